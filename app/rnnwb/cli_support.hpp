@@ -1,0 +1,31 @@
+#pragma once
+// What every rnnwb command shares: how errors are printed and how a command reports its exit code.
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace rnnwb::cli {
+
+/// Runs a command's body and turns exceptions into messages on stderr and an exit code:
+/// a GraphError prints one "FILE: error: MESSAGE" line per problem (its messages already carry
+/// the file), anything else "rnnwb COMMAND: error: MESSAGE". Returns the exit code.
+int runGuarded(const std::string& command, const std::function<int()>& body);
+
+/// Registers a subcommand; its callback stores the exit code of runGuarded(body) in exitCode.
+CLI::App* addCommand(CLI::App& app, const std::string& name, const std::string& description,
+                     int& exitCode, std::function<int()> body);
+
+/// A file the command line names as input: it must exist (CLI11 would say so, but with a
+/// message that hides which option it was).
+void requireExistingFile(CLI::Option* option);
+
+}  // namespace rnnwb::cli
+
+// One registration function per command file.
+namespace rnnwb::cli {
+void registerValidate(CLI::App& app, int& exitCode);
+void registerAnalyze(CLI::App& app, int& exitCode);
+void registerExport(CLI::App& app, int& exitCode);
+void registerFormat(CLI::App& app, int& exitCode);
+}  // namespace rnnwb::cli

@@ -1,0 +1,20 @@
+// rnnwb: the command line of RNN Workbench. Each command lives in its own cmd_<name>.cpp.
+#include "cli_support.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"rnnwb: analyse and train generalized recurrent networks (graph files *.rnn.json)",
+               "rnnwb"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "rnnwb 0.1.0");
+  int exitCode = 0;
+  rnnwb::cli::registerValidate(app, exitCode);
+  rnnwb::cli::registerAnalyze(app, exitCode);
+  rnnwb::cli::registerExport(app, exitCode);
+  rnnwb::cli::registerFormat(app, exitCode);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exitCode;
+}

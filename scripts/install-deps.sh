@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages RNN Workbench needs, only those that are missing.
+# Runs as root (as CI does) or through sudo otherwise.
+#   scripts/install-deps.sh          build, test and GUI dependencies
+#   scripts/install-deps.sh --bench  also what the benchmarks compare against (PyTorch)
+set -euo pipefail
+
+packages=(
+  build-essential cmake
+  qt6-base-dev qt6-svg-dev libgl-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libboost-graph-dev libopenblas-dev nlohmann-json3-dev libcli11-dev
+  xvfb xauth
+  wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
+)
+if [[ "${1:-}" == "--bench" ]]; then
+  packages+=(python3-torch python3-numpy)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#packages[@]} packages are present"
+  exit 0
+fi
+
+sudo=()
+if ((EUID != 0)); then
+  command -v sudo >/dev/null || { echo "install-deps: not root and no sudo; install: ${missing[*]}" >&2; exit 1; }
+  sudo=(sudo)
+fi
+echo "install-deps: installing ${missing[*]}"
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,152 @@
+// The rnnwb command line as a user runs it: exit codes, messages, output shapes.
+#include <QtTest>
+
+#include <nlohmann/json.hpp>
+
+namespace {
+struct Run {
+  int exitCode;
+  QString out;
+  QString err;
+};
+
+Run rnnwb(const QStringList& args) {
+  QProcess p;
+  p.start(RNNWB_CLI, args);
+  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString example(const char* name) { return QString(RNNWB_EXAMPLES_DIR) + "/" + name; }
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void validateAcceptsEveryExample();
+  void validateReportsEveryProblemPerLine();
+  void validateMissingFile();
+  void analyzeJsonHasTheContractShape();
+  void analyzeTable();
+  void exportDotHasClustersAndDashedDelays();
+  void exportWritesAFile();
+  void helpForEveryCommand_data();
+  void helpForEveryCommand();
+  void unknownOptionIsAnError();
+  void analyzeInvalidGraphFails();
+};
+
+void TestCli::validateAcceptsEveryExample() {
+  QStringList files = QDir(RNNWB_EXAMPLES_DIR).entryList({"*.rnn.json"});
+  QVERIFY(files.size() >= 8);
+  for (QString& f : files) f = example(f.toUtf8().constData());
+  const Run r = rnnwb(QStringList{"validate"} + files);
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+}
+
+void TestCli::validateReportsEveryProblemPerLine() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("bad.rnn.json");
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(R"({"format": "rnnwb.graph", "version": 1,
+    "layers": [{"id": "x", "kind": "input", "size": 2}, {"id": "h", "kind": "additive", "size": 0},
+               {"id": "y", "kind": "additive", "size": 2, "loss": "mse"}],
+    "connections": [{"from": "x", "to": "h"}, {"from": "h", "to": "y"}, {"from": "y", "to": "y"}]})");
+  f.close();
+  const Run r = rnnwb({"validate", path, example("elman.rnn.json")});
+  QCOMPARE(r.exitCode, 1);
+  const QStringList lines = r.err.trimmed().split('\n');
+  QCOMPARE(lines.size(), 2);
+  QCOMPARE(lines[0], path + ": error: layer 'h': size must be >= 1, got 0");
+  QCOMPARE(lines[1], path + ": error: cycle with no delay: y -> y");
+  QVERIFY(r.out.contains("elman.rnn.json: valid"));
+}
+
+void TestCli::validateMissingFile() {
+  const Run r = rnnwb({"validate", "/no/such/graph.rnn.json"});
+  QCOMPARE(r.exitCode, 1);
+  QVERIFY2(r.err.startsWith("/no/such/graph.rnn.json: error: cannot read file"), qPrintable(r.err));
+}
+
+void TestCli::analyzeJsonHasTheContractShape() {
+  const Run r = rnnwb({"analyze", example("lstm-peephole.rnn.json"), "--json"});
+  QCOMPARE(r.exitCode, 0);
+  const auto j = nlohmann::json::parse(r.out.toStdString());
+  QCOMPARE(j.size(), std::size_t(1));
+  QCOMPARE(j["sccs"].size(), std::size_t(3));
+  for (const auto& scc : j["sccs"]) {
+    QCOMPARE(scc.size(), std::size_t(3));
+    QVERIFY(scc["layers"].is_array() && scc["recurrent"].is_boolean() && scc["inner_order"].is_array());
+    QCOMPARE(scc["layers"].size(), scc["inner_order"].size());
+  }
+  QCOMPARE(j["sccs"][0]["layers"], nlohmann::json::array({"x"}));
+  QCOMPARE(j["sccs"][1]["recurrent"].get<bool>(), true);
+  QCOMPARE(j["sccs"][1]["layers"].size(), std::size_t(9));
+  QCOMPARE(j["sccs"][2]["inner_order"], nlohmann::json::array({"y"}));
+}
+
+void TestCli::analyzeTable() {
+  const Run r = rnnwb({"analyze", example("two-recurrent-nodes.rnn.json")});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY2(r.out.contains("4 nodes, 2 recurrent"), qPrintable(r.out));
+  QVERIFY(r.out.contains("frame by frame"));
+  QVERIFY(r.out.contains("all frames"));
+}
+
+void TestCli::exportDotHasClustersAndDashedDelays() {
+  const Run r = rnnwb({"export", example("two-recurrent-nodes.rnn.json"), "--format", "dot"});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY(r.out.startsWith("digraph"));
+  QCOMPARE(r.out.count("subgraph cluster_"), 2);
+  QVERIFY(r.out.contains("\"b\" -> \"b\" [style=dashed, label=\"delay 2\""));
+  QVERIFY(r.out.contains("\"x\" -> \"a\" [label=\"\""));
+}
+
+void TestCli::exportWritesAFile() {
+  QTemporaryDir dir;
+  const QString out = dir.filePath("g.dot");
+  const Run r = rnnwb({"export", example("gru.rnn.json"), "--format", "dot", "-o", out});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY(QFileInfo(out).size() > 100);
+}
+
+void TestCli::helpForEveryCommand_data() {
+  QTest::addColumn<QString>("command");
+  for (const char* c : {"validate", "analyze", "export"}) QTest::newRow(c) << c;
+}
+
+void TestCli::helpForEveryCommand() {
+  QFETCH(QString, command);
+  const Run r = rnnwb({command, "--help"});
+  QCOMPARE(r.exitCode, 0);
+  QVERIFY(r.out.contains("Usage"));
+}
+
+void TestCli::unknownOptionIsAnError() {
+  const Run r = rnnwb({"analyze", example("elman.rnn.json"), "--frobnicate"});
+  QVERIFY(r.exitCode != 0);
+  QVERIFY2(r.err.contains("--frobnicate"), qPrintable(r.err));
+  const Run missing = rnnwb({"analyze", "/no/such.rnn.json"});
+  QVERIFY(missing.exitCode != 0);
+  QVERIFY2(missing.err.contains("/no/such.rnn.json"), qPrintable(missing.err));
+}
+
+void TestCli::analyzeInvalidGraphFails() {
+  QTemporaryDir dir;
+  const QString path = dir.filePath("cyc.rnn.json");
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(R"({"format": "rnnwb.graph", "version": 1,
+    "layers": [{"id": "x", "kind": "input", "size": 2}, {"id": "y", "kind": "additive", "size": 2, "loss": "mse"}],
+    "connections": [{"from": "x", "to": "y"}, {"from": "y", "to": "y"}]})");
+  f.close();
+  const Run r = rnnwb({"analyze", path});
+  QCOMPARE(r.exitCode, 1);
+  QCOMPARE(r.err.trimmed(), path + ": error: cycle with no delay: y -> y");
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
