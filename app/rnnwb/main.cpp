@@ -14,7 +14,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2, as command-line tools do.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   return exitCode;
 }

@@ -127,10 +127,10 @@ void TestCli::helpForEveryCommand() {
 
 void TestCli::unknownOptionIsAnError() {
   const Run r = rnnwb({"analyze", example("elman.rnn.json"), "--frobnicate"});
-  QVERIFY(r.exitCode != 0);
+  QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains("--frobnicate"), qPrintable(r.err));
   const Run missing = rnnwb({"analyze", "/no/such.rnn.json"});
-  QVERIFY(missing.exitCode != 0);
+  QCOMPARE(missing.exitCode, 2);
   QVERIFY2(missing.err.contains("/no/such.rnn.json"), qPrintable(missing.err));
 }
 
