@@ -15,7 +15,8 @@ int runGuarded(const std::string& command, const std::function<int()>& body) {
       // loadValidGraph prefixes "FILE: "; insert "error: " after it.
       const auto colon = d.message.find(": ");
       if (colon != std::string::npos)
-        std::cerr << d.message.substr(0, colon) << ": error: " << d.message.substr(colon + 2) << '\n';
+        std::cerr << d.message.substr(0, colon) << ": error: " << d.message.substr(colon + 2)
+                  << '\n';
       else
         std::cerr << "rnnwb " << command << ": error: " << d.message << '\n';
     }

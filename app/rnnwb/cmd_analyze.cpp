@@ -38,18 +38,19 @@ void printTable(const CompiledPlan& plan, const std::string& file) {
             << " recurrent (stepped frame by frame), " << plan.nodes().size() - recurrent
             << " plain (computed for all frames of a chunk at once)\n\n";
   std::cout << std::left << std::setw(6) << "step" << std::setw(16) << "node" << std::setw(16)
-            << "runs" << "layers\n";
+            << "runs"
+            << "layers\n";
   int recurrentIndex = 0;
   for (std::size_t i = 0; i < plan.nodes().size(); ++i) {
     const SccNode& node = plan.nodes()[i];
     const std::string name = node.recurrent ? "recurrent " + std::to_string(++recurrentIndex)
                                             : g.layers[node.layers.front()].id;
     std::cout << std::setw(6) << i + 1 << std::setw(16) << name << std::setw(16)
-              << (node.recurrent ? "frame by frame" : "all frames")
-              << joinIds(g, node.layers, ", ") << '\n';
+              << (node.recurrent ? "frame by frame" : "all frames") << joinIds(g, node.layers, ", ")
+              << '\n';
     if (node.recurrent)
-      std::cout << std::setw(38) << "" << "inner order: " << joinIds(g, node.innerOrder, " -> ")
-                << '\n';
+      std::cout << std::setw(38) << ""
+                << "inner order: " << joinIds(g, node.innerOrder, " -> ") << '\n';
   }
 }
 
@@ -58,17 +59,20 @@ void printTable(const CompiledPlan& plan, const std::string& file) {
 void registerAnalyze(CLI::App& app, int& exitCode) {
   auto file = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  CLI::App* cmd = addCommand(
-      app, "analyze", "Show the strongly connected components and the schedule of a graph",
-      exitCode, [file, json] {
-        const CompiledPlan plan(loadValidGraph(*file));
-        if (*json) std::cout << analysisJson(plan).dump(2) << '\n';
-        else printTable(plan, *file);
-        return 0;
-      });
+  CLI::App* cmd = addCommand(app, "analyze",
+                             "Show the strongly connected components and the schedule of a graph",
+                             exitCode, [file, json] {
+                               const CompiledPlan plan(loadValidGraph(*file));
+                               if (*json)
+                                 std::cout << analysisJson(plan).dump(2) << '\n';
+                               else
+                                 printTable(plan, *file);
+                               return 0;
+                             });
   requireExistingFile(cmd->add_option("FILE", *file, "Graph file (*.rnn.json)")->required());
-  cmd->add_flag("--json", *json,
-                "Print {\"sccs\": [{\"layers\", \"recurrent\", \"inner_order\"}]} in schedule order");
+  cmd->add_flag(
+      "--json", *json,
+      "Print {\"sccs\": [{\"layers\", \"recurrent\", \"inner_order\"}]} in schedule order");
 }
 
 }  // namespace rnnwb::cli

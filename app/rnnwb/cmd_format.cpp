@@ -30,7 +30,8 @@ void registerFormat(CLI::App& app, int& exitCode) {
           const std::string canonical = serializeGraph(*result.graph);
           if (current.str() == canonical) continue;
           if (*check) {
-            std::cerr << file << ": error: not in canonical form (run rnnwb format " << file << ")\n";
+            std::cerr << file << ": error: not in canonical form (run rnnwb format " << file
+                      << ")\n";
             status = 1;
           } else {
             writeFileAtomically(file, canonical);

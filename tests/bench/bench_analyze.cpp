@@ -31,7 +31,8 @@ double medianSeconds(int repeat, F&& body) {
   for (int r = 0; r < repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
     body();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
@@ -43,11 +44,18 @@ int main(int argc, char** argv) {
   int layers = 100000, connections = 400000, repeat = 5;
   std::string out = "bench_analyze.json";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--layers")) layers = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--connections")) connections = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--out")) out = argv[i + 1];
-    else { std::cerr << "unknown option " << argv[i] << '\n'; return 2; }
+    if (!std::strcmp(argv[i], "--layers"))
+      layers = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--connections"))
+      connections = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--repeat"))
+      repeat = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--out"))
+      out = argv[i + 1];
+    else {
+      std::cerr << "unknown option " << argv[i] << '\n';
+      return 2;
+    }
   }
   rnnwb::testing::RandomGraphOptions options;
   options.layers = layers;
@@ -87,8 +95,8 @@ int main(int argc, char** argv) {
   std::ofstream json(out);
   json << "{\"layers\": " << layers << ", \"connections\": " << connections
        << ", \"validate_s\": " << validate << ", \"analyze_s\": " << analyze
-       << ", \"plan_s\": " << plan << ", \"parse_s\": " << parse << ", \"peak_rss_mib\": "
-       << rss / 1024.0 << ", \"scc_nodes\": " << nodes << ", \"recurrent_nodes\": " << recurrent
-       << "}\n";
+       << ", \"plan_s\": " << plan << ", \"parse_s\": " << parse
+       << ", \"peak_rss_mib\": " << rss / 1024.0 << ", \"scc_nodes\": " << nodes
+       << ", \"recurrent_nodes\": " << recurrent << "}\n";
   return 0;
 }

@@ -79,7 +79,8 @@ void TestCli::analyzeJsonHasTheContractShape() {
   QCOMPARE(j["sccs"].size(), std::size_t(3));
   for (const auto& scc : j["sccs"]) {
     QCOMPARE(scc.size(), std::size_t(3));
-    QVERIFY(scc["layers"].is_array() && scc["recurrent"].is_boolean() && scc["inner_order"].is_array());
+    QVERIFY(scc["layers"].is_array() && scc["recurrent"].is_boolean() &&
+            scc["inner_order"].is_array());
     QCOMPARE(scc["layers"].size(), scc["inner_order"].size());
   }
   QCOMPARE(j["sccs"][0]["layers"], nlohmann::json::array({"x"}));

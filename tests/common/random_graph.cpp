@@ -39,7 +39,9 @@ Graph makeRandomGraph(std::uint64_t seed, const RandomGraphOptions& options) {
     c.to = byRank[to].id;
     c.delay = delay;
     const int t = uniform(0, 5);
-    c.type = t == 0 ? ConnectionType::Diagonal : t == 1 ? ConnectionType::Identity : ConnectionType::Full;
+    c.type = t == 0   ? ConnectionType::Diagonal
+             : t == 1 ? ConnectionType::Identity
+                      : ConnectionType::Full;
     c.seed = g.connections.size();
     g.connections.push_back(c);
   };
@@ -51,7 +53,8 @@ Graph makeRandomGraph(std::uint64_t seed, const RandomGraphOptions& options) {
     const int to = uniform(options.inputs, n - 1);
     const int from = uniform(0, n - 1);
     int delay = chance(options.delayedFraction) ? uniform(1, options.maxDelay) : 0;
-    if (from >= to && delay == 0 && !options.allowZeroDelayCycles) delay = uniform(1, options.maxDelay);
+    if (from >= to && delay == 0 && !options.allowZeroDelayCycles)
+      delay = uniform(1, options.maxDelay);
     addConnection(from, to, delay);
   }
 

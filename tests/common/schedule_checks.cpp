@@ -59,7 +59,9 @@ std::string checkAnalysis(const Graph& g, const SccAnalysis& a) {
     if (nf > nt) return "connection " + c.id + " goes backwards in the schedule";
     if (nf == nt && c.delay == 0 && from != to) {
       const auto& order = a.nodes[nf].innerOrder;
-      const auto pos = [&](int l) { return std::find(order.begin(), order.end(), l) - order.begin(); };
+      const auto pos = [&](int l) {
+        return std::find(order.begin(), order.end(), l) - order.begin();
+      };
       if (pos(from) >= pos(to)) return "connection " + c.id + " breaks the inner order";
     }
   }

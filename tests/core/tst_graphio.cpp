@@ -154,7 +154,8 @@ void TestGraphIo::saveIsAtomicAndReplaces() {
   saveGraphFile(g, path);
   QCOMPARE(readText(path), serializeGraph(g));
   int files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path().toStdString()))
+  for ([[maybe_unused]] const auto& e :
+       std::filesystem::directory_iterator(dir.path().toStdString()))
     ++files;
   QCOMPARE(files, 1);  // no temporary file left beside it
 }

@@ -26,7 +26,8 @@ void TestRandomGraphs::analysisMatchesBruteForce() {
     options.inputs = 1 + static_cast<int>(seed % 2);
     const Graph g = testing::makeRandomGraph(seed, options);
     const auto problems = validateGraph(g);
-    QVERIFY2(problems.empty(), (g.name + ": " + (problems.empty() ? "" : problems.front().message)).c_str());
+    QVERIFY2(problems.empty(),
+             (g.name + ": " + (problems.empty() ? "" : problems.front().message)).c_str());
     const std::string fault = testing::checkAnalysis(g, analyzeSccs(g));
     QVERIFY2(fault.empty(), (g.name + ": " + fault).c_str());
   }
@@ -57,7 +58,9 @@ void TestRandomGraphs::zeroDelayCyclesMatchBruteForce() {
         QCOMPARE(c.to, next.from);
       }
     }
-    QVERIFY2(reported == cyclic, (g.name + (cyclic ? " has an unreported cycle" : " reports a cycle it lacks")).c_str());
+    QVERIFY2(
+        reported == cyclic,
+        (g.name + (cyclic ? " has an unreported cycle" : " reports a cycle it lacks")).c_str());
     if (!cyclic) {
       const std::string fault = testing::checkAnalysis(g, analyzeSccs(g));
       QVERIFY2(fault.empty(), (g.name + ": " + fault).c_str());

@@ -49,14 +49,18 @@ void TestSccAnalysis::examplePartitions_data() {
                                     {{"z", "r", "rh", "n", "zn", "zh", "h"}, true},
                                     {{"y"}, false}};
   QTest::newRow("stacked-lstm") << "stacked-lstm.rnn.json"
-                                << Partition{{{"x"}, false}, {prefixed("l1_"), true},
-                                             {prefixed("l2_"), true}, {{"y"}, false}};
+                                << Partition{{{"x"}, false},
+                                             {prefixed("l1_"), true},
+                                             {prefixed("l2_"), true},
+                                             {{"y"}, false}};
   QTest::newRow("two-recurrent-nodes")
       << "two-recurrent-nodes.rnn.json"
       << Partition{{{"x"}, false}, {{"a"}, true}, {{"b"}, true}, {{"y"}, false}};
   QTest::newRow("mi-rnn") << "mi-rnn.rnn.json"
-                          << Partition{{{"x"}, false}, {{"wx"}, false},
-                                       {{"uh", "m", "h"}, true}, {{"y"}, false}};
+                          << Partition{{{"x"}, false},
+                                       {{"wx"}, false},
+                                       {{"uh", "m", "h"}, true},
+                                       {{"y"}, false}};
   QTest::newRow("sparse-rnn") << "sparse-rnn.rnn.json"
                               << Partition{{{"x"}, false}, {{"h"}, true}, {{"y"}, false}};
 }
@@ -73,11 +77,13 @@ void TestSccAnalysis::examplePartitions() {
     QVERIFY2(ids == expected[k].first, ("node " + std::to_string(k) + " differs").c_str());
     QCOMPARE(plan.nodes()[k].recurrent, expected[k].second);
   }
-  const std::string fault = testing::checkAnalysis(g, SccAnalysis{plan.nodes(), [&] {
-    std::vector<int> n(g.layers.size());
-    for (std::size_t l = 0; l < n.size(); ++l) n[l] = plan.nodeOfLayer(static_cast<int>(l));
-    return n;
-  }()});
+  const std::string fault =
+      testing::checkAnalysis(g, SccAnalysis{plan.nodes(), [&] {
+                                              std::vector<int> n(g.layers.size());
+                                              for (std::size_t l = 0; l < n.size(); ++l)
+                                                n[l] = plan.nodeOfLayer(static_cast<int>(l));
+                                              return n;
+                                            }()});
   QVERIFY2(fault.empty(), fault.c_str());
 }
 
@@ -86,7 +92,9 @@ void TestSccAnalysis::lstmInnerOrderComputesCellBeforeOutputGate() {
   const Graph& g = plan.graph();
   std::vector<std::string> order;
   for (int l : plan.nodes()[1].innerOrder) order.push_back(g.layers[l].id);
-  auto pos = [&](const char* id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+  auto pos = [&](const char* id) {
+    return std::find(order.begin(), order.end(), id) - order.begin();
+  };
   // The output gate's peephole reads the current cell (delay 0): c must come before o.
   QVERIFY(pos("c") < pos("o"));
   QVERIFY(pos("ig") < pos("c"));

@@ -7,7 +7,8 @@
 namespace rnnwb {
 
 CompiledPlan::CompiledPlan(Graph graph) : m_graph(std::move(graph)) {
-  if (auto problems = validateGraph(m_graph); !problems.empty()) throw GraphError(std::move(problems));
+  if (auto problems = validateGraph(m_graph); !problems.empty())
+    throw GraphError(std::move(problems));
   m_analysis = analyzeSccs(m_graph);
   m_layerIndex = layerIndexById(m_graph);
 

@@ -52,7 +52,8 @@ std::string exportDot(const CompiledPlan& plan) {
   for (const Connection& c : g.connections) {
     out << "  " << dotString(c.from) << " -> " << dotString(c.to) << " [";
     std::string label = c.type == ConnectionType::Full ? "" : std::string(toString(c.type));
-    if (c.isSparse()) label += (label.empty() ? "" : " ") + ("d=" + std::to_string(c.density).substr(0, 5));
+    if (c.isSparse())
+      label += (label.empty() ? "" : " ") + ("d=" + std::to_string(c.density).substr(0, 5));
     if (c.delay > 0) {
       label += (label.empty() ? "" : "\\n") + ("delay " + std::to_string(c.delay));
       out << "style=dashed, ";

@@ -21,9 +21,8 @@ constexpr NameTable<Activation, 5> kActivations{{{Activation::Identity, "identit
                                                  {Activation::Tanh, "tanh"},
                                                  {Activation::Relu, "relu"},
                                                  {Activation::Softmax, "softmax"}}};
-constexpr NameTable<LossKind, 3> kLosses{{{LossKind::None, "none"},
-                                          {LossKind::CrossEntropy, "cross_entropy"},
-                                          {LossKind::Mse, "mse"}}};
+constexpr NameTable<LossKind, 3> kLosses{
+    {{LossKind::None, "none"}, {LossKind::CrossEntropy, "cross_entropy"}, {LossKind::Mse, "mse"}}};
 constexpr NameTable<ConnectionType, 3> kTypes{{{ConnectionType::Full, "full"},
                                                {ConnectionType::Diagonal, "diagonal"},
                                                {ConnectionType::Identity, "identity"}}};

@@ -17,8 +17,7 @@ using nlohmann::json;
 
 const std::set<std::string> kTopKeys{"format", "version", "name", "layers", "connections", "ui"};
 const std::set<std::string> kLayerKeys{"id", "kind", "size", "activation", "bias", "loss"};
-const std::set<std::string> kConnectionKeys{"id",    "from",    "to",  "type",
-                                            "delay", "density", "seed"};
+const std::set<std::string> kConnectionKeys{"id", "from", "to", "type", "delay", "density", "seed"};
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
@@ -89,17 +88,22 @@ bool GraphReader::readHeader(const json& doc) {
     return false;
   }
   if (!doc.contains("version") || doc["version"] != kGraphFormatVersion) {
-    problem("unknown \"version\" " + (doc.contains("version") ? doc["version"].dump() : "(missing)") +
+    problem("unknown \"version\" " +
+            (doc.contains("version") ? doc["version"].dump() : "(missing)") +
             ": this program reads version " + std::to_string(kGraphFormatVersion));
     return false;
   }
   if (doc.contains("name")) {
-    if (doc["name"].is_string()) m_graph.name = doc["name"].get<std::string>();
-    else problem("\"name\" must be a string");
+    if (doc["name"].is_string())
+      m_graph.name = doc["name"].get<std::string>();
+    else
+      problem("\"name\" must be a string");
   }
   if (doc.contains("ui")) {
-    if (doc["ui"].is_object()) m_graph.ui = doc["ui"];
-    else problem("\"ui\" must be an object");
+    if (doc["ui"].is_object())
+      m_graph.ui = doc["ui"];
+    else
+      problem("\"ui\" must be an object");
   }
   return true;
 }
@@ -111,9 +115,12 @@ void GraphReader::readLayer(int index, const json& item) {
     layerProblem(index, "must be a JSON object");
     return;
   }
-  if (!item.contains("id")) layerProblem(index, "missing \"id\"");
-  else if (!item["id"].is_string()) layerProblem(index, "\"id\" must be a string");
-  else layer.id = item["id"].get<std::string>();
+  if (!item.contains("id"))
+    layerProblem(index, "missing \"id\"");
+  else if (!item["id"].is_string())
+    layerProblem(index, "\"id\" must be a string");
+  else
+    layer.id = item["id"].get<std::string>();
 
   for (const auto& [key, value] : item.items())
     if (!kLayerKeys.count(key)) layerProblem(index, "unknown key " + quoted(key));
@@ -130,11 +137,13 @@ void GraphReader::readLayer(int index, const json& item) {
   }
   layer.bias = defaultBias(layer.kind);
 
-  if (!item.contains("size")) layerProblem(index, "missing \"size\"");
+  if (!item.contains("size"))
+    layerProblem(index, "missing \"size\"");
   else if (auto size = readInt(item["size"], std::numeric_limits<int>::min(),
                                std::numeric_limits<int>::max()))
     layer.size = *size;
-  else layerProblem(index, "\"size\" must be an integer >= 1, got " + item["size"].dump());
+  else
+    layerProblem(index, "\"size\" must be an integer >= 1, got " + item["size"].dump());
 
   const bool input = layer.kind == LayerKind::Input;
   for (const char* key : {"activation", "bias", "loss"})
@@ -150,14 +159,17 @@ void GraphReader::readLayer(int index, const json& item) {
                               " (expected identity, sigmoid, tanh, relu or softmax)");
   }
   if (item.contains("bias")) {
-    if (item["bias"].is_boolean()) layer.bias = item["bias"].get<bool>();
-    else layerProblem(index, "\"bias\" must be true or false, got " + item["bias"].dump());
+    if (item["bias"].is_boolean())
+      layer.bias = item["bias"].get<bool>();
+    else
+      layerProblem(index, "\"bias\" must be true or false, got " + item["bias"].dump());
   }
   if (item.contains("loss")) {
     const json& v = item["loss"];
     if (auto l = v.is_string() ? lossFromString(v.get<std::string>()) : std::nullopt)
       layer.loss = *l;
-    else layerProblem(index, "unknown loss " + v.dump() + " (expected cross_entropy or mse)");
+    else
+      layerProblem(index, "unknown loss " + v.dump() + " (expected cross_entropy or mse)");
   }
 }
 
@@ -180,16 +192,19 @@ void GraphReader::readConnection(int index, const json& item) {
   }
   for (const char* key : {"from", "to"}) {
     std::string& end = std::string(key) == "from" ? c.from : c.to;
-    if (!item.contains(key)) connectionProblem(index, std::string("missing \"") + key + "\"");
+    if (!item.contains(key))
+      connectionProblem(index, std::string("missing \"") + key + "\"");
     else if (!item[key].is_string())
       connectionProblem(index, std::string("\"") + key + "\" must be a layer id");
-    else end = item[key].get<std::string>();
+    else
+      end = item[key].get<std::string>();
   }
   if (item.contains("delay")) {
     if (auto d = readInt(item["delay"], std::numeric_limits<int>::min(),
                          std::numeric_limits<int>::max()))
       c.delay = *d;
-    else connectionProblem(index, "\"delay\" must be an integer >= 0, got " + item["delay"].dump());
+    else
+      connectionProblem(index, "\"delay\" must be an integer >= 0, got " + item["delay"].dump());
   }
   if (!m_connectionHasId.back() && !c.from.empty() && !c.to.empty())
     c.id = defaultConnectionId(c.from, c.to, std::max(c.delay, 0));
@@ -200,19 +215,25 @@ void GraphReader::readConnection(int index, const json& item) {
     const json& v = item["type"];
     if (auto t = v.is_string() ? connectionTypeFromString(v.get<std::string>()) : std::nullopt)
       c.type = *t;
-    else connectionProblem(index, "unknown type " + v.dump() + " (expected full, diagonal or identity)");
+    else
+      connectionProblem(index,
+                        "unknown type " + v.dump() + " (expected full, diagonal or identity)");
   }
   for (const char* key : {"density", "seed"})
     if (c.type != ConnectionType::Full && item.contains(key))
       connectionProblem(index, std::string("\"") + key + "\" is only allowed on a full connection");
   if (item.contains("density")) {
-    if (item["density"].is_number()) c.density = item["density"].get<double>();
-    else connectionProblem(index, "\"density\" must be a number in (0, 1], got " +
-                                      item["density"].dump());
+    if (item["density"].is_number())
+      c.density = item["density"].get<double>();
+    else
+      connectionProblem(index,
+                        "\"density\" must be a number in (0, 1], got " + item["density"].dump());
   }
   if (item.contains("seed")) {
-    if (item["seed"].is_number_unsigned()) c.seed = item["seed"].get<std::uint64_t>();
-    else connectionProblem(index, "\"seed\" must be an integer >= 0, got " + item["seed"].dump());
+    if (item["seed"].is_number_unsigned())
+      c.seed = item["seed"].get<std::uint64_t>();
+    else
+      connectionProblem(index, "\"seed\" must be an integer >= 0, got " + item["seed"].dump());
   }
 }
 
@@ -225,8 +246,10 @@ GraphLoadResult GraphReader::read(std::string_view text) {
     const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
     int line = 1, column = 1;
     for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n') ++line, column = 1;
-      else ++column;
+      if (text[i] == '\n')
+        ++line, column = 1;
+      else
+        ++column;
     }
     std::string reason = e.what();
     if (auto p = reason.find(": ", reason.find("parse error")); p != std::string::npos)
@@ -234,7 +257,10 @@ GraphLoadResult GraphReader::read(std::string_view text) {
     GraphLoadResult result;
     result.problems.push_back({"malformed JSON at line " + std::to_string(line) + ", column " +
                                    std::to_string(column) + ": " + reason,
-                               {}, {}, line, column});
+                               {},
+                               {},
+                               line,
+                               column});
     return result;
   }
   if (!readHeader(doc)) return {std::nullopt, m_problems};
@@ -273,7 +299,8 @@ GraphLoadResult loadGraphFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     GraphLoadResult result;
-    result.problems.push_back({std::string("cannot read file: ") + std::strerror(errno), {}, {}, 0, 0});
+    result.problems.push_back(
+        {std::string("cannot read file: ") + std::strerror(errno), {}, {}, 0, 0});
     return result;
   }
   std::ostringstream text;

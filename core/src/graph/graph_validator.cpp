@@ -54,14 +54,18 @@ void GraphValidator::checkLayers() {
   m_layerIndex.reserve(layers.size() * 2);
   for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
     const Layer& l = layers[i];
-    if (l.id.empty()) layerProblem(i, "the id is empty");
+    if (l.id.empty())
+      layerProblem(i, "the id is empty");
     else if (!isValidLayerId(l.id))
       layerProblem(i, "the id may hold only letters, digits, '_' and '-'");
     auto [it, inserted] = m_layerIndex.emplace(l.id, i);
     if (!inserted && !l.id.empty())
       m_problems.push_back({"layers #" + std::to_string(it->second) + " and #" + std::to_string(i) +
                                 " have the same id " + quoted(l.id),
-                            {it->second, i}, {}, 0, 0});
+                            {it->second, i},
+                            {},
+                            0,
+                            0});
     if (l.size < 1) layerProblem(i, "size must be >= 1, got " + std::to_string(l.size));
     if (l.isInput()) {
       if (l.activation != Activation::Identity || l.bias || l.loss != LossKind::None)
@@ -85,11 +89,14 @@ void GraphValidator::checkConnectionSizes(int i, int from, int to) {
   const std::string sizes = quoted(a.id) + " has size " + std::to_string(a.size) + " and " +
                             quoted(b.id) + " has size " + std::to_string(b.size);
   if (c.type != ConnectionType::Full)
-    connectionProblem(i, "a " + std::string(toString(c.type)) + " connection needs equal sizes, but " +
-                             sizes, {from, to});
+    connectionProblem(
+        i, "a " + std::string(toString(c.type)) + " connection needs equal sizes, but " + sizes,
+        {from, to});
   else if (b.kind == LayerKind::Multiplicative)
-    connectionProblem(i, "a connection into multiplicative layer " + quoted(b.id) +
-                             " needs equal sizes, but " + sizes, {from, to});
+    connectionProblem(i,
+                      "a connection into multiplicative layer " + quoted(b.id) +
+                          " needs equal sizes, but " + sizes,
+                      {from, to});
 }
 
 void GraphValidator::checkConnections() {
@@ -102,18 +109,23 @@ void GraphValidator::checkConnections() {
   for (int i = 0; i < n; ++i) {
     const Connection& c = connections[i];
     if (!isValidConnectionId(c.id)) {
-      connectionProblem(i, c.id.empty() ? "the id is empty"
-                                        : "the id may not hold '.' or white space");
+      connectionProblem(
+          i, c.id.empty() ? "the id is empty" : "the id may not hold '.' or white space");
     } else if (auto [it, inserted] = seenIds.emplace(c.id, i); !inserted) {
       m_problems.push_back({"connections #" + std::to_string(it->second) + " and #" +
                                 std::to_string(i) + " have the same id " + quoted(c.id) +
                                 " (give one of them an \"id\")",
-                            {}, {it->second, i}, 0, 0});
+                            {},
+                            {it->second, i},
+                            0,
+                            0});
     }
     for (const std::string* end : {&c.from, &c.to}) {
       auto it = m_layerIndex.find(*end);
-      if (it == m_layerIndex.end()) connectionProblem(i, "unknown layer " + quoted(*end));
-      else (end == &c.from ? m_from : m_to)[i] = it->second;
+      if (it == m_layerIndex.end())
+        connectionProblem(i, "unknown layer " + quoted(*end));
+      else
+        (end == &c.from ? m_from : m_to)[i] = it->second;
     }
     if (m_to[i] >= 0 && m_graph.layers[m_to[i]].isInput())
       connectionProblem(i, "layer " + quoted(c.to) + " is an input layer and takes no connection",

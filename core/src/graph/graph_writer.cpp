@@ -1,7 +1,7 @@
 // Writes graph files in a canonical, readable form: defaults left out, short objects on one line.
+#include <unistd.h>
 #include <fstream>
 #include <system_error>
-#include <unistd.h>
 
 #include "rnnwb/core/graph_io.hpp"
 
@@ -15,7 +15,8 @@ ordered layerJson(const Layer& layer) {
   j["id"] = layer.id;
   j["kind"] = std::string(toString(layer.kind));
   j["size"] = layer.size;
-  if (layer.activation != Activation::Identity) j["activation"] = std::string(toString(layer.activation));
+  if (layer.activation != Activation::Identity)
+    j["activation"] = std::string(toString(layer.activation));
   if (layer.bias != defaultBias(layer.kind)) j["bias"] = layer.bias;
   if (layer.loss != LossKind::None) j["loss"] = std::string(toString(layer.loss));
   return j;

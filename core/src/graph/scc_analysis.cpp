@@ -46,8 +46,10 @@ SccAnalysis analyzeSccs(const Graph& graph) {
   std::vector<detail::Edge> condensed, innerEdges;
   for (std::size_t k = 0; k < edges.size(); ++k) {
     const int a = component[edges[k].from], b = component[edges[k].to];
-    if (a != b) condensed.push_back({a, b});
-    else if (edges[k].from == edges[k].to) byComponent[a].recurrent = true;
+    if (a != b)
+      condensed.push_back({a, b});
+    else if (edges[k].from == edges[k].to)
+      byComponent[a].recurrent = true;
     if (a == b && delays[k] == 0) innerEdges.push_back(edges[k]);
   }
   for (SccNode& node : byComponent) node.recurrent |= node.layers.size() > 1;
@@ -57,7 +59,8 @@ SccAnalysis analyzeSccs(const Graph& graph) {
   std::vector<int> layerPriority(layerCount);
   for (int l = 0; l < layerCount; ++l) layerPriority[l] = l;
   const std::vector<int> inner = detail::topologicalOrder(layerCount, innerEdges, layerPriority);
-  if (static_cast<int>(inner.size()) < layerCount) throwZeroDelayCycle(graph, layerCount, innerEdges);
+  if (static_cast<int>(inner.size()) < layerCount)
+    throwZeroDelayCycle(graph, layerCount, innerEdges);
   for (int l : inner) byComponent[component[l]].innerOrder.push_back(l);
   for (const auto& e : innerEdges)
     if (e.from == e.to) throwZeroDelayCycle(graph, layerCount, innerEdges);

@@ -52,9 +52,8 @@ std::vector<std::vector<int>> findZeroDelayCycles(int vertexCount, const std::ve
     }
     std::vector<int> cycle(path.begin() + seenAt[u], path.end());
     // Start the cycle at its lowest vertex, so the message is the same whatever the walk.
-    auto lowest = std::min_element(cycle.begin(), cycle.end(), [&](int a, int b) {
-      return valid[a].from < valid[b].from;
-    });
+    auto lowest = std::min_element(cycle.begin(), cycle.end(),
+                                   [&](int a, int b) { return valid[a].from < valid[b].from; });
     std::rotate(cycle.begin(), lowest, cycle.end());
     for (int& k : cycle) k = validIndex[k];
     cycles.push_back(std::move(cycle));

@@ -10,7 +10,7 @@ namespace rnnwb::detail {
                                     const std::string& message);
 }  // namespace rnnwb::detail
 
-#define WB_CHECK(expr, message)                                                        \
-  do {                                                                                 \
+#define WB_CHECK(expr, message)                                                            \
+  do {                                                                                     \
     if (!(expr)) ::rnnwb::detail::throwCheckFailure(__FILE__, __LINE__, #expr, (message)); \
   } while (false)

@@ -8,10 +8,10 @@
 namespace rnnwb {
 
 struct Diagnostic {
-  std::string message;            // names the layer or connection, e.g. "layer 'h': ..."
-  std::vector<int> layers;        // indices into Graph::layers
-  std::vector<int> connections;   // indices into Graph::connections
-  int line = 0;                   // 1-based position in the file, 0 when unknown
+  std::string message;           // names the layer or connection, e.g. "layer 'h': ..."
+  std::vector<int> layers;       // indices into Graph::layers
+  std::vector<int> connections;  // indices into Graph::connections
+  int line = 0;                  // 1-based position in the file, 0 when unknown
   int column = 0;
 };
 
