@@ -53,6 +53,11 @@ void TestMaskedProduct::equalsDenseThenMasked_data() {
   QTest::newRow("more threads than columns") << 5 << 6 << 3 << 0.5 << 0.5 << 8;
   QTest::newRow("empty mask") << 10 << 10 << 40 << 0.3 << 0.0 << 2;
   QTest::newRow("hardware threads") << 64 << 64 << 1000 << 0.02 << 0.05 << 0;
+  // Enough work (> 2e5 per thread) for the product to start its threads; columns of ~51 entries
+  // take the vectorized gather, the dense-column row above the scattered dense dot.
+  QTest::newRow("threaded, long gathers") << 64 << 512 << 2000 << 0.1 << 0.2 << 2;
+  QTest::newRow("threaded, short gathers") << 200 << 200 << 20000 << 0.1 << 0.1 << 2;
+  QTest::newRow("threaded, dense columns") << 96 << 96 << 3000 << 0.6 << 0.6 << 3;
 }
 
 void TestMaskedProduct::equalsDenseThenMasked() {

@@ -5,7 +5,9 @@
 // column by column, so they are passed as the CSR of their transposes (row j of xT is column j of
 // X, row j of mT is column j of M), which is how SnAp stores Ĵ: one row per parameter. Entry
 // (s, j) of R is the dot product of row s of D with the nonzeros of column j of X, so the work is
-// Σ_j nnz(M[:, j]) · nnz(X[:, j]) <= nnz(M)·k and the only memory is the nnz(M) results.
+// Σ_j nnz(M[:, j]) · nnz(X[:, j]) <= nnz(M)·k (a column of X holding more than k/8 entries is
+// scattered into a dense k-vector and read with contiguous SIMD dot products: nnz(M[:, j])·k),
+// and the memory is the nnz(M) results plus one k-vector per thread.
 #include <span>
 
 #include "rnnwb/core/snap/sparse_matrix.hpp"
