@@ -45,12 +45,22 @@ nlohmann::json summaryJson(const Graph& g, const snap::NodeSummary& s, int index
     csr[levelKey(level.n)] = level.csrBytes;
   }
   const double h = s.stateSize;
-  node.update({{"state_layers", ids(g, s.stateLayers)}, {"state_size", s.stateSize},
-               {"params", s.parameters}, {"snap", counts}, {"density", density},
-               {"exact_after", s.exactAfter}, {"colors_I", s.coloursI}, {"colors_D", s.coloursD},
-               {"compression_I", s.coloursI / h}, {"compression_D", s.coloursD / h},
-               {"memory", {{"coo", coo}, {"csr", csr}, {"dense_rtrl", s.denseRtrlBytes},
-                           {"bptt", s.bpttBytes}, {"bptt_length", s.bpttLength}}}});
+  node.update({{"state_layers", ids(g, s.stateLayers)},
+               {"state_size", s.stateSize},
+               {"params", s.parameters},
+               {"snap", counts},
+               {"density", density},
+               {"exact_after", s.exactAfter},
+               {"colors_I", s.coloursI},
+               {"colors_D", s.coloursD},
+               {"compression_I", s.coloursI / h},
+               {"compression_D", s.coloursD / h},
+               {"memory",
+                {{"coo", coo},
+                 {"csr", csr},
+                 {"dense_rtrl", s.denseRtrlBytes},
+                 {"bptt", s.bpttBytes},
+                 {"bptt_length", s.bpttLength}}}});
   return node;
 }
 
@@ -82,8 +92,8 @@ void printSummary(const Graph& g, const snap::NodeSummary& s, int index) {
             << std::fixed << std::setprecision(3) << "  colours: I " << s.coloursI
             << " (compression " << s.coloursI / h << "), D " << s.coloursD << " (compression "
             << s.coloursD / h << ")\n";
-  std::cout << "  " << std::left << std::setw(16) << "mask" << std::right << std::setw(14)
-            << "nnz" << std::setw(10) << "density" << std::setw(14) << "J in COO" << std::setw(14)
+  std::cout << "  " << std::left << std::setw(16) << "mask" << std::right << std::setw(14) << "nnz"
+            << std::setw(10) << "density" << std::setw(14) << "J in COO" << std::setw(14)
             << "J in CSR" << '\n';
   for (const snap::SnapLevel& level : s.levels) {
     const std::string name = level.n == 0 ? "exact (= M_" + std::to_string(s.exactAfter) + ")"
@@ -134,8 +144,10 @@ int runMask(const MaskOptions& o) {
   std::vector<int> drawn;
   for (int k : indices) {
     const snap::NodeSummary s = snap::summarizeNode(plan, recurrent[k - 1], levels, o.bpttLength);
-    if (o.json) nodes.push_back(summaryJson(g, s, k));
-    else printSummary(g, s, k);
+    if (o.json)
+      nodes.push_back(summaryJson(g, s, k));
+    else
+      printSummary(g, s, k);
     drawn.push_back(recurrent[k - 1]);
   }
   if (o.json) std::cout << nlohmann::json{{"nodes", nodes}}.dump(2) << '\n';

@@ -18,26 +18,26 @@ namespace rnnwb::gpu::detail {
 
 }  // namespace rnnwb::gpu::detail
 
-#define WB_CUDA_CHECK(expr)                                                                   \
-  do {                                                                                        \
-    const cudaError_t wbStatus = (expr);                                                      \
-    if (wbStatus != cudaSuccess)                                                              \
-      ::rnnwb::gpu::detail::throwCudaFailure(__FILE__, __LINE__, #expr,                       \
-                                             cudaGetErrorString(wbStatus));                   \
+#define WB_CUDA_CHECK(expr)                                                 \
+  do {                                                                      \
+    const cudaError_t wbStatus = (expr);                                    \
+    if (wbStatus != cudaSuccess)                                            \
+      ::rnnwb::gpu::detail::throwCudaFailure(__FILE__, __LINE__, #expr,     \
+                                             cudaGetErrorString(wbStatus)); \
   } while (false)
 
-#define WB_CUSPARSE_CHECK(expr)                                                               \
-  do {                                                                                        \
-    const cusparseStatus_t wbStatus = (expr);                                                 \
-    if (wbStatus != CUSPARSE_STATUS_SUCCESS)                                                  \
-      ::rnnwb::gpu::detail::throwCudaFailure(__FILE__, __LINE__, #expr,                       \
-                                             cusparseGetErrorString(wbStatus));               \
+#define WB_CUSPARSE_CHECK(expr)                                                 \
+  do {                                                                          \
+    const cusparseStatus_t wbStatus = (expr);                                   \
+    if (wbStatus != CUSPARSE_STATUS_SUCCESS)                                    \
+      ::rnnwb::gpu::detail::throwCudaFailure(__FILE__, __LINE__, #expr,         \
+                                             cusparseGetErrorString(wbStatus)); \
   } while (false)
 
-#define WB_CUDA_CHECK_NOTHROW(expr)                                                           \
-  do {                                                                                        \
-    const cudaError_t wbStatus = (expr);                                                      \
-    if (wbStatus != cudaSuccess)                                                              \
-      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr,               \
-                   cudaGetErrorString(wbStatus));                                             \
+#define WB_CUDA_CHECK_NOTHROW(expr)                                             \
+  do {                                                                          \
+    const cudaError_t wbStatus = (expr);                                        \
+    if (wbStatus != cudaSuccess)                                                \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__, #expr, \
+                   cudaGetErrorString(wbStatus));                               \
   } while (false)

@@ -22,7 +22,8 @@ std::string deviceDescription() {
   }
   if (count == 0) return "no CUDA device";
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess) return "CUDA device 0: properties unreadable";
+  if (cudaGetDeviceProperties(&prop, 0) != cudaSuccess)
+    return "CUDA device 0: properties unreadable";
   char text[256];
   std::snprintf(text, sizeof text, "%s, sm_%d%d, %.1f GiB", prop.name, prop.major, prop.minor,
                 prop.totalGlobalMem / 1073741824.0);

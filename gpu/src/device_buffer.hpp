@@ -34,7 +34,8 @@ class DeviceBuffer {
   }
   void upload(const T* host, std::size_t count) {
     resize(count);
-    if (count > 0) WB_CUDA_CHECK(cudaMemcpy(m_data, host, count * sizeof(T), cudaMemcpyHostToDevice));
+    if (count > 0)
+      WB_CUDA_CHECK(cudaMemcpy(m_data, host, count * sizeof(T), cudaMemcpyHostToDevice));
   }
   void upload(const std::vector<T>& host) { upload(host.data(), host.size()); }
   std::vector<T> download() const {

@@ -36,7 +36,8 @@ void checkView(const CsrView& v, const char* name, bool needValues) {
   if (v.rowStart[v.rows] != v.nnz)
     throw std::invalid_argument(what + ": row starts end at " + std::to_string(v.rowStart[v.rows]) +
                                 ", not at nnz " + std::to_string(v.nnz));
-  if (needValues && v.nnz > 0 && v.values == nullptr) throw std::invalid_argument(what + " has no values");
+  if (needValues && v.nnz > 0 && v.values == nullptr)
+    throw std::invalid_argument(what + " has no values");
 }
 
 /// The row of each entry of a CSR: the column of X or M it belongs to.
@@ -51,9 +52,12 @@ std::vector<std::int32_t> entryRows(const CsrView& v) {
 
 const char* toString(MaskedProductKernel kernel) {
   switch (kernel) {
-    case MaskedProductKernel::Tiled: return "tiled";
-    case MaskedProductKernel::Naive: return "naive";
-    case MaskedProductKernel::CusparseSddmm: return "cusparse-sddmm";
+    case MaskedProductKernel::Tiled:
+      return "tiled";
+    case MaskedProductKernel::Naive:
+      return "naive";
+    case MaskedProductKernel::CusparseSddmm:
+      return "cusparse-sddmm";
   }
   return "?";
 }
@@ -79,20 +83,23 @@ void MaskedProductGpu::State::uploadD(const float* host) {
   d.upload(host, static_cast<std::size_t>(m) * k);
   std::vector<float> transposed(static_cast<std::size_t>(m) * k);
   for (int s = 0; s < m; ++s)
-    for (int r = 0; r < k; ++r) transposed[static_cast<std::size_t>(r) * m + s] = host[static_cast<std::size_t>(s) * k + r];
+    for (int r = 0; r < k; ++r)
+      transposed[static_cast<std::size_t>(r) * m + s] = host[static_cast<std::size_t>(s) * k + r];
   dT.upload(transposed);
 }
 
 void MaskedProductGpu::State::scatterDenseX() {
   xDense.resize(static_cast<std::size_t>(p) * k);
   xDense.zero();
-  detail::launchScatterToDense(xCols.data(), xRows.data(), xValues.data(), nnzX, k, xDense.data(), nullptr);
+  detail::launchScatterToDense(xCols.data(), xRows.data(), xValues.data(), nnzX, k, xDense.data(),
+                               nullptr);
 }
 
 void MaskedProductGpu::State::prepareSddmm() {
   scatterDenseX();
   WB_CUDA_CHECK(cudaEventRecord(begin));
-  sddmm.prepare(p, k, m, xDense.data(), d.data(), mStart.data(), mRows.data(), nnzM, out.data(), nullptr);
+  sddmm.prepare(p, k, m, xDense.data(), d.data(), mStart.data(), mRows.data(), nnzM, out.data(),
+                nullptr);
   WB_CUDA_CHECK(cudaEventRecord(end));
   WB_CUDA_CHECK(cudaEventSynchronize(end));
   WB_CUDA_CHECK(cudaEventElapsedTime(&preprocessMs, begin, end));
@@ -106,8 +113,8 @@ void MaskedProductGpu::setOperands(const float* d, int m, int k, const CsrView& 
   if (xT.cols != k || mT.cols != m || xT.rows != mT.rows)
     throw std::invalid_argument("masked product (GPU): D is " + std::to_string(m) + " x " +
                                 std::to_string(k) + ", X " + std::to_string(xT.cols) + " x " +
-                                std::to_string(xT.rows) + ", M " + std::to_string(mT.cols) +
-                                " x " + std::to_string(mT.rows));
+                                std::to_string(xT.rows) + ", M " + std::to_string(mT.cols) + " x " +
+                                std::to_string(mT.rows));
   State& s = *m_state;
   s.m = m, s.k = k, s.p = xT.rows, s.nnzX = xT.nnz, s.nnzM = mT.nnz;
   s.uploadD(d);
@@ -141,12 +148,14 @@ float MaskedProductGpu::run(MaskedProductKernel kernel) {
   WB_CUDA_CHECK(cudaEventRecord(s.begin));
   switch (kernel) {
     case MaskedProductKernel::Tiled:
-      detail::launchTiledMaskedProduct(s.group, s.dT.data(), s.m, s.p, s.xStart.data(), s.xRows.data(),
-                                       s.xValues.data(), s.mStart.data(), s.mRows.data(), s.out.data(), nullptr);
+      detail::launchTiledMaskedProduct(s.group, s.dT.data(), s.m, s.p, s.xStart.data(),
+                                       s.xRows.data(), s.xValues.data(), s.mStart.data(),
+                                       s.mRows.data(), s.out.data(), nullptr);
       break;
     case MaskedProductKernel::Naive:
-      detail::launchNaiveMaskedProduct(s.d.data(), s.k, s.xStart.data(), s.xRows.data(), s.xValues.data(),
-                                       s.mCols.data(), s.mRows.data(), s.nnzM, s.out.data(), nullptr);
+      detail::launchNaiveMaskedProduct(s.d.data(), s.k, s.xStart.data(), s.xRows.data(),
+                                       s.xValues.data(), s.mCols.data(), s.mRows.data(), s.nnzM,
+                                       s.out.data(), nullptr);
       break;
     case MaskedProductKernel::CusparseSddmm:
       s.sddmm.run();

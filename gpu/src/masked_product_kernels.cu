@@ -60,8 +60,8 @@ __global__ void kernel_masked_product_naive(const float* __restrict__ d, int k,
                                             const std::int32_t* __restrict__ xRows,
                                             const float* __restrict__ xValues,
                                             const std::int32_t* __restrict__ mCols,
-                                            const std::int32_t* __restrict__ mRows,
-                                            long long nnzM, float* __restrict__ out) {
+                                            const std::int32_t* __restrict__ mRows, long long nnzM,
+                                            float* __restrict__ out) {
   const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
   for (long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; q < nnzM;
        q += stride) {
@@ -105,10 +105,18 @@ void launchTiledMaskedProduct(int groupSize, const float* dT, int m, int p,
                               const std::int32_t* mRows, float* out, cudaStream_t stream) {
   if (p == 0) return;
   switch (groupSize) {
-    case 4: launchTiled<4>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream); break;
-    case 8: launchTiled<8>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream); break;
-    case 16: launchTiled<16>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream); break;
-    default: launchTiled<32>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream); break;
+    case 4:
+      launchTiled<4>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream);
+      break;
+    case 8:
+      launchTiled<8>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream);
+      break;
+    case 16:
+      launchTiled<16>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream);
+      break;
+    default:
+      launchTiled<32>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream);
+      break;
   }
   WB_CUDA_CHECK(cudaGetLastError());
 }
@@ -127,8 +135,8 @@ void launchScatterToDense(const std::int32_t* xCols, const std::int32_t* xRows,
                           const float* xValues, std::int64_t nnzX, int k, float* dense,
                           cudaStream_t stream) {
   if (nnzX == 0) return;
-  kernel_scatter_to_dense<<<gridFor(nnzX, kBlock), kBlock, 0, stream>>>(xCols, xRows, xValues,
-                                                                         nnzX, k, dense);
+  kernel_scatter_to_dense<<<gridFor(nnzX, kBlock), kBlock, 0, stream>>>(xCols, xRows, xValues, nnzX,
+                                                                        k, dense);
   WB_CUDA_CHECK(cudaGetLastError());
 }
 

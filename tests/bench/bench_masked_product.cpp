@@ -35,11 +35,16 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--repeat") o.repeat = std::atoi(argv[i + 1]);
-    else if (key == "--out") o.out = argv[i + 1];
-    else if (key == "--dense-columns") o.denseColumns = std::atoll(argv[i + 1]);
-    else if (key == "--masked-work") o.maskedWork = std::atof(argv[i + 1]);
-    else std::fprintf(stderr, "unknown option %s\n", key.c_str()), std::exit(2);
+    if (key == "--repeat")
+      o.repeat = std::atoi(argv[i + 1]);
+    else if (key == "--out")
+      o.out = argv[i + 1];
+    else if (key == "--dense-columns")
+      o.denseColumns = std::atoll(argv[i + 1]);
+    else if (key == "--masked-work")
+      o.maskedWork = std::atof(argv[i + 1]);
+    else
+      std::fprintf(stderr, "unknown option %s\n", key.c_str()), std::exit(2);
   }
   return o;
 }
@@ -65,21 +70,27 @@ SliceTiming timeSlice(int k, int columns, double density, int repeat, bool withD
   mT.values.clear();
   std::vector<float> masked(mT.nnz()), dense(mT.nnz());
   SliceTiming t;
-  t.maskedPerColumn = median(repeat, [&] { snap::maskedProduct(d.data(), k, k, xT, mT, masked); }) / columns;
+  t.maskedPerColumn =
+      median(repeat, [&] { snap::maskedProduct(d.data(), k, k, xT, mT, masked); }) / columns;
   if (!withDense) return t;
   std::vector<float> x(std::size_t(k) * columns, 0.0f), product(std::size_t(k) * columns);
   for (int j = 0; j < columns; ++j)
-    for (int q = xT.rowStart[j]; q < xT.rowStart[j + 1]; ++q) x[std::size_t(xT.colIndex[q]) * columns + j] = xT.values[q];
-  t.densePerColumn = median(repeat, [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, columns, k, 1.0f, d.data(), k, x.data(),
-                columns, 0.0f, product.data(), columns);
-    for (int j = 0; j < columns; ++j)
-      for (int q = mT.rowStart[j]; q < mT.rowStart[j + 1]; ++q)
-        dense[q] = product[std::size_t(mT.colIndex[q]) * columns + j];
-  }) / columns;
+    for (int q = xT.rowStart[j]; q < xT.rowStart[j + 1]; ++q)
+      x[std::size_t(xT.colIndex[q]) * columns + j] = xT.values[q];
+  t.densePerColumn =
+      median(repeat,
+             [&] {
+               cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, k, columns, k, 1.0f, d.data(),
+                           k, x.data(), columns, 0.0f, product.data(), columns);
+               for (int j = 0; j < columns; ++j)
+                 for (int q = mT.rowStart[j]; q < mT.rowStart[j + 1]; ++q)
+                   dense[q] = product[std::size_t(mT.colIndex[q]) * columns + j];
+             }) /
+      columns;
   double diff = 0, norm = 0;
   for (std::size_t q = 0; q < dense.size(); ++q)
-    diff += double(masked[q] - dense[q]) * (masked[q] - dense[q]), norm += double(dense[q]) * dense[q];
+    diff += double(masked[q] - dense[q]) * (masked[q] - dense[q]),
+        norm += double(dense[q]) * dense[q];
   t.relativeDifference = norm > 0 ? std::sqrt(diff / norm) : 0;
   return t;
 }
@@ -96,20 +107,27 @@ int main(int argc, char** argv) {
       const long long full = 1LL * k * k;
       const long long denseCols = std::min(full, o.denseColumns);
       const double perColumnWork = std::max(1.0, density * k * density * k);
-      const long long maskedCols = std::clamp<long long>(static_cast<long long>(o.maskedWork / perColumnWork), 1, full);
+      const long long maskedCols =
+          std::clamp<long long>(static_cast<long long>(o.maskedWork / perColumnWork), 1, full);
       // The dense method on its slice; the masked one on the larger of the two slices it allows.
-      const SliceTiming onDense = timeSlice(k, static_cast<int>(denseCols), density, o.repeat, true);
+      const SliceTiming onDense =
+          timeSlice(k, static_cast<int>(denseCols), density, o.repeat, true);
       SliceTiming masked = onDense;
       if (maskedCols != denseCols)
         masked = timeSlice(k, static_cast<int>(maskedCols), density, o.repeat, false);
       const double maskedSeconds = masked.maskedPerColumn * full;
       const double denseSeconds = onDense.densePerColumn * full;
-      std::printf("%6d %8.3f %10lld %10lld %12.4g %12.4g %8.1fx %10.2g\n", k, density, maskedCols, denseCols,
-                  maskedSeconds, denseSeconds, denseSeconds / maskedSeconds, onDense.relativeDifference);
+      std::printf("%6d %8.3f %10lld %10lld %12.4g %12.4g %8.1fx %10.2g\n", k, density, maskedCols,
+                  denseCols, maskedSeconds, denseSeconds, denseSeconds / maskedSeconds,
+                  onDense.relativeDifference);
       std::fflush(stdout);
-      out << nlohmann::json{{"k", k}, {"density", density}, {"columns", full},
-                            {"masked_columns_timed", maskedCols}, {"dense_columns_timed", denseCols},
-                            {"masked_s", maskedSeconds}, {"dense_then_mask_s", denseSeconds},
+      out << nlohmann::json{{"k", k},
+                            {"density", density},
+                            {"columns", full},
+                            {"masked_columns_timed", maskedCols},
+                            {"dense_columns_timed", denseCols},
+                            {"masked_s", maskedSeconds},
+                            {"dense_then_mask_s", denseSeconds},
                             {"speedup", denseSeconds / maskedSeconds},
                             {"relative_difference", onDense.relativeDifference},
                             {"threads", std::thread::hardware_concurrency()}}

@@ -32,10 +32,14 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i];
-    if (key == "--repeat") o.repeat = std::atoi(argv[i + 1]);
-    else if (key == "--out") o.out = argv[i + 1];
-    else if (key == "--max-nnz") o.maxNnz = std::atof(argv[i + 1]);
-    else std::fprintf(stderr, "unknown option %s\n", key.c_str()), std::exit(2);
+    if (key == "--repeat")
+      o.repeat = std::atoi(argv[i + 1]);
+    else if (key == "--out")
+      o.out = argv[i + 1];
+    else if (key == "--max-nnz")
+      o.maxNnz = std::atof(argv[i + 1]);
+    else
+      std::fprintf(stderr, "unknown option %s\n", key.c_str()), std::exit(2);
   }
   return o;
 }
@@ -72,7 +76,8 @@ int main(int argc, char** argv) {
   for (int k : {128, 256, 512, 1024})
     for (double density : {0.5, 0.1, 0.01, 0.001}) {
       const long long full = 1LL * k * k;
-      const long long columns = std::clamp<long long>(static_cast<long long>(o.maxNnz / (density * k)), 1, full);
+      const long long columns =
+          std::clamp<long long>(static_cast<long long>(o.maxNnz / (density * k)), 1, full);
       const double scale = double(full) / columns;
       const std::vector<float> d = bench::randomMatrix(std::size_t(k) * k, 21);
       const snap::SparseCsr xT = bench::snapShapeColumns(k, static_cast<int>(columns), density, 22);
@@ -86,12 +91,17 @@ int main(int argc, char** argv) {
       const double sddmm = medianMs(product, MaskedProductKernel::CusparseSddmm, o.repeat) * scale;
       const double sddmmDiff = relativeDifference(tiledResult, product.result());
       const double prep = product.sddmmPreprocessMs() * scale;
-      std::printf("%6d %8.3f %9lld %11.4g %11.4g %11.4g %11.4g %7.1fx %7.1fx\n", k, density, columns,
-                  tiled, naive, sddmm, prep, naive / tiled, sddmm / tiled);
+      std::printf("%6d %8.3f %9lld %11.4g %11.4g %11.4g %11.4g %7.1fx %7.1fx\n", k, density,
+                  columns, tiled, naive, sddmm, prep, naive / tiled, sddmm / tiled);
       std::fflush(stdout);
-      out << nlohmann::json{{"k", k}, {"density", density}, {"columns", full},
-                            {"columns_timed", columns}, {"tiled_ms", tiled}, {"naive_ms", naive},
-                            {"sddmm_ms", sddmm}, {"sddmm_preprocess_ms", prep},
+      out << nlohmann::json{{"k", k},
+                            {"density", density},
+                            {"columns", full},
+                            {"columns_timed", columns},
+                            {"tiled_ms", tiled},
+                            {"naive_ms", naive},
+                            {"sddmm_ms", sddmm},
+                            {"sddmm_preprocess_ms", prep},
                             {"tiled_group", product.tiledGroupSize()},
                             {"naive_vs_tiled_difference", naiveDiff},
                             {"sddmm_vs_tiled_difference", sddmmDiff},

@@ -48,9 +48,7 @@ class TestGpuMaskedProduct : public QObject {
   void rejectsMismatchedShapes();
 };
 
-void TestGpuMaskedProduct::initTestCase() {
-  qInfo("device: %s", gpu::deviceDescription().c_str());
-}
+void TestGpuMaskedProduct::initTestCase() { qInfo("device: %s", gpu::deviceDescription().c_str()); }
 
 void TestGpuMaskedProduct::matchesCpu_data() {
   QTest::addColumn<int>("m");
@@ -62,7 +60,8 @@ void TestGpuMaskedProduct::matchesCpu_data() {
   for (int kernel = 0; kernel < 3; ++kernel) {
     const char* name = gpu::toString(MaskedProductKernel(kernel));
     QTest::addRow("%s snap k=64 d=0.1", name) << 64 << 64 << 64 * 64 << 0.1 << true << kernel;
-    QTest::addRow("%s snap k=128 d=0.01", name) << 128 << 128 << 128 * 128 << 0.01 << true << kernel;
+    QTest::addRow("%s snap k=128 d=0.01", name)
+        << 128 << 128 << 128 * 128 << 0.01 << true << kernel;
     QTest::addRow("%s snap k=96 d=0.5", name) << 96 << 96 << 96 * 96 << 0.5 << true << kernel;
     QTest::addRow("%s rectangular", name) << 37 << 200 << 999 << 0.2 << false << kernel;
     QTest::addRow("%s dense columns", name) << 70 << 70 << 300 << 1.0 << false << kernel;
@@ -106,8 +105,8 @@ void TestGpuMaskedProduct::newValuesOnTheSamePattern() {
   product.updateValues(d.data(), x2.values.data());
   std::vector<float> cpu(mT.nnz());
   snap::maskedProduct(d.data(), k, k, x2, mT, cpu);
-  for (MaskedProductKernel kernel :
-       {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled, MaskedProductKernel::Naive}) {
+  for (MaskedProductKernel kernel : {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled,
+                                     MaskedProductKernel::Naive}) {
     product.run(kernel);
     QVERIFY2(relativeError(product.result(), cpu) < 1e-5, gpu::toString(kernel));
   }

@@ -77,7 +77,8 @@ BruteForceSnap bruteForceSnap(const CompiledPlan& plan, int node) {
     if (!inNode(l)) continue;
     bool isState = false;
     for (int c = 0; c < static_cast<int>(g.connections.size()); ++c)
-      if (plan.fromLayer(c) == l && inNode(plan.toLayer(c)) && g.connections[c].delay > 0) isState = true;
+      if (plan.fromLayer(c) == l && inNode(plan.toLayer(c)) && g.connections[c].delay > 0)
+        isState = true;
     for (int i = 0; i < g.layers[l].size; ++i) {
       graph.units.push_back({l, i});
       stateOfUnit.push_back(isState ? stateSize++ : -1);
@@ -94,8 +95,10 @@ BruteForceSnap bruteForceSnap(const CompiledPlan& plan, int node) {
       if (con.type != ConnectionType::Identity) parameterUnits.push_back(graph.id(plan, {to, i}));
       if (!inNode(from)) return;
       const int u = graph.id(plan, {from, j}), v = graph.id(plan, {to, i});
-      if (con.delay == 0) graph.next[u].push_back(v);
-      else delayed.push_back({stateOfUnit[u], {v}});
+      if (con.delay == 0)
+        graph.next[u].push_back(v);
+      else
+        delayed.push_back({stateOfUnit[u], {v}});
     });
   }
   for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {

@@ -66,7 +66,8 @@ void TestMaskCommand::jsonAgreesWithTheLibraryOnEveryExample() {
       QCOMPARE(n["state_size"].get<int>(), patterns.stateSize());
       QCOMPARE(n["params"].get<std::int64_t>(), patterns.parameterCount());
       for (int level : {1, 2, 3})
-        QCOMPARE(n["snap"][std::to_string(level)].get<std::uint64_t>(), patterns.nnz(patterns.mask(level)));
+        QCOMPARE(n["snap"][std::to_string(level)].get<std::uint64_t>(),
+                 patterns.nnz(patterns.mask(level)));
       QCOMPARE(n["snap"]["inf"].get<std::uint64_t>(), patterns.nnz(patterns.exactMask()));
       QCOMPARE(n["colors_I"].get<int>(), snap::colourRows(patterns.immediate()).colours);
       QCOMPARE(n["colors_D"].get<int>(), snap::colourRows(patterns.dynamics()).colours);
@@ -103,7 +104,8 @@ void TestMaskCommand::refusedNodeHasOnlyTheMessage() {
 }
 
 void TestMaskCommand::nodeAndSnapOptions() {
-  const nlohmann::json j = maskJson({example("stacked-lstm.rnn.json"), "--node", "2", "--snap", "7"});
+  const nlohmann::json j =
+      maskJson({example("stacked-lstm.rnn.json"), "--node", "2", "--snap", "7"});
   QCOMPARE(j["nodes"].size(), std::size_t(1));
   QCOMPARE(j["nodes"][0]["index"].get<int>(), 2);
   QCOMPARE(j["nodes"][0]["layers"][0].get<std::string>(), std::string("l2_i"));
@@ -119,8 +121,8 @@ void TestMaskCommand::nodeAndSnapOptions() {
 void TestMaskCommand::tableNamesEveryLevel() {
   const Run r = rnnwbRun({"mask", example("two-recurrent-nodes.rnn.json")});
   QCOMPARE(r.exitCode, 0);
-  for (const char* text : {"SnAp-1", "SnAp-2", "SnAp-3", "exact (= M_2)", "colours: I 1", "refused:",
-                           "BPTT over 100 frames"})
+  for (const char* text : {"SnAp-1", "SnAp-2", "SnAp-3", "exact (= M_2)", "colours: I 1",
+                           "refused:", "BPTT over 100 frames"})
     QVERIFY2(r.out.contains(text), text);
 }
 

@@ -73,7 +73,8 @@ void TestMaskedProduct::equalsDenseThenMasked() {
   std::vector<float> fast(mT.nnz()), slow(mT.nnz());
   maskedProduct(d.data(), m, k, xT, mT, fast, threads);
   maskedProductReference(d.data(), m, k, xT, mT, slow);
-  QVERIFY2(relativeError(fast, slow) < 1e-6, qPrintable(QString::number(relativeError(fast, slow))));
+  QVERIFY2(relativeError(fast, slow) < 1e-6,
+           qPrintable(QString::number(relativeError(fast, slow))));
 }
 
 void TestMaskedProduct::snapShapeSharedPattern() {
@@ -92,7 +93,8 @@ void TestMaskedProduct::snapShapeSharedPattern() {
   while (xT.rowStart[j + 1] == xT.rowStart[j]) ++j;
   const int s = mT.colIndex[mT.rowStart[j]];
   double expected = 0;
-  for (int b = xT.rowStart[j]; b < xT.rowStart[j + 1]; ++b) expected += double(d[s * k + xT.colIndex[b]]) * xT.values[b];
+  for (int b = xT.rowStart[j]; b < xT.rowStart[j + 1]; ++b)
+    expected += double(d[s * k + xT.colIndex[b]]) * xT.values[b];
   QVERIFY(std::fabs(fast[mT.rowStart[j]] - expected) < 1e-5);
 }
 
@@ -105,7 +107,8 @@ void TestMaskedProduct::rejectsMismatchedShapes() {
   QVERIFY_THROWS_EXCEPTION(std::invalid_argument, maskedProduct(d.data(), 5, 5, xT, mT, out));
   std::vector<float> wrong(mT.nnz() + 1);
   QVERIFY_THROWS_EXCEPTION(std::invalid_argument, maskedProduct(d.data(), 4, 5, xT, mT, wrong));
-  QVERIFY_THROWS_EXCEPTION(std::invalid_argument, maskedProduct(d.data(), 4, 5, randomCsr(6, 5, 0.5, 2, true), mT, out));
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                           maskedProduct(d.data(), 4, 5, randomCsr(6, 5, 0.5, 2, true), mT, out));
 }
 
 QTEST_GUILESS_MAIN(TestMaskedProduct)

@@ -87,11 +87,14 @@ void TestSnapPatterns::matchesBruteForceOnRandomGraphs() {
         QCOMPARE(patterns.nnz(mask), std::uint64_t(testing::countOnes(expected)));
       }
       QVERIFY2(dense(patterns.expandByParameter(patterns.exactMask())) ==
-                   truth.mask(truth.stateSize + 1), qPrintable(where));
+                   truth.mask(truth.stateSize + 1),
+               qPrintable(where));
       QVERIFY2(dense(patterns.expandByParameter(patterns.immediate())) == truth.immediate,
                qPrintable(where));
-      QVERIFY2(colouringIsValid(truth.immediate, colourRows(patterns.immediate())), qPrintable(where));
-      QVERIFY2(colouringIsValid(truth.dynamics, colourRows(patterns.dynamics())), qPrintable(where));
+      QVERIFY2(colouringIsValid(truth.immediate, colourRows(patterns.immediate())),
+               qPrintable(where));
+      QVERIFY2(colouringIsValid(truth.dynamics, colourRows(patterns.dynamics())),
+               qPrintable(where));
       for (int l : layout.layers())
         softmaxNodes += plan.graph().layers[l].activation == Activation::Softmax;
       ++nodesChecked;
@@ -132,7 +135,8 @@ void TestSnapPatterns::lstmCounts() {
   QCOMPARE(patterns.parameterCount(), std::int64_t(4 * 32 * 48 + 3 * 32 + 4 * 32));
   // Gates i, f, g reach c_j and h_j; gate o reaches h_j only.
   const std::uint64_t perGate = 32 * 48 + 32;  // weights + bias
-  const std::uint64_t expected = 2 * (perGate + 32) + 2 * (perGate + 32) + 2 * perGate + (perGate + 32);
+  const std::uint64_t expected =
+      2 * (perGate + 32) + 2 * (perGate + 32) + 2 * perGate + (perGate + 32);
   QCOMPARE(patterns.nnz(patterns.immediate()), expected);
   QCOMPARE(patterns.nnz(patterns.exactMask()), std::uint64_t(64 * patterns.parameterCount()));
 }

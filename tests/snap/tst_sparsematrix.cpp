@@ -84,7 +84,8 @@ void TestSparseMatrix::transposeTwiceIsIdentity() {
   for (int r = 0; r < csr.rows; ++r)
     for (int q = csr.rowStart[r]; q < csr.rowStart[r + 1]; ++q) {
       const int c = csr.colIndex[q];
-      const auto begin = t.colIndex.begin() + t.rowStart[c], end = t.colIndex.begin() + t.rowStart[c + 1];
+      const auto begin = t.colIndex.begin() + t.rowStart[c],
+                 end = t.colIndex.begin() + t.rowStart[c + 1];
       const auto it = std::lower_bound(begin, end, r);
       QVERIFY(it != end && *it == r);
       QCOMPARE(t.values[it - t.colIndex.begin()], csr.values[q]);

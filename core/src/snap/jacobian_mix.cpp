@@ -5,7 +5,8 @@
 
 namespace rnnwb::snap {
 
-JacobianMix::JacobianMix(const SparseCsr& immediate, const SparseCsr& mask) : m_maskNnz(mask.nnz()) {
+JacobianMix::JacobianMix(const SparseCsr& immediate, const SparseCsr& mask)
+    : m_maskNnz(mask.nnz()) {
   if (immediate.rows != mask.rows || immediate.cols != mask.cols)
     throw std::invalid_argument("Jacobian mix: I is " + std::to_string(immediate.rows) + " x " +
                                 std::to_string(immediate.cols) + ", the mask " +
@@ -34,7 +35,8 @@ void JacobianMix::addImmediate(std::span<const float> immediateValues,
                                 " values of I and " + std::to_string(maskValues.size()) +
                                 " of the mask, expected " + std::to_string(m_positions.size()) +
                                 " and " + std::to_string(m_maskNnz));
-  for (std::size_t q = 0; q < m_positions.size(); ++q) maskValues[m_positions[q]] += immediateValues[q];
+  for (std::size_t q = 0; q < m_positions.size(); ++q)
+    maskValues[m_positions[q]] += immediateValues[q];
 }
 
 }  // namespace rnnwb::snap

@@ -10,20 +10,24 @@ namespace rnnwb::snap {
 namespace {
 
 void checkShapes(int m, int k, const SparseCsr& xT, const SparseCsr& mT, std::size_t resultSize) {
-  auto fail = [](const std::string& what) { throw std::invalid_argument("masked product: " + what); };
-  if (xT.cols != k) fail("X has " + std::to_string(xT.cols) + " rows, D has " + std::to_string(k) + " columns");
+  auto fail = [](const std::string& what) {
+    throw std::invalid_argument("masked product: " + what);
+  };
+  if (xT.cols != k)
+    fail("X has " + std::to_string(xT.cols) + " rows, D has " + std::to_string(k) + " columns");
   if (mT.cols != m) fail("M has " + std::to_string(mT.cols) + " rows, D has " + std::to_string(m));
   if (xT.rows != mT.rows)
     fail("X has " + std::to_string(xT.rows) + " columns, M has " + std::to_string(mT.rows));
   if (xT.isPattern() && xT.nnz() > 0) fail("X has no values");
   if (static_cast<std::int64_t>(resultSize) != mT.nnz())
-    fail("result holds " + std::to_string(resultSize) + " values for " + std::to_string(mT.nnz()) + " entries");
+    fail("result holds " + std::to_string(resultSize) + " values for " + std::to_string(mT.nnz()) +
+         " entries");
 }
 
 // Both dot products keep 16 partial sums, so the compiler can vectorize them without
 // reassociating one sum; target_clones picks AVX-512 or AVX2 at run time on a portable build.
-__attribute__((target_clones("avx512f", "avx2", "default")))
-float gatheredDot(const float* dRow, const std::int32_t* rows, const float* values, int count) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) float gatheredDot(
+    const float* dRow, const std::int32_t* rows, const float* values, int count) {
   float partial[16] = {};
   int b = 0;
   for (; b + 16 <= count; b += 16)
@@ -34,8 +38,8 @@ float gatheredDot(const float* dRow, const std::int32_t* rows, const float* valu
   return sum;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default")))
-float denseDot(const float* a, const float* b, int n) {
+__attribute__((target_clones("avx512f", "avx2", "default"))) float denseDot(const float* a,
+                                                                            const float* b, int n) {
   float partial[16] = {};
   int i = 0;
   for (; i + 16 <= n; i += 16)
@@ -111,7 +115,8 @@ void maskedProduct(const float* d, int m, int k, const SparseCsr& xT, const Spar
   const std::vector<double> work = workPrefix(k, xT, mT);
   // Starting a thread costs tens of microseconds: small products run on the calling thread.
   constexpr double kWorkPerThread = 2e5;
-  threads = std::max(1, std::min({threads, mT.rows, static_cast<int>(work.back() / kWorkPerThread) + 1}));
+  threads =
+      std::max(1, std::min({threads, mT.rows, static_cast<int>(work.back() / kWorkPerThread) + 1}));
   const std::vector<int> bounds = balancedSplit(work, threads);
   std::vector<std::thread> workers;
   for (int t = 1; t < threads; ++t)
@@ -121,8 +126,8 @@ void maskedProduct(const float* d, int m, int k, const SparseCsr& xT, const Spar
   for (std::thread& w : workers) w.join();
 }
 
-void maskedProductReference(const float* d, int m, int k, const SparseCsr& xT,
-                            const SparseCsr& mT, std::span<float> result) {
+void maskedProductReference(const float* d, int m, int k, const SparseCsr& xT, const SparseCsr& mT,
+                            std::span<float> result) {
   checkShapes(m, k, xT, mT, result.size());
   const int p = xT.rows;
   std::vector<double> dx(static_cast<std::size_t>(m) * p, 0.0);  // D X, dense, row-major

@@ -49,7 +49,8 @@ NodeSummary summarizeNode(const CompiledPlan& plan, int node, std::vector<int> l
   summary.exactAfter = patterns.exactAfter();
   summary.coloursI = colourRows(patterns.immediate()).colours;
   summary.coloursD = colourRows(patterns.dynamics()).colours;
-  summary.denseRtrlBytes = std::uint64_t(layout.stateSize()) * std::uint64_t(layout.parameterCount()) * 4;
+  summary.denseRtrlBytes =
+      std::uint64_t(layout.stateSize()) * std::uint64_t(layout.parameterCount()) * 4;
   summary.bpttLength = bpttLength;
   summary.bpttBytes = bpttBytes(static_cast<std::uint64_t>(layout.unitCount()), bpttLength);
   return summary;

@@ -15,12 +15,13 @@ constexpr int kMargin = 8, kGap = 16;
 constexpr int kMaxColumns = 1024;  // pixel columns of a parameter panel before binning
 
 struct Scale {
-  int bin = 1;    // parameters per pixel column
-  int cell = 1;   // pixels per pixel column
+  int bin = 1;   // parameters per pixel column
+  int cell = 1;  // pixels per pixel column
 };
 
 Scale parameterScale(std::int64_t parameters) {
-  if (parameters > kMaxColumns) return {static_cast<int>((parameters + kMaxColumns - 1) / kMaxColumns), 1};
+  if (parameters > kMaxColumns)
+    return {static_cast<int>((parameters + kMaxColumns - 1) / kMaxColumns), 1};
   return {1, std::clamp(static_cast<int>(480 / std::max<std::int64_t>(parameters, 1)), 1, 8)};
 }
 
@@ -62,10 +63,13 @@ int drawParameterPanel(RgbImage& image, const RtrlNodeLayout& layout, const Snap
   drawFrame(image, at, width, height);
   drawStateLines(image, layout, at, width);
   for (const ParameterBlock& b : layout.parameterBlocks())
-    if (b.offset > 0) image.fillRect(at.x + static_cast<int>(b.offset / scale.bin) * scale.cell, at.y, 1, height, kGrid);
+    if (b.offset > 0)
+      image.fillRect(at.x + static_cast<int>(b.offset / scale.bin) * scale.cell, at.y, 1, height,
+                     kGrid);
   std::vector<std::uint64_t> all(pattern.words()), lit(pattern.words());
   for (int x = 0; x < columns; ++x) {
-    const std::int64_t first = std::int64_t(x) * scale.bin, last = std::min(parameters, first + scale.bin);
+    const std::int64_t first = std::int64_t(x) * scale.bin,
+                       last = std::min(parameters, first + scale.bin);
     binColumn(pattern, patterns.parameterColumns(), first, last, all);
     if (highlight) binColumn(*highlight, patterns.parameterColumns(), first, last, lit);
     for (int r = 0; r < pattern.rows(); ++r) {
@@ -121,7 +125,8 @@ RgbImage drawNodePatterns(const RtrlNodeLayout& layout, const SnapPatterns& patt
   const int width = 2 * kMargin + 2 * paramWidth + rows * rowPx + 2 * kGap;
   RgbImage image(width, 2 * kMargin + rows * rowPx, kWhite);
   Panel at{kMargin, kMargin, rowPx};
-  at.x += drawParameterPanel(image, layout, patterns, patterns.immediate(), nullptr, coloursI, at) + kGap;
+  at.x += drawParameterPanel(image, layout, patterns, patterns.immediate(), nullptr, coloursI, at) +
+          kGap;
   at.x += drawDynamicsPanel(image, layout, patterns.dynamics(), coloursD, at) + kGap;
   const BitMatrix mask = n == 0 ? patterns.exactMask() : patterns.mask(n);
   drawParameterPanel(image, layout, patterns, mask, &patterns.immediate(), coloursI, at);
@@ -169,15 +174,28 @@ void writePng(const RgbImage& image, const std::filesystem::path& path) {
 std::uint32_t classColour(int c) {
   const double hue = std::fmod(c * 137.50776405, 360.0) / 60.0;
   const double s = 0.75, v = c % 2 ? 0.70 : 0.90;
-  const double chroma = v * s, x = chroma * (1 - std::fabs(std::fmod(hue, 2.0) - 1)), m = v - chroma;
+  const double chroma = v * s, x = chroma * (1 - std::fabs(std::fmod(hue, 2.0) - 1)),
+               m = v - chroma;
   double r = 0, g = 0, b = 0;
   switch (static_cast<int>(hue)) {
-    case 0: r = chroma, g = x; break;
-    case 1: r = x, g = chroma; break;
-    case 2: g = chroma, b = x; break;
-    case 3: g = x, b = chroma; break;
-    case 4: r = x, b = chroma; break;
-    default: r = chroma, b = x; break;
+    case 0:
+      r = chroma, g = x;
+      break;
+    case 1:
+      r = x, g = chroma;
+      break;
+    case 2:
+      g = chroma, b = x;
+      break;
+    case 3:
+      g = x, b = chroma;
+      break;
+    case 4:
+      r = x, b = chroma;
+      break;
+    default:
+      r = chroma, b = x;
+      break;
   }
   auto byte = [m](double u) { return static_cast<std::uint32_t>(std::lround((u + m) * 255)); };
   return byte(r) << 16 | byte(g) << 8 | byte(b);

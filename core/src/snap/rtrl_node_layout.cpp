@@ -48,8 +48,8 @@ RtrlNodeLayout::RtrlNodeLayout(const CompiledPlan& plan, int node) : m_plan(&pla
   for (int l : m_layers) {
     m_unitOffsets[l] = m_unitCount;
     m_unitCount += g.layers[l].size;
-    const bool isState = std::any_of(
-        plan.posterior(l).begin(), plan.posterior(l).end(), [&](int c) {
+    const bool isState =
+        std::any_of(plan.posterior(l).begin(), plan.posterior(l).end(), [&](int c) {
           return g.connections[c].delay > 0 && plan.nodeOfLayer(plan.toLayer(c)) == node;
         });
     if (!isState) continue;

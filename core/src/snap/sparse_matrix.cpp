@@ -29,7 +29,8 @@ std::vector<std::int32_t> stableSortBy(const std::vector<std::int32_t>& order,
 SparseCsr toCsr(const SparseCoo& coo) {
   const std::int64_t nnz = coo.nnz();
   checkFits(nnz);
-  if (coo.colIndex.size() != coo.rowIndex.size() || (!coo.isPattern() && coo.values.size() != coo.rowIndex.size()))
+  if (coo.colIndex.size() != coo.rowIndex.size() ||
+      (!coo.isPattern() && coo.values.size() != coo.rowIndex.size()))
     throw std::invalid_argument("COO: row, column and value arrays differ in length");
   for (std::int64_t e = 0; e < nnz; ++e)
     if (coo.rowIndex[e] < 0 || coo.rowIndex[e] >= coo.rows || coo.colIndex[e] < 0 ||
@@ -53,7 +54,8 @@ SparseCsr toCsr(const SparseCoo& coo) {
     ++csr.rowStart[coo.rowIndex[e] + 1];
     csr.colIndex[q] = coo.colIndex[e];
     if (!coo.isPattern()) csr.values[q] = coo.values[e];
-    if (q > 0 && coo.rowIndex[order[q - 1]] == coo.rowIndex[e] && csr.colIndex[q - 1] == csr.colIndex[q])
+    if (q > 0 && coo.rowIndex[order[q - 1]] == coo.rowIndex[e] &&
+        csr.colIndex[q - 1] == csr.colIndex[q])
       throw std::invalid_argument("COO: duplicate entry (" + std::to_string(coo.rowIndex[e]) +
                                   ", " + std::to_string(coo.colIndex[e]) + ")");
   }
@@ -67,7 +69,8 @@ SparseCoo toCoo(const SparseCsr& csr) {
   coo.cols = csr.cols;
   coo.rowIndex.resize(csr.colIndex.size());
   for (int r = 0; r < csr.rows; ++r)
-    std::fill(coo.rowIndex.begin() + csr.rowStart[r], coo.rowIndex.begin() + csr.rowStart[r + 1], r);
+    std::fill(coo.rowIndex.begin() + csr.rowStart[r], coo.rowIndex.begin() + csr.rowStart[r + 1],
+              r);
   coo.colIndex = csr.colIndex;
   coo.values = csr.values;
   return coo;
@@ -99,12 +102,15 @@ void checkCanonical(const SparseCsr& csr) {
       csr.rowStart.back() != static_cast<std::int64_t>(csr.colIndex.size()))
     fail("row starts do not match " + std::to_string(csr.rows) + " rows and " +
          std::to_string(csr.colIndex.size()) + " entries");
-  if (!csr.isPattern() && csr.values.size() != csr.colIndex.size()) fail("values and indices differ in length");
+  if (!csr.isPattern() && csr.values.size() != csr.colIndex.size())
+    fail("values and indices differ in length");
   for (int r = 0; r < csr.rows; ++r) {
-    if (csr.rowStart[r + 1] < csr.rowStart[r]) fail("row " + std::to_string(r) + " ends before it starts");
+    if (csr.rowStart[r + 1] < csr.rowStart[r])
+      fail("row " + std::to_string(r) + " ends before it starts");
     for (std::int32_t q = csr.rowStart[r]; q < csr.rowStart[r + 1]; ++q) {
       if (csr.colIndex[q] < 0 || csr.colIndex[q] >= csr.cols)
-        fail("row " + std::to_string(r) + ": column " + std::to_string(csr.colIndex[q]) + " out of range");
+        fail("row " + std::to_string(r) + ": column " + std::to_string(csr.colIndex[q]) +
+             " out of range");
       if (q > csr.rowStart[r] && csr.colIndex[q] <= csr.colIndex[q - 1])
         fail("row " + std::to_string(r) + ": columns not strictly increasing");
     }
@@ -112,6 +118,8 @@ void checkCanonical(const SparseCsr& csr) {
 }
 
 std::uint64_t cooBytes(std::uint64_t nnz) { return nnz * (4 + 4 + 4); }
-std::uint64_t csrBytes(std::uint64_t nnz, std::uint64_t rows) { return nnz * (4 + 4) + (rows + 1) * 4; }
+std::uint64_t csrBytes(std::uint64_t nnz, std::uint64_t rows) {
+  return nnz * (4 + 4) + (rows + 1) * 4;
+}
 
 }  // namespace rnnwb::snap

@@ -16,7 +16,8 @@ BitMatrix stateReach(const RtrlNodeLayout& layout) {
     for (int c : plan.posterior(layer)) {
       if (g.connections[c].delay != 0 || !layout.isInternal(c)) continue;
       const int target0 = layout.unitOffset(plan.toLayer(c));
-      forEachUnitEdge(layout, c, [&](int j, int i) { reach.orColumn(unit0 + j, reach, target0 + i); });
+      forEachUnitEdge(layout, c,
+                      [&](int j, int i) { reach.orColumn(unit0 + j, reach, target0 + i); });
     }
     // A softmax couples its units: each one reaches every other, hence all they reach.
     if (g.layers[layer].activation != Activation::Softmax || size < 2) continue;

@@ -7,8 +7,12 @@ namespace rnnwb::gpu {
 
 /// Borrows the matrix's arrays; the matrix must outlive the view.
 inline CsrView viewOf(const snap::SparseCsr& csr) {
-  return {csr.rows, csr.cols, csr.rowStart.data(), csr.colIndex.data(),
-          csr.values.empty() ? nullptr : csr.values.data(), csr.nnz()};
+  return {csr.rows,
+          csr.cols,
+          csr.rowStart.data(),
+          csr.colIndex.data(),
+          csr.values.empty() ? nullptr : csr.values.data(),
+          csr.nnz()};
 }
 
 }  // namespace rnnwb::gpu

@@ -13,7 +13,9 @@ class BitMatrix {
   BitMatrix() = default;
   /// rows x columns, all zero.
   BitMatrix(int rows, int columns)
-      : m_rows(rows), m_columns(columns), m_words((rows + 63) / 64),
+      : m_rows(rows),
+        m_columns(columns),
+        m_words((rows + 63) / 64),
         m_bits(static_cast<std::size_t>(m_words) * columns, 0) {}
 
   int rows() const { return m_rows; }
@@ -21,9 +23,7 @@ class BitMatrix {
   /// 64-bit words per column.
   int words() const { return m_words; }
 
-  bool test(int row, int column) const {
-    return (word(column)[row >> 6] >> (row & 63)) & 1u;
-  }
+  bool test(int row, int column) const { return (word(column)[row >> 6] >> (row & 63)) & 1u; }
   void set(int row, int column) { word(column)[row >> 6] |= std::uint64_t{1} << (row & 63); }
 
   /// The packed bits of one column: words() words, bit r of the column at word r/64, bit r%64.

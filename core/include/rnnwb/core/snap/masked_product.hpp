@@ -21,7 +21,7 @@ void maskedProduct(const float* d, int m, int k, const SparseCsr& xT, const Spar
                    std::span<float> result, int threads = 0);
 
 /// The same product the slow way, for tests: D X formed densely (m×p), then masked.
-void maskedProductReference(const float* d, int m, int k, const SparseCsr& xT,
-                            const SparseCsr& mT, std::span<float> result);
+void maskedProductReference(const float* d, int m, int k, const SparseCsr& xT, const SparseCsr& mT,
+                            std::span<float> result);
 
 }  // namespace rnnwb::snap

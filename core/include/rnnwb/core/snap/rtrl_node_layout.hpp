@@ -31,8 +31,8 @@ struct StateLayer {
 struct ParameterBlock {
   enum class Kind { Weight, Bias };
   Kind kind = Kind::Weight;
-  int index = 0;             // connection index for Weight, layer index for Bias
-  std::int64_t offset = 0;   // position of its first parameter in θ_R
+  int index = 0;            // connection index for Weight, layer index for Bias
+  std::int64_t offset = 0;  // position of its first parameter in θ_R
   std::int64_t count = 0;
 };
 

@@ -23,7 +23,8 @@ struct SparseCoo {
 struct SparseCsr {
   int rows = 0;
   int cols = 0;
-  std::vector<std::int32_t> rowStart = {0};  // rows + 1 entries; row r is [rowStart[r], rowStart[r+1])
+  std::vector<std::int32_t> rowStart = {
+      0};  // rows + 1 entries; row r is [rowStart[r], rowStart[r+1])
   std::vector<std::int32_t> colIndex;
   std::vector<float> values;  // empty, or one per entry
 
