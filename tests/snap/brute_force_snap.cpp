@@ -21,17 +21,32 @@ BoolMatrix product(const BoolMatrix& a, const BoolMatrix& b) {
   return out;
 }
 
+/// The unit graph of the node, written out edge by edge.
 struct UnitGraph {
   std::vector<Unit> units;
-  std::vector<std::vector<int>> next;
-  int id(const CompiledPlan& plan, Unit u) const {
-    int index = 0;
-    for (const Unit& v : units) {
-      if (v == u) return index;
-      ++index;
-    }
-    (void)plan;
+  std::vector<std::vector<int>> next;  // delay-0 edges, softmax couplings included
+  std::vector<int> stateOfUnit;        // row of h, or -1
+  int stateSize = 0;
+  std::vector<int> parameterUnits;           // in θ_R order
+  std::vector<std::pair<int, int>> delayed;  // (state s', unit it reaches through delay 1)
+
+  int id(Unit u) const {
+    for (std::size_t i = 0; i < units.size(); ++i)
+      if (units[i] == u) return static_cast<int>(i);
     return -1;
+  }
+  std::vector<bool> reachState(int start) const {
+    std::vector<bool> seen(units.size(), false), state(stateSize, false);
+    std::deque<int> queue{start};
+    seen[start] = true;
+    while (!queue.empty()) {
+      const int u = queue.front();
+      queue.pop_front();
+      if (stateOfUnit[u] >= 0) state[stateOfUnit[u]] = true;
+      for (int v : next[u])
+        if (!seen[v]) seen[v] = true, queue.push_back(v);
+    }
+    return state;
   }
 };
 
@@ -51,6 +66,55 @@ void edgesOf(const CompiledPlan& plan, int c, Edge edge) {
       if (mask[i * cols + j]) edge(j, i);
 }
 
+void addUnits(const CompiledPlan& plan, int node, UnitGraph& graph) {
+  const Graph& g = plan.graph();
+  for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {
+    if (plan.nodeOfLayer(l) != node) continue;
+    bool isState = false;
+    for (int c = 0; c < static_cast<int>(g.connections.size()); ++c)
+      if (plan.fromLayer(c) == l && plan.nodeOfLayer(plan.toLayer(c)) == node &&
+          g.connections[c].delay > 0)
+        isState = true;
+    for (int i = 0; i < g.layers[l].size; ++i) {
+      graph.units.push_back({l, i});
+      graph.stateOfUnit.push_back(isState ? graph.stateSize++ : -1);
+    }
+  }
+  graph.next.resize(graph.units.size());
+}
+
+void addConnections(const CompiledPlan& plan, int node, UnitGraph& graph) {
+  const Graph& g = plan.graph();
+  for (int c = 0; c < static_cast<int>(g.connections.size()); ++c) {
+    const int from = plan.fromLayer(c), to = plan.toLayer(c);
+    if (plan.nodeOfLayer(to) != node) continue;
+    const Connection& con = g.connections[c];
+    edgesOf(plan, c, [&](int j, int i) {
+      if (con.type != ConnectionType::Identity) graph.parameterUnits.push_back(graph.id({to, i}));
+      if (plan.nodeOfLayer(from) != node) return;
+      const int u = graph.id({from, j}), v = graph.id({to, i});
+      if (con.delay == 0)
+        graph.next[u].push_back(v);
+      else
+        graph.delayed.push_back({graph.stateOfUnit[u], v});
+    });
+  }
+}
+
+void addBiasesAndSoftmax(const CompiledPlan& plan, int node, UnitGraph& graph) {
+  const Graph& g = plan.graph();
+  for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {
+    if (plan.nodeOfLayer(l) != node) continue;
+    const int size = g.layers[l].size;
+    if (g.layers[l].bias)
+      for (int i = 0; i < size; ++i) graph.parameterUnits.push_back(graph.id({l, i}));
+    if (g.layers[l].activation == Activation::Softmax)
+      for (int j = 0; j < size; ++j)
+        for (int i = 0; i < size; ++i)
+          if (i != j) graph.next[graph.id({l, j})].push_back(graph.id({l, i}));
+  }
+}
+
 }  // namespace
 
 BoolMatrix BruteForceSnap::mask(int n) const {
@@ -68,76 +132,25 @@ BoolMatrix BruteForceSnap::mask(int n) const {
 }
 
 BruteForceSnap bruteForceSnap(const CompiledPlan& plan, int node) {
-  const Graph& g = plan.graph();
-  auto inNode = [&](int layer) { return plan.nodeOfLayer(layer) == node; };
   UnitGraph graph;
-  std::vector<int> stateOfUnit;
-  int stateSize = 0;
-  for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {
-    if (!inNode(l)) continue;
-    bool isState = false;
-    for (int c = 0; c < static_cast<int>(g.connections.size()); ++c)
-      if (plan.fromLayer(c) == l && inNode(plan.toLayer(c)) && g.connections[c].delay > 0)
-        isState = true;
-    for (int i = 0; i < g.layers[l].size; ++i) {
-      graph.units.push_back({l, i});
-      stateOfUnit.push_back(isState ? stateSize++ : -1);
-    }
-  }
-  graph.next.resize(graph.units.size());
-  std::vector<int> parameterUnits;
-  std::vector<std::pair<int, std::vector<int>>> delayed;  // (state s', units it reaches directly)
-  for (int c = 0; c < static_cast<int>(g.connections.size()); ++c) {
-    const int from = plan.fromLayer(c), to = plan.toLayer(c);
-    if (!inNode(to)) continue;
-    const Connection& con = g.connections[c];
-    edgesOf(plan, c, [&](int j, int i) {
-      if (con.type != ConnectionType::Identity) parameterUnits.push_back(graph.id(plan, {to, i}));
-      if (!inNode(from)) return;
-      const int u = graph.id(plan, {from, j}), v = graph.id(plan, {to, i});
-      if (con.delay == 0)
-        graph.next[u].push_back(v);
-      else
-        delayed.push_back({stateOfUnit[u], {v}});
-    });
-  }
-  for (int l = 0; l < static_cast<int>(g.layers.size()); ++l) {
-    if (!inNode(l)) continue;
-    if (g.layers[l].bias)
-      for (int i = 0; i < g.layers[l].size; ++i) parameterUnits.push_back(graph.id(plan, {l, i}));
-    if (g.layers[l].activation == Activation::Softmax)
-      for (int j = 0; j < g.layers[l].size; ++j)
-        for (int i = 0; i < g.layers[l].size; ++i)
-          if (i != j) graph.next[graph.id(plan, {l, j})].push_back(graph.id(plan, {l, i}));
-  }
-  auto reachState = [&](int start) {
-    std::vector<bool> seen(graph.units.size(), false), state(stateSize, false);
-    std::deque<int> queue{start};
-    seen[start] = true;
-    while (!queue.empty()) {
-      const int u = queue.front();
-      queue.pop_front();
-      if (stateOfUnit[u] >= 0) state[stateOfUnit[u]] = true;
-      for (int v : graph.next[u])
-        if (!seen[v]) seen[v] = true, queue.push_back(v);
-    }
-    return state;
-  };
+  addUnits(plan, node, graph);
+  addConnections(plan, node, graph);
+  addBiasesAndSoftmax(plan, node, graph);
+  const int h = graph.stateSize;
   BruteForceSnap out;
-  out.stateSize = stateSize;
-  out.parameters = static_cast<int>(parameterUnits.size());
-  out.immediate.assign(stateSize, std::vector<bool>(parameterUnits.size(), false));
-  for (std::size_t p = 0; p < parameterUnits.size(); ++p) {
-    const auto reached = reachState(parameterUnits[p]);
-    for (int s = 0; s < stateSize; ++s) out.immediate[s][p] = reached[s];
+  out.stateSize = h;
+  out.parameters = static_cast<int>(graph.parameterUnits.size());
+  out.immediate.assign(h, std::vector<bool>(graph.parameterUnits.size(), false));
+  for (std::size_t p = 0; p < graph.parameterUnits.size(); ++p) {
+    const auto reached = graph.reachState(graph.parameterUnits[p]);
+    for (int s = 0; s < h; ++s) out.immediate[s][p] = reached[s];
   }
-  out.dynamics.assign(stateSize, std::vector<bool>(stateSize, false));
-  for (const auto& [source, targets] : delayed)
-    for (int u : targets) {
-      const auto reached = reachState(u);
-      for (int s = 0; s < stateSize; ++s)
-        if (reached[s]) out.dynamics[s][source] = true;
-    }
+  out.dynamics.assign(h, std::vector<bool>(h, false));
+  for (const auto& [source, unit] : graph.delayed) {
+    const auto reached = graph.reachState(unit);
+    for (int s = 0; s < h; ++s)
+      if (reached[s]) out.dynamics[s][source] = true;
+  }
   return out;
 }
 
