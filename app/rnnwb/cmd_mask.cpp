@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli_support.hpp"
@@ -165,22 +166,27 @@ void registerMask(CLI::App& app, int& exitCode) {
       "RTRL's Jacobian",
       exitCode, [o] { return runMask(*o); });
   requireExistingFile(cmd->add_option("GRAPH", o->file, "Graph file (*.rnn.json)")->required());
+  const CLI::Range positive(1, std::numeric_limits<int>::max());
   cmd->add_option("--node", o->node, "Only recurrent node K (1-based, in schedule order)")
-      ->check(CLI::PositiveNumber);
+      ->type_name("K")
+      ->check(positive);
   cmd->add_option("--snap", o->snap,
                   "Also report SnAp-n for this n (1, 2, 3 and the exact mask always are); "
                   "the PNG draws M_n (default: the exact mask)")
-      ->check(CLI::PositiveNumber);
+      ->type_name("N")
+      ->check(positive);
   cmd->add_flag("--json", o->json,
                 "Print {\"nodes\": [{\"layers\", \"state_size\", \"params\", \"snap\": {\"1\", "
                 "\"2\", \"3\", \"inf\"}, \"colors_I\", \"colors_D\", ...}]}; a node RTRL cannot "
                 "take has \"refused\" instead of the figures");
   cmd->add_option("--png", o->png,
                   "Draw I | D | M_n of each node, entries in their row's colour class (M_n's "
-                  "entries outside I in grey), nodes stacked top to bottom");
+                  "entries outside I in grey), nodes stacked top to bottom")
+      ->type_name("FILE");
   cmd->add_option("--bptt-length", o->bpttLength,
                   "Frames of BPTT to compare memory with (default 100)")
-      ->check(CLI::PositiveNumber);
+      ->type_name("T")
+      ->check(positive);
 }
 
 }  // namespace rnnwb::cli
