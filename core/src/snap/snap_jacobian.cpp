@@ -1,0 +1,49 @@
+#include "rnnwb/core/snap/snap_jacobian.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "rnnwb/core/snap/masked_product.hpp"
+
+namespace rnnwb::snap {
+
+SnapJacobian::SnapJacobian(const SparseCsr& maskByParameter, const SparseCsr& immediateByParameter)
+    : m_jacobian(maskByParameter), m_mix(immediateByParameter, maskByParameter) {
+  m_jacobian.values.assign(m_jacobian.colIndex.size(), 0.0f);
+  m_next.resize(m_jacobian.colIndex.size());
+}
+
+SnapJacobian SnapJacobian::forNode(const SnapPatterns& patterns, int n) {
+  const BitMatrix mask = n == 0 ? patterns.exactMask() : patterns.mask(n);
+  return SnapJacobian(patterns.expandByParameter(mask),
+                      patterns.expandByParameter(patterns.immediate()));
+}
+
+void SnapJacobian::reset() { std::fill(m_jacobian.values.begin(), m_jacobian.values.end(), 0.0f); }
+
+void SnapJacobian::step(const float* d, std::span<const float> immediate, int threads) {
+  const int h = stateSize();
+  // Ĵ serves as X (with its values) and as the mask M (its pattern): one pattern, as in SnAp.
+  maskedProduct(d, h, h, m_jacobian, m_jacobian, m_next, threads);
+  m_mix.addImmediate(immediate, m_next);
+  m_jacobian.values.swap(m_next);
+}
+
+void SnapJacobian::accumulateGradient(std::span<const float> dLossDState,
+                                      std::span<float> gradient) const {
+  if (static_cast<int>(dLossDState.size()) != stateSize() ||
+      static_cast<int>(gradient.size()) != parameterCount())
+    throw std::invalid_argument("SnAp gradient: got " + std::to_string(dLossDState.size()) +
+                                " state and " + std::to_string(gradient.size()) +
+                                " parameter values, expected " + std::to_string(stateSize()) +
+                                " and " + std::to_string(parameterCount()));
+  for (int p = 0; p < parameterCount(); ++p) {
+    float sum = 0.0f;
+    for (std::int32_t q = m_jacobian.rowStart[p]; q < m_jacobian.rowStart[p + 1]; ++q)
+      sum += dLossDState[m_jacobian.colIndex[q]] * m_jacobian.values[q];
+    gradient[p] += sum;
+  }
+}
+
+}  // namespace rnnwb::snap
