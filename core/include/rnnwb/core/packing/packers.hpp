@@ -24,6 +24,12 @@ PackedLayout packBaseline(std::span<const ExampleSize> sizes, int rowWidth = 0,
 PackedLayout packShelves(std::span<const ExampleSize> sizes, int rowWidth = 0,
                          int firstIndex = 0);
 
+/// Last-minute batch padding as a layout, to run the same 2-D layer on it: every example alone
+/// in a row block of max h x max w (top-left aligned), blocks stacked with separator rows. A
+/// 2-D layer then computes B (max w + max h - 1) max h cells (lmbr_skewed) plus the B - 1
+/// separator rows (the separators stand for the batch dimension, which a scan never crosses).
+PackedLayout padBatch(std::span<const ExampleSize> sizes);
+
 /// The packers by name ("baseline", "shelf"), baseline first.
 const std::vector<std::string>& packerNames();
 
