@@ -120,6 +120,7 @@ void TestPackingOps::flipIsAnInvolutionThatMirrorsEachExample() {
   for (ScanDirection d : kScanDirections) {
     const FeatureMap f = flip(l, packed, d);
     QVERIFY(flip(l, f, d) == packed);
+    QVERIFY(skewedMask(l, d) == skew(l, flip(l, packedMask(l), d)));
     QCOMPARE(skew(l, f).width, l.skewedWidth);
   }
   // In a bottom-right flip, an example's top-left pixel lands at its mirrored place in the row.

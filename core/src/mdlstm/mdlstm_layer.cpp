@@ -122,7 +122,7 @@ FeatureMap mdlstmForwardPacked(const Mdlstm2dParameters& p, const PackedLayout& 
                                Mdlstm2dTape& tape) {
   using namespace packing;
   FeatureMap input = skew(layout, flip(layout, packed, direction));
-  FeatureMap mask = skew(layout, flip(layout, packedMask(layout), direction));
+  FeatureMap mask = skewedMask(layout, direction);
   tape = mdlstmForward(p, std::move(input), std::move(mask));
   return flip(layout, unskew(layout, tape.output), direction);
 }

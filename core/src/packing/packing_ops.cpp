@@ -62,6 +62,22 @@ FeatureMap packedMask(const PackedLayout& layout) {
   return mask;
 }
 
+FeatureMap skewedMask(const PackedLayout& layout, ScanDirection direction) {
+  const bool horizontal =
+      direction == ScanDirection::TopRight || direction == ScanDirection::BottomRight;
+  const bool vertical =
+      direction == ScanDirection::BottomLeft || direction == ScanDirection::BottomRight;
+  FeatureMap mask(layout.height, layout.skewedWidth, 1);
+  for (const ExamplePlace& p : layout.places) {
+    const PackedRow& r = layout.rows[p.row];
+    const int x0 = horizontal ? r.length - p.x - p.width : p.x;
+    const int y0 = vertical ? 2 * r.top + r.height - p.y - p.height : p.y;
+    for (int y = y0; y < y0 + p.height; ++y)
+      for (int x = x0; x < x0 + p.width; ++x) mask.at(y, x + y - r.top) = 1.0f;
+  }
+  return mask;
+}
+
 FeatureMap skew(const PackedLayout& layout, const FeatureMap& packed) {
   requireShape(packed, layout.height, layout.width, "skew");
   FeatureMap skewed(layout.height, layout.skewedWidth, packed.channels);
@@ -96,6 +112,7 @@ const char* scanDirectionName(ScanDirection direction) {
 
 FeatureMap flip(const PackedLayout& layout, const FeatureMap& packed, ScanDirection direction) {
   requireShape(packed, layout.height, layout.width, "flip");
+  if (direction == ScanDirection::TopLeft) return packed;
   const bool horizontal =
       direction == ScanDirection::TopRight || direction == ScanDirection::BottomRight;
   const bool vertical =
