@@ -29,8 +29,8 @@ struct PackOptions {
 // The examples to pack: their sizes, and where the pixels are when there are any.
 struct ExampleSource {
   std::vector<ExampleSize> sizes;
-  std::vector<fs::path> files;      // --images
-  std::vector<Image> images;        // --synthetic-words
+  std::vector<fs::path> files;  // --images
+  std::vector<Image> images;    // --synthetic-words
 };
 
 std::vector<ExampleSize> readSizesFile(const std::string& file) {
@@ -45,8 +45,8 @@ std::vector<ExampleSize> readSizesFile(const std::string& file) {
     std::string rest;
     if (!(fields >> s.height >> s.width) || (fields >> rest) || s.height <= 0 || s.width <= 0)
       throw std::runtime_error(file + ":" + std::to_string(number) +
-                               ": expected 'height width' (two positive integers), got '" +
-                               line + "'");
+                               ": expected 'height width' (two positive integers), got '" + line +
+                               "'");
     sizes.push_back(s);
   }
   return sizes;
@@ -81,10 +81,14 @@ nlohmann::json figuresJson(const PackingFigures& f) {
   nlohmann::json packers = nlohmann::json::object();
   for (const auto& [name, cells] : f.packers)
     packers[name] = {{"packed", cells.packed}, {"packed_skewed", cells.packedSkewed}};
-  return {{"examples", f.examples},     {"batches", f.batches},
-          {"real", f.real},             {"lmbr", f.lmbr},
-          {"lmbr_skewed", f.lmbrSkewed}, {"packed", f.baseline.packed},
-          {"packed_skewed", f.baseline.packedSkewed}, {"packers", packers}};
+  return {{"examples", f.examples},
+          {"batches", f.batches},
+          {"real", f.real},
+          {"lmbr", f.lmbr},
+          {"lmbr_skewed", f.lmbrSkewed},
+          {"packed", f.baseline.packed},
+          {"packed_skewed", f.baseline.packedSkewed},
+          {"packers", packers}};
 }
 
 void printRow(const std::string& figure, long long cells, long long real) {
@@ -95,8 +99,8 @@ void printRow(const std::string& figure, long long cells, long long real) {
 
 void printTable(const PackingFigures& f, const PackOptions& o) {
   std::cout << f.examples << " examples in " << f.batches << " batches of " << o.batch
-            << ", row width " << (o.width > 0 ? std::to_string(o.width) : "the widest of each batch")
-            << "\n\n"
+            << ", row width "
+            << (o.width > 0 ? std::to_string(o.width) : "the widest of each batch") << "\n\n"
             << std::left << std::setw(26) << "figure" << std::right << std::setw(14) << "cells"
             << std::setw(12) << "efficiency" << '\n';
   printRow("real", f.real, f.real);
@@ -109,8 +113,7 @@ void printTable(const PackingFigures& f, const PackOptions& o) {
   std::cout << "\npredicted speed-up of a 2-D layer over lmbr (lmbr_skewed / packed_skewed):\n";
   for (const auto& [name, cells] : f.packers) {
     std::cout << "  " << std::left << std::setw(10) << name << std::right << std::setprecision(2)
-              << static_cast<double>(f.lmbrSkewed) / static_cast<double>(cells.packedSkewed)
-              << "x";
+              << static_cast<double>(f.lmbrSkewed) / static_cast<double>(cells.packedSkewed) << "x";
     if (name != "baseline")
       std::cout << "  (" << std::setprecision(1)
                 << 100.0 * (1.0 - static_cast<double>(cells.packedSkewed) /
@@ -127,8 +130,10 @@ void writePicture(const ExampleSource& src, const PackOptions& o) {
   const PackedLayout layout = packWith(o.packer, sizes, o.width);
   std::vector<FeatureMap> ink;
   for (std::size_t i = 0; i < count; ++i) {
-    if (!src.images.empty()) ink.push_back(inkFeatures(src.images[i]));
-    else if (!src.files.empty()) ink.push_back(inkFeatures(readGrayPng(src.files[i])));
+    if (!src.images.empty())
+      ink.push_back(inkFeatures(src.images[i]));
+    else if (!src.files.empty())
+      ink.push_back(inkFeatures(readGrayPng(src.files[i])));
     else {  // --sizes: no pixels, a light fill shows the examples' extent
       FeatureMap& m = ink.emplace_back(sizes[i].height, sizes[i].width, 1);
       std::fill(m.data.begin(), m.data.end(), 0.25f);
@@ -149,8 +154,10 @@ int runPack(const PackOptions& o) {
   std::vector<std::string> others;
   if (o.packer != "baseline") others.push_back(o.packer);
   const PackingFigures f = computeFigures(src.sizes, o.batch, o.width, others);
-  if (o.json) std::cout << figuresJson(f).dump(2) << '\n';
-  else printTable(f, o);
+  if (o.json)
+    std::cout << figuresJson(f).dump(2) << '\n';
+  else
+    printTable(f, o);
   if (!o.png.empty()) writePicture(src, o);
   return 0;
 }
@@ -159,10 +166,10 @@ int runPack(const PackOptions& o) {
 
 void registerPack(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<PackOptions>();
-  CLI::App* cmd = addCommand(
-      app, "pack",
-      "Cells a 2-D recurrent layer computes with batch padding and with example packing",
-      exitCode, [o] { return runPack(*o); });
+  CLI::App* cmd =
+      addCommand(app, "pack",
+                 "Cells a 2-D recurrent layer computes with batch padding and with example packing",
+                 exitCode, [o] { return runPack(*o); });
   // Exactly one source of examples.
   CLI::Option_group* source = cmd->add_option_group("source", "Where the examples come from");
   requireExistingFile(

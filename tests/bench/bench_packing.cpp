@@ -75,12 +75,13 @@ nlohmann::json runBatchSize(int batch, const std::vector<FeatureMap>& ink,
       }
     }
   const PackingFigures f = computeFigures(sizes, batch, 0, {"shelf"});
-  nlohmann::json r{{"batch", batch},
-                   {"real", f.real},
-                   {"lmbr_skewed", f.lmbrSkewed},
-                   {"computed_cells", {{"lmbr", cells[0]}, {"baseline", cells[1]}, {"shelf", cells[2]}}},
-                   {"seconds_per_epoch",
-                    {{"lmbr", seconds[0]}, {"baseline", seconds[1]}, {"shelf", seconds[2]}}}};
+  nlohmann::json r{
+      {"batch", batch},
+      {"real", f.real},
+      {"lmbr_skewed", f.lmbrSkewed},
+      {"computed_cells", {{"lmbr", cells[0]}, {"baseline", cells[1]}, {"shelf", cells[2]}}},
+      {"seconds_per_epoch",
+       {{"lmbr", seconds[0]}, {"baseline", seconds[1]}, {"shelf", seconds[2]}}}};
   for (int m = 1; m < 3; ++m) {
     const long long skewed = f.packers.at(kMethods[m]).packedSkewed;
     r["packed_skewed"][kMethods[m]] = skewed;
@@ -110,15 +111,20 @@ void printResult(const nlohmann::json& r) {
 Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--words")) o.words = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--units")) o.units = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--epochs")) o.epochs = std::stoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--out")) o.out = argv[i + 1];
+    if (!std::strcmp(argv[i], "--words"))
+      o.words = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--units"))
+      o.units = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--epochs"))
+      o.epochs = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--out"))
+      o.out = argv[i + 1];
     else if (!std::strcmp(argv[i], "--batch")) {
       o.batches.clear();
       std::stringstream list(argv[i + 1]);
       for (std::string b; std::getline(list, b, ',');) o.batches.push_back(std::stoi(b));
-    } else throw std::invalid_argument(std::string("unknown option ") + argv[i]);
+    } else
+      throw std::invalid_argument(std::string("unknown option ") + argv[i]);
   }
   return o;
 }
@@ -143,9 +149,12 @@ int main(int argc, char** argv) {
     results.push_back(runBatchSize(batch, ink, sizes, o));
     printResult(results.back());
   }
-  std::ofstream(o.out) << nlohmann::json{{"words", o.words}, {"units", o.units},
-                                         {"epochs", o.epochs}, {"layer", "2-D LSTM, Leaky LP, 1 input, top-left scan"},
-                                         {"results", results}}.dump(2)
+  std::ofstream(o.out) << nlohmann::json{{"words", o.words},
+                                         {"units", o.units},
+                                         {"epochs", o.epochs},
+                                         {"layer", "2-D LSTM, Leaky LP, 1 input, top-left scan"},
+                                         {"results", results}}
+                              .dump(2)
                        << '\n';
   std::cout << "wrote " << o.out << '\n';
   return 0;

@@ -116,7 +116,7 @@ void TestBaselinePacker::widerThanWidthNamesTheExample() {
     QVERIFY2(QString(e.what()).contains("example 2 is 30 pixels wide"), e.what());
   }
   try {
-    computeFigures(kList, 4, 3, {});  // batch 1: example 4 (w 4) is the first too wide
+    computeFigures(kList, 4, 3, {});  // example 0 (w 20) is the first too wide
     QFAIL("no error for an example wider than W");
   } catch (const std::invalid_argument& e) {
     QVERIFY2(QString(e.what()).contains("example 0 is 20"), e.what());

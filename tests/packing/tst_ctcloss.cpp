@@ -23,7 +23,8 @@ std::vector<int> collapse(const std::vector<int>& path) {
 }
 
 // -log of the sum over all K^T paths that collapse to `labels` of the product of softmaxes.
-double bruteForceLoss(const std::vector<float>& logits, int T, int K, const std::vector<int>& labels) {
+double bruteForceLoss(const std::vector<float>& logits, int T, int K,
+                      const std::vector<int>& labels) {
   std::vector<double> p(logits.size());
   for (int t = 0; t < T; ++t) {
     double sum = 0;

@@ -71,8 +71,8 @@ class TestMdlstm : public QObject {
 void TestMdlstm::packedEqualsAlone_data() {
   QTest::addColumn<QString>("packer");
   QTest::addColumn<int>("direction");
-  for (const std::string& name : {std::string("baseline"), std::string("shelf"),
-                                  std::string("padded")})
+  for (const std::string& name :
+       {std::string("baseline"), std::string("shelf"), std::string("padded")})
     for (int d = 0; d < 4; ++d)
       QTest::newRow((name + " " + scanDirectionName(kScanDirections[d])).c_str())
           << QString::fromStdString(name) << d;
@@ -142,8 +142,9 @@ void TestMdlstm::gradientsMatchFiniteDifferences() {
     const double down = loss();
     value = keep;
     const double numeric = (up - down) / (2 * eps);
-    QVERIFY2(std::abs(numeric - analytic) <= 2e-3 + 2e-2 * std::abs(numeric),
-             qPrintable(QString("%1: numeric %2 analytic %3").arg(what).arg(numeric).arg(analytic)));
+    QVERIFY2(
+        std::abs(numeric - analytic) <= 2e-3 + 2e-2 * std::abs(numeric),
+        qPrintable(QString("%1: numeric %2 analytic %3").arg(what).arg(numeric).arg(analytic)));
   };
   for (std::size_t k = 0; k < x.data.size(); k += 3) check(x.data[k], dx.data[k], "input");
   const auto params = p.tensors();

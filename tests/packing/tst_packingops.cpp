@@ -93,8 +93,8 @@ void TestPackingOps::skewShiftsEachRowBlockOnItsOwn() {
   QCOMPARE(s.at(0, 0), packed.at(0, 0));
   QCOMPARE(s.at(2, 2 + 3), packed.at(2, 3));  // row 2 of block 0 moves right by 2
   QCOMPARE(s.at(2, 0), 0.0f);
-  QCOMPARE(s.at(3, 1), 0.0f);                 // separator row stays zero
-  QCOMPARE(s.at(4, 0), packed.at(4, 0));      // block 1 starts again unshifted
+  QCOMPARE(s.at(3, 1), 0.0f);             // separator row stays zero
+  QCOMPARE(s.at(4, 0), packed.at(4, 0));  // block 1 starts again unshifted
   QCOMPARE(s.at(5, 1 + 4), packed.at(5, 4));
   QCOMPARE(skew(l, packedMask(l)).at(5, 0), 0.0f);
 }

@@ -104,7 +104,8 @@ void TestWordImages::syntheticWordsAreDeterministic() {
   QVERIFY(differentFromC > 20);
   // Ink is there: some pixels dark, most paper.
   const Image& img = a[0].image;
-  const auto dark = std::count_if(img.pixels.begin(), img.pixels.end(), [](auto p) { return p < 100; });
+  const auto dark =
+      std::count_if(img.pixels.begin(), img.pixels.end(), [](auto p) { return p < 100; });
   QVERIFY(dark > 10);
   QVERIFY(dark < static_cast<long>(img.pixels.size()) * 3 / 4);
 }

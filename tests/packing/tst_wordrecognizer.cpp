@@ -79,12 +79,15 @@ void TestWordRecognizer::configErrorsNameTheLayer() {
     return {};
   };
   QVERIFY(error(R"({"alphabet": "ab", "layers": [{"type": "mdlstm", "units": 2},
-                   {"type": "conv3d"}]})").contains("m.json: layers[1]: unknown layer type"));
+                   {"type": "conv3d"}]})")
+              .contains("m.json: layers[1]: unknown layer type"));
   QVERIFY(error(R"({"alphabet": "ab", "layers": [{"type": "block_conv", "block": [2],
-                   "outputs": 3}]})").contains("layers[0]: 'block' must be"));
+                   "outputs": 3}]})")
+              .contains("layers[0]: 'block' must be"));
   QVERIFY(error(R"({"layers": []})").contains("'alphabet'"));
   QVERIFY(error(R"({"alphabet": "a", "packer": "magic", "layers": [{"type": "mdlstm",
-                   "units": 1}]})").contains("unknown packer 'magic'"));
+                   "units": 1}]})")
+              .contains("unknown packer 'magic'"));
 }
 
 void TestWordRecognizer::gradientsMatchFiniteDifferences_data() {
@@ -119,7 +122,10 @@ void TestWordRecognizer::gradientsMatchFiniteDifferences() {
       const double numeric = (up - down) / (2 * eps), analytic = (*grads[t])[k];
       QVERIFY2(std::abs(numeric - analytic) <= 3e-3 + 5e-2 * std::abs(numeric),
                qPrintable(QString("tensor %1 [%2]: numeric %3 analytic %4")
-                              .arg(t).arg(k).arg(numeric).arg(analytic)));
+                              .arg(t)
+                              .arg(k)
+                              .arg(numeric)
+                              .arg(analytic)));
       ++checked;
     }
   QVERIFY(checked > 60);

@@ -9,8 +9,12 @@
 namespace rnnwb::mdlstm {
 
 BlockConvParameters::BlockConvParameters(int in, int out, int bh, int bw)
-    : inputs(in), outputs(out), blockHeight(bh), blockWidth(bw),
-      weights(static_cast<std::size_t>(out) * bh * bw * in, 0.0f), bias(out, 0.0f) {}
+    : inputs(in),
+      outputs(out),
+      blockHeight(bh),
+      blockWidth(bw),
+      weights(static_cast<std::size_t>(out) * bh * bw * in, 0.0f),
+      bias(out, 0.0f) {}
 
 void BlockConvParameters::initialize(std::uint64_t seed) {
   SplitMix64 random(seed);
@@ -48,13 +52,13 @@ std::vector<FeatureMap> blockConvBackward(const BlockConvParameters& p, const Bl
     throw std::invalid_argument("block convolution: output gradients of the wrong size");
   for (std::size_t i = 0; i < dPre.size(); ++i) dPre[i] *= 1.0f - tape.output[i] * tape.output[i];
   const int blocks = tape.chunks.blockCount(), k = tape.chunks.rowSize();
-  gemm(true, false, p.outputs, k, blocks, 1.0f, dPre.data(), p.outputs, tape.chunks.rows.data(),
-       k, 1.0f, grads.weights.data(), k);
+  gemm(true, false, p.outputs, k, blocks, 1.0f, dPre.data(), p.outputs, tape.chunks.rows.data(), k,
+       1.0f, grads.weights.data(), k);
   for (int b = 0; b < blocks; ++b)
     for (int o = 0; o < p.outputs; ++o) grads.bias[o] += dPre[std::size_t(b) * p.outputs + o];
   packing::BlockChunks dIn = tape.chunks;
-  gemm(false, false, blocks, k, p.outputs, 1.0f, dPre.data(), p.outputs, p.weights.data(), k,
-       0.0f, dIn.rows.data(), k);
+  gemm(false, false, blocks, k, p.outputs, 1.0f, dPre.data(), p.outputs, p.weights.data(), k, 0.0f,
+       dIn.rows.data(), k);
   return packing::unchunkBlocks(dIn);
 }
 

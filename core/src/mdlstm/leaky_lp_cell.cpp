@@ -8,8 +8,8 @@ namespace {
 inline float sigmoid(float a) { return 1.0f / (1.0f + std::exp(-a)); }
 }  // namespace
 
-void leakyLpForward(int count, int n, float* gates, const float* cLeft, const float* cUp,
-                    float* c, float* h) {
+void leakyLpForward(int count, int n, float* gates, const float* cLeft, const float* cUp, float* c,
+                    float* h) {
   for (int k = 0; k < count; ++k) {
     float* g = gates + static_cast<std::ptrdiff_t>(k) * kGateCount * n;
     const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(k) * n;
@@ -30,8 +30,8 @@ void leakyLpForward(int count, int n, float* gates, const float* cLeft, const fl
 }
 
 void leakyLpBackward(int count, int n, const float* gates, const float* cLeft, const float* cUp,
-                     const float* c, const float* dh, const float* dc, float* dPre,
-                     float* dcLeft, float* dcUp) {
+                     const float* c, const float* dh, const float* dc, float* dPre, float* dcLeft,
+                     float* dcUp) {
   for (int k = 0; k < count; ++k) {
     const float* g = gates + static_cast<std::ptrdiff_t>(k) * kGateCount * n;
     float* d = dPre + static_cast<std::ptrdiff_t>(k) * kGateCount * n;

@@ -26,14 +26,15 @@ void zeroMaskedCells(const FeatureMap& mask, int x, int n, float* a, float* b) {
 void addRecurrentInput(const Mdlstm2dParameters& p, const float* hPrev, int height, float* g) {
   const int n = p.units;
   gemm(false, true, height, G * n, n, 1.0f, hPrev, n, p.leftWeights.data(), n, 1.0f, g, G * n);
-  gemm(false, true, height - 1, G * n, n, 1.0f, hPrev, n, p.upWeights.data(), n, 1.0f,
-       g + G * n, G * n);
+  gemm(false, true, height - 1, G * n, n, 1.0f, hPrev, n, p.upWeights.data(), n, 1.0f, g + G * n,
+       G * n);
 }
 
 }  // namespace
 
 Mdlstm2dParameters::Mdlstm2dParameters(int in, int n)
-    : inputs(in), units(n),
+    : inputs(in),
+      units(n),
       inputWeights(static_cast<std::size_t>(G) * n * in, 0.0f),
       leftWeights(static_cast<std::size_t>(G) * n * n, 0.0f),
       upWeights(static_cast<std::size_t>(G) * n * n, 0.0f),
@@ -64,7 +65,8 @@ Mdlstm2dTape mdlstmForward(const Mdlstm2dParameters& p, FeatureMap input, Featur
   gemm(false, true, cells, G * n, p.inputs, 1.0f, t.input.data.data(), p.inputs,
        p.inputWeights.data(), p.inputs, 0.0f, t.gates.data.data(), G * n);
   for (int k = 0; k < cells; ++k)
-    for (int j = 0; j < G * n; ++j) t.gates.data[static_cast<std::size_t>(k) * G * n + j] += p.bias[j];
+    for (int j = 0; j < G * n; ++j)
+      t.gates.data[static_cast<std::size_t>(k) * G * n + j] += p.bias[j];
   for (int x = 0; x < W; ++x) {
     float* g = t.gates.column(x);
     const float* cPrev = x > 0 ? t.cells.column(x - 1) : nullptr;
@@ -110,10 +112,11 @@ FeatureMap mdlstmBackward(const Mdlstm2dParameters& p, const Mdlstm2dTape& t,
   gemm(true, false, G * n, p.inputs, cells, 1.0f, dPre.data.data(), G * n, t.input.data.data(),
        p.inputs, 1.0f, grads.inputWeights.data(), p.inputs);
   for (int k = 0; k < cells; ++k)
-    for (int j = 0; j < G * n; ++j) grads.bias[j] += dPre.data[static_cast<std::size_t>(k) * G * n + j];
+    for (int j = 0; j < G * n; ++j)
+      grads.bias[j] += dPre.data[static_cast<std::size_t>(k) * G * n + j];
   FeatureMap dInput(H, W, p.inputs);
-  gemm(false, false, cells, p.inputs, G * n, 1.0f, dPre.data.data(), G * n,
-       p.inputWeights.data(), p.inputs, 0.0f, dInput.data.data(), p.inputs);
+  gemm(false, false, cells, p.inputs, G * n, 1.0f, dPre.data.data(), G * n, p.inputWeights.data(),
+       p.inputs, 0.0f, dInput.data.data(), p.inputs);
   return dInput;
 }
 

@@ -58,7 +58,8 @@ RecognizerConfig parseRecognizerConfig(const nlohmann::json& json, const std::st
   if (!json.contains("layers") || !json["layers"].is_array() || json["layers"].empty())
     throw std::runtime_error(source + ": 'layers' must be a non-empty array");
   for (std::size_t i = 0; i < json["layers"].size(); ++i)
-    c.layers.push_back(parseLayer(json["layers"][i], source + ": layers[" + std::to_string(i) + "]"));
+    c.layers.push_back(
+        parseLayer(json["layers"][i], source + ": layers[" + std::to_string(i) + "]"));
   return c;
 }
 

@@ -11,8 +11,8 @@
 
 namespace rnnwb::mdlstm {
 
-using packing::PackedLayout;
 using packing::ExampleSize;
+using packing::PackedLayout;
 
 struct WordRecognizer::Tape {
   std::vector<BlockConvTape> conv;
@@ -151,8 +151,9 @@ std::vector<FeatureMap> WordRecognizer::forward(std::vector<FeatureMap> x, Tape&
     const int n = stage.config.units;
     FeatureMap all(layout.height, layout.width, 4 * n);
     for (int d = 0; d < 4; ++d)
-      putChannels(all, mdlstmForwardPacked(stage.scans[d], layout, packed,
-                                           packing::kScanDirections[d], tape.scans[s][d]),
+      putChannels(all,
+                  mdlstmForwardPacked(stage.scans[d], layout, packed, packing::kScanDirections[d],
+                                      tape.scans[s][d]),
                   d * n);
     cells += layout.skewedCells();
     x = packing::unpack(layout, all);
@@ -181,6 +182,35 @@ void WordRecognizer::backward(std::vector<FeatureMap> dx, Tape& tape) {
   }
 }
 
+std::vector<float> WordRecognizer::logitsOf(const std::vector<float>& sequence, int frames) const {
+  const int classes = static_cast<int>(m_config.alphabet.size()) + 1;
+  std::vector<float> logits(static_cast<std::size_t>(frames) * classes);
+  for (int t = 0; t < frames; ++t)
+    std::copy(m_outBias.begin(), m_outBias.end(), logits.begin() + std::size_t(t) * classes);
+  gemm(false, true, frames, classes, m_features, 1.0f, sequence.data(), m_features,
+       m_outWeights.data(), m_features, 1.0f, logits.data(), classes);
+  return logits;
+}
+
+FeatureMap WordRecognizer::outputBackward(const FeatureMap& features,
+                                          const std::vector<float>& sequence,
+                                          const std::vector<float>& dLogits) {
+  const int classes = static_cast<int>(m_config.alphabet.size()) + 1, C = m_features;
+  const int T = features.width;
+  std::vector<float> dSeq(static_cast<std::size_t>(T) * C, 0.0f);
+  gemm(false, false, T, C, classes, 1.0f, dLogits.data(), classes, m_outWeights.data(), C, 0.0f,
+       dSeq.data(), C);
+  gemm(true, false, classes, C, T, 1.0f, dLogits.data(), classes, sequence.data(), C, 1.0f,
+       m_outWeightsGrad.data(), C);
+  for (int t = 0; t < T; ++t)
+    for (int k = 0; k < classes; ++k) m_outBiasGrad[k] += dLogits[std::size_t(t) * classes + k];
+  FeatureMap d(features.height, T, C);
+  for (int x = 0; x < T; ++x)  // the column sum hands its gradient to every row
+    for (int y = 0; y < d.height; ++y)
+      std::copy_n(dSeq.begin() + std::size_t(x) * C, C, d.data.begin() + d.offset(y, x));
+  return d;
+}
+
 RecognizerReport WordRecognizer::run(const std::vector<WordExample>& batch, bool withBackward) {
   RecognizerReport report;
   report.examples = static_cast<int>(batch.size());
@@ -192,16 +222,13 @@ RecognizerReport WordRecognizer::run(const std::vector<WordExample>& batch, bool
   }
   Tape tape;
   const std::vector<FeatureMap> features = forward(std::move(inputs), tape, report.mdlstmCells);
-  const int classes = static_cast<int>(m_config.alphabet.size()) + 1, C = m_features;
+  const int classes = static_cast<int>(m_config.alphabet.size()) + 1;
   std::vector<std::vector<float>> sequences, dLogits(batch.size());
   long long edits = 0, characters = 0;
   for (std::size_t e = 0; e < batch.size(); ++e) {
     const int T = features[e].width;
     sequences.push_back(collapseColumns(features[e]));
-    std::vector<float> logits(static_cast<std::size_t>(T) * classes);
-    for (int t = 0; t < T; ++t) std::copy(m_outBias.begin(), m_outBias.end(), logits.begin() + std::size_t(t) * classes);
-    gemm(false, true, T, classes, C, 1.0f, sequences[e].data(), C, m_outWeights.data(), C, 1.0f,
-         logits.data(), classes);
+    const std::vector<float> logits = logitsOf(sequences[e], T);
     edits += editDistance(ctcGreedyDecode(logits, T, classes), labels[e]);
     characters += static_cast<long long>(labels[e].size());
     CtcResult ctc = ctcLoss(logits, T, classes, labels[e]);
@@ -219,20 +246,9 @@ RecognizerReport WordRecognizer::run(const std::vector<WordExample>& batch, bool
   for (std::vector<float>* g : gradients()) std::fill(g->begin(), g->end(), 0.0f);
   std::vector<FeatureMap> dx;
   for (std::size_t e = 0; e < batch.size(); ++e) {
-    const int T = features[e].width;
-    FeatureMap& d = dx.emplace_back(features[e].height, T, C);
-    if (dLogits[e].empty()) continue;
-    for (float& v : dLogits[e]) v /= static_cast<float>(counted);
-    std::vector<float> dSeq(static_cast<std::size_t>(T) * C, 0.0f);
-    gemm(false, false, T, C, classes, 1.0f, dLogits[e].data(), classes, m_outWeights.data(), C,
-         0.0f, dSeq.data(), C);
-    gemm(true, false, classes, C, T, 1.0f, dLogits[e].data(), classes, sequences[e].data(), C,
-         1.0f, m_outWeightsGrad.data(), C);
-    for (int t = 0; t < T; ++t)
-      for (int k = 0; k < classes; ++k) m_outBiasGrad[k] += dLogits[e][std::size_t(t) * classes + k];
-    for (int x = 0; x < T; ++x)  // the column sum hands its gradient to every row
-      for (int y = 0; y < d.height; ++y)
-        std::copy_n(dSeq.begin() + std::size_t(x) * C, C, d.data.begin() + d.offset(y, x));
+    for (float& v : dLogits[e]) v /= static_cast<float>(counted);  // gradient of the mean
+    dx.push_back(dLogits[e].empty() ? FeatureMap(features[e].height, features[e].width, m_features)
+                                    : outputBackward(features[e], sequences[e], dLogits[e]));
   }
   backward(std::move(dx), tape);
   double norm = 0;
@@ -259,7 +275,8 @@ RecognizerReport WordRecognizer::trainStep(const std::vector<WordExample>& batch
 void WordRecognizer::adamStep(double gradNorm) {
   const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
   const double clip = m_config.gradientClip > 0 && gradNorm > m_config.gradientClip
-                          ? m_config.gradientClip / gradNorm : 1.0;
+                          ? m_config.gradientClip / gradNorm
+                          : 1.0;
   ++m_steps;
   const double lr = m_config.learningRate * std::sqrt(1.0 - std::pow(b2, double(m_steps))) /
                     (1.0 - std::pow(b1, double(m_steps)));
@@ -281,11 +298,7 @@ std::string WordRecognizer::recognize(const packing::Image& image) {
   long long cells = 0;
   const FeatureMap f = forward({packing::inkFeatures(image)}, tape, cells)[0];
   const int classes = static_cast<int>(m_config.alphabet.size()) + 1;
-  const std::vector<float> seq = collapseColumns(f);
-  std::vector<float> logits(static_cast<std::size_t>(f.width) * classes);
-  for (int t = 0; t < f.width; ++t) std::copy(m_outBias.begin(), m_outBias.end(), logits.begin() + std::size_t(t) * classes);
-  gemm(false, true, f.width, classes, m_features, 1.0f, seq.data(), m_features,
-       m_outWeights.data(), m_features, 1.0f, logits.data(), classes);
+  const std::vector<float> logits = logitsOf(collapseColumns(f), f.width);
   std::string text;
   for (int k : ctcGreedyDecode(logits, f.width, classes)) text += m_config.alphabet[k - 1];
   return text;

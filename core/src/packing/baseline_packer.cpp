@@ -9,8 +9,8 @@ namespace {
 
 // Step 2 for one bucket: the widest remaining example that fits, ties to the lower index.
 // `remaining` is in increasing index order, so a strictly wider one is needed to replace a pick.
-int widestFitting(const std::vector<int>& remaining, std::span<const ExampleSize> sizes,
-                  int length, int count, int rowWidth) {
+int widestFitting(const std::vector<int>& remaining, std::span<const ExampleSize> sizes, int length,
+                  int count, int rowWidth) {
   int best = -1;
   for (std::size_t k = 0; k < remaining.size(); ++k) {
     const int w = sizes[remaining[k]].width;

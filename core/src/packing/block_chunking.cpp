@@ -20,16 +20,15 @@ void forEachBlockCell(const BlockChunks& c, std::size_t firstRow, const ExampleS
         for (int dy = 0; dy < c.blockHeight; ++dy) {
           const int y = by * c.blockHeight + dy, x = bx * c.blockWidth + dx;
           if (y >= size.height || x >= size.width) continue;
-          body(y, x, row * rowSize + (static_cast<std::size_t>(dx) * c.blockHeight + dy) *
-                                         c.channels);
+          body(y, x,
+               row * rowSize + (static_cast<std::size_t>(dx) * c.blockHeight + dy) * c.channels);
         }
     }
 }
 
 }  // namespace
 
-BlockChunks chunkBlocks(const std::vector<FeatureMap>& examples, int blockHeight,
-                        int blockWidth) {
+BlockChunks chunkBlocks(const std::vector<FeatureMap>& examples, int blockHeight, int blockWidth) {
   if (blockHeight <= 0 || blockWidth <= 0)
     throw std::invalid_argument("chunkBlocks: block size must be positive");
   BlockChunks c;
@@ -43,8 +42,8 @@ BlockChunks chunkBlocks(const std::vector<FeatureMap>& examples, int blockHeight
                                   std::to_string(examples[e].channels) + " channels, not " +
                                   std::to_string(c.channels));
     c.sizes.push_back({examples[e].height, examples[e].width});
-    c.grids.push_back({ceilDiv(examples[e].height, blockHeight),
-                       ceilDiv(examples[e].width, blockWidth)});
+    c.grids.push_back(
+        {ceilDiv(examples[e].height, blockHeight), ceilDiv(examples[e].width, blockWidth)});
     blocks += static_cast<std::size_t>(c.grids.back().height) * c.grids.back().width;
   }
   c.rows.assign(blocks * c.rowSize(), 0.0f);
@@ -77,9 +76,8 @@ std::vector<FeatureMap> dechunkRows(const std::vector<float>& rows, int channels
   std::size_t cells = 0;
   for (const ExampleSize& g : grids) cells += static_cast<std::size_t>(g.height) * g.width;
   if (rows.size() != cells * channels)
-    throw std::invalid_argument("dechunkRows: " + std::to_string(rows.size()) +
-                                " values for " + std::to_string(cells) + " blocks of " +
-                                std::to_string(channels));
+    throw std::invalid_argument("dechunkRows: " + std::to_string(rows.size()) + " values for " +
+                                std::to_string(cells) + " blocks of " + std::to_string(channels));
   std::vector<FeatureMap> out;
   auto from = rows.begin();
   for (const ExampleSize& g : grids) {

@@ -54,8 +54,7 @@ std::vector<LabeledImageFile> readIamTranscriptions(const fs::path& transcriptio
     std::replace(entry.text.begin(), entry.text.end(), '|', ' ');
     entry.image = findImage(imageDir, entry.id);
     if (entry.image.empty())
-      throw std::runtime_error(where + "no image " + entry.id + ".png under " +
-                               imageDir.string());
+      throw std::runtime_error(where + "no image " + entry.id + ".png under " + imageDir.string());
     out.push_back(std::move(entry));
   }
   return out;

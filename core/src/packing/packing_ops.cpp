@@ -102,10 +102,14 @@ FeatureMap unskew(const PackedLayout& layout, const FeatureMap& skewed) {
 
 const char* scanDirectionName(ScanDirection direction) {
   switch (direction) {
-    case ScanDirection::TopLeft: return "top-left";
-    case ScanDirection::TopRight: return "top-right";
-    case ScanDirection::BottomLeft: return "bottom-left";
-    case ScanDirection::BottomRight: return "bottom-right";
+    case ScanDirection::TopLeft:
+      return "top-left";
+    case ScanDirection::TopRight:
+      return "top-right";
+    case ScanDirection::BottomLeft:
+      return "bottom-left";
+    case ScanDirection::BottomRight:
+      return "bottom-right";
   }
   return "?";
 }

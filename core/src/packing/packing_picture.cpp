@@ -53,8 +53,7 @@ void paintMap(Image& img, int top, const FeatureMap& values, const FeatureMap& m
       const float v = std::clamp(values.at(y, x), 0.0f, 1.0f);
       Rgb c{90, 90, 90};
       if (mask.at(y, x) > 0.5f)
-        for (int k = 0; k < 3; ++k)
-          c[k] = static_cast<std::uint8_t>(inside[k] * (1.0f - v));
+        for (int k = 0; k < 3; ++k) c[k] = static_cast<std::uint8_t>(inside[k] * (1.0f - v));
       fillRect(img, top + y * scale, x * scale, scale, scale, c);
     }
 }

@@ -71,12 +71,13 @@ PackedLayout packShelves(std::span<const ExampleSize> sizes, int rowWidth, int f
 PackedLayout padBatch(std::span<const ExampleSize> sizes) {
   resolveRowWidth(sizes, 0);
   int maxH = 0, maxW = 0;
-  for (const ExampleSize& s : sizes) maxH = std::max(maxH, s.height), maxW = std::max(maxW, s.width);
+  for (const ExampleSize& s : sizes)
+    maxH = std::max(maxH, s.height), maxW = std::max(maxW, s.width);
   PackedLayout layout;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     layout.rows.push_back({0, maxH, maxW});
-    layout.places.push_back({static_cast<int>(i), static_cast<int>(i), 0, 0, sizes[i].height,
-                             sizes[i].width});
+    layout.places.push_back(
+        {static_cast<int>(i), static_cast<int>(i), 0, 0, sizes[i].height, sizes[i].width});
   }
   finishLayout(layout);
   return layout;

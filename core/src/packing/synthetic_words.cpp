@@ -30,10 +30,10 @@ namespace {
 struct WordStyle {
   int font = 0;
   int pixelSize = 40;
-  double slant = 0.2;       // horizontal shear, x += slant * y
-  double stroke = 0.0;      // outline emboldening in pixels (negative thins)
-  double spacing = 0.0;     // extra pixels between letters
-  double jitter = 0.0;      // baseline wobble amplitude in pixels
+  double slant = 0.2;    // horizontal shear, x += slant * y
+  double stroke = 0.0;   // outline emboldening in pixels (negative thins)
+  double spacing = 0.0;  // extra pixels between letters
+  double jitter = 0.0;   // baseline wobble amplitude in pixels
   int marginX = 4, marginY = 4;
 };
 
@@ -59,12 +59,12 @@ std::vector<fs::path> defaultFonts() {
   const fs::path urw = "/usr/share/fonts/type1/urw-base35";
   const fs::path dejavu = "/usr/share/fonts/truetype/dejavu";
   const std::vector<fs::path> candidates{
-      urw / "Z003-MediumItalic.t1",     urw / "URWBookman-LightItalic.t1",
-      urw / "C059-Italic.t1",           urw / "NimbusRoman-Italic.t1",
-      urw / "P052-Italic.t1",           urw / "NimbusSans-Regular.t1",
-      urw / "URWGothic-Book.t1",        urw / "NimbusSansNarrow-Regular.t1",
-      dejavu / "DejaVuSans.ttf",        dejavu / "DejaVuSerif.ttf",
-      dejavu / "DejaVuSans-Bold.ttf",   dejavu / "DejaVuSansMono.ttf"};
+      urw / "Z003-MediumItalic.t1",   urw / "URWBookman-LightItalic.t1",
+      urw / "C059-Italic.t1",         urw / "NimbusRoman-Italic.t1",
+      urw / "P052-Italic.t1",         urw / "NimbusSans-Regular.t1",
+      urw / "URWGothic-Book.t1",      urw / "NimbusSansNarrow-Regular.t1",
+      dejavu / "DejaVuSans.ttf",      dejavu / "DejaVuSerif.ttf",
+      dejavu / "DejaVuSans-Bold.ttf", dejavu / "DejaVuSansMono.ttf"};
   std::vector<fs::path> found;
   for (const fs::path& f : candidates)
     if (fs::exists(f)) found.push_back(f);
@@ -80,8 +80,8 @@ GlyphBitmap renderGlyph(FT_Face face, char c, const WordStyle& style) {
   if (FT_Render_Glyph(slot, FT_RENDER_MODE_NORMAL))
     throw std::runtime_error(std::string("FreeType cannot render '") + c + "'");
   const FT_Bitmap& b = slot->bitmap;
-  GlyphBitmap g{slot->bitmap_left, slot->bitmap_top, static_cast<int>(b.rows),
-                static_cast<int>(b.width), {}};
+  GlyphBitmap g{
+      slot->bitmap_left, slot->bitmap_top, static_cast<int>(b.rows), static_cast<int>(b.width), {}};
   g.coverage.resize(static_cast<std::size_t>(g.rows) * g.width);
   for (int y = 0; y < g.rows; ++y)
     std::copy_n(b.buffer + static_cast<std::ptrdiff_t>(y) * b.pitch, g.width,
@@ -110,8 +110,8 @@ Image renderWord(FT_Face face, const std::string& word, const WordStyle& style) 
   for (const GlyphBitmap& g : glyphs)
     for (int y = 0; y < g.rows; ++y)
       for (int x = 0; x < g.width; ++x) {
-        std::uint8_t* p = image.pixel(-g.top + y - minY + style.marginY,
-                                      g.left + x - minX + style.marginX);
+        std::uint8_t* p =
+            image.pixel(-g.top + y - minY + style.marginY, g.left + x - minX + style.marginX);
         const std::uint8_t ink = g.coverage[static_cast<std::size_t>(y) * g.width + x];
         *p = std::min<std::uint8_t>(*p, static_cast<std::uint8_t>(255 - ink));
       }
@@ -135,8 +135,9 @@ SyntheticWordGenerator::SyntheticWordGenerator(SyntheticWordOptions options)
       m_random(options.seed),
       m_ft(new FreeType) {
   if (m_fonts.empty())
-    throw std::runtime_error("no fonts for synthetic words: install fonts-urw-base35 or "
-                             "fonts-dejavu-core");
+    throw std::runtime_error(
+        "no fonts for synthetic words: install fonts-urw-base35 or "
+        "fonts-dejavu-core");
   if (FT_Init_FreeType(&m_ft->library)) throw std::runtime_error("cannot start FreeType");
   for (const fs::path& f : m_fonts) {
     FT_Face face = nullptr;

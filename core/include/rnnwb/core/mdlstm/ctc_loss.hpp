@@ -6,8 +6,8 @@
 namespace rnnwb::mdlstm {
 
 struct CtcResult {
-  double loss = 0.0;           // -log p(labels | logits); +infinity when no alignment exists
-  std::vector<float> gradient; // d loss / d logits, T x K row-major (zero when loss is infinite)
+  double loss = 0.0;            // -log p(labels | logits); +infinity when no alignment exists
+  std::vector<float> gradient;  // d loss / d logits, T x K row-major (zero when loss is infinite)
 };
 
 /// logits: T x K row-major, unnormalised (a softmax is applied inside); class 0 is the blank;

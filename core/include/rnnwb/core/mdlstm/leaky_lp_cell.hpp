@@ -18,8 +18,8 @@ enum Gate { kInput = 0, kForget = 1, kOutput = 2, kLambda = 3, kCandidate = 4 };
 /// Forward for `count` cells of `n` units. gates: count x 5n, pre-activations on entry,
 /// activations on return (kept for backward). cLeft, cUp: count x n, or nullptr for zero.
 /// Writes c and h (count x n).
-void leakyLpForward(int count, int n, float* gates, const float* cLeft, const float* cUp,
-                    float* c, float* h);
+void leakyLpForward(int count, int n, float* gates, const float* cLeft, const float* cUp, float* c,
+                    float* h);
 
 /// Backward for the same cells. gates and c as forward left them; cLeft / cUp as in forward.
 /// dh: gradient of the loss with respect to h; dc: with respect to c through later cells
@@ -27,7 +27,7 @@ void leakyLpForward(int count, int n, float* gates, const float* cLeft, const fl
 /// pre-activations) and adds to dcLeft / dcUp (count x n, may be nullptr) the gradient flowing
 /// to the predecessors' cell states.
 void leakyLpBackward(int count, int n, const float* gates, const float* cLeft, const float* cUp,
-                     const float* c, const float* dh, const float* dc, float* dPre,
-                     float* dcLeft, float* dcUp);
+                     const float* c, const float* dh, const float* dc, float* dPre, float* dcLeft,
+                     float* dcUp);
 
 }  // namespace rnnwb::mdlstm

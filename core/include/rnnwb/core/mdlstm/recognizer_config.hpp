@@ -11,9 +11,9 @@ namespace rnnwb::mdlstm {
 
 struct RecognizerLayerConfig {
   enum class Kind { BlockConv, Mdlstm } kind = Kind::Mdlstm;
-  int units = 0;         // mdlstm: units per scan direction (4 directions, concatenated)
-  int outputs = 0;       // block_conv: output channels
-  int blockHeight = 1;   // block_conv: the block (= kernel = stride)
+  int units = 0;        // mdlstm: units per scan direction (4 directions, concatenated)
+  int outputs = 0;      // block_conv: output channels
+  int blockHeight = 1;  // block_conv: the block (= kernel = stride)
   int blockWidth = 1;
 };
 

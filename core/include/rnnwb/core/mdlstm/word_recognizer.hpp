@@ -21,11 +21,11 @@ struct WordExample {
 };
 
 struct RecognizerReport {
-  double loss = 0.0;        // mean CTC loss over the examples that have an alignment
-  double cer = 0.0;         // character error rate of greedy decoding: edits / characters
+  double loss = 0.0;  // mean CTC loss over the examples that have an alignment
+  double cer = 0.0;   // character error rate of greedy decoding: edits / characters
   int examples = 0;
-  int skipped = 0;          // too few frames for their transcription (no CTC alignment)
-  double gradNorm = 0.0;    // before clipping (trainStep only)
+  int skipped = 0;            // too few frames for their transcription (no CTC alignment)
+  double gradNorm = 0.0;      // before clipping (trainStep only)
   long long mdlstmCells = 0;  // skewed cells the 2-D LSTM layers computed (one direction)
 };
 
@@ -63,11 +63,16 @@ class WordRecognizer {
   RecognizerReport run(const std::vector<WordExample>& batch, bool backward);
   std::vector<FeatureMap> forward(std::vector<FeatureMap> x, Tape& tape, long long& cells);
   void backward(std::vector<FeatureMap> dx, Tape& tape);
+  /// The output layer: frames x classes logits of a frames x features sequence, and its backward
+  /// (adds the output layer's gradients; returns the gradient of the pre-collapse map).
+  std::vector<float> logitsOf(const std::vector<float>& sequence, int frames) const;
+  FeatureMap outputBackward(const FeatureMap& features, const std::vector<float>& sequence,
+                            const std::vector<float>& dLogits);
   void adamStep(double gradNorm);
 
   RecognizerConfig m_config;
   std::vector<Stage> m_stages;
-  int m_features = 0;                    // channels reaching the output layer
+  int m_features = 0;  // channels reaching the output layer
   std::vector<float> m_outWeights, m_outBias, m_outWeightsGrad, m_outBiasGrad;
   std::vector<std::vector<float>> m_adamM, m_adamV;
   long long m_steps = 0;

@@ -18,8 +18,7 @@ struct Image {
 
   Image() = default;
   Image(int h, int w, int c, std::uint8_t fill = 0)
-      : height(h), width(w), channels(c),
-        pixels(static_cast<std::size_t>(h) * w * c, fill) {}
+      : height(h), width(w), channels(c), pixels(static_cast<std::size_t>(h) * w * c, fill) {}
   std::uint8_t* pixel(int y, int x) {
     return pixels.data() + (static_cast<std::size_t>(y) * width + x) * channels;
   }

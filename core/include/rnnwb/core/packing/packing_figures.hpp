@@ -10,17 +10,17 @@
 namespace rnnwb::packing {
 
 struct PackerCells {
-  long long packed = 0;         // sum over batches of H x Wp
-  long long packedSkewed = 0;   // sum over batches of H x Ws
+  long long packed = 0;        // sum over batches of H x Wp
+  long long packedSkewed = 0;  // sum over batches of H x Ws
 };
 
 struct PackingFigures {
   long long examples = 0;
   long long batches = 0;
-  long long real = 0;          // sum of h_i w_i
-  long long lmbr = 0;          // sum over batches of B_b max h max w
-  long long lmbrSkewed = 0;    // sum over batches of B_b max h (max w + max h - 1)
-  PackerCells baseline;        // the spec's packed / packed_skewed
+  long long real = 0;                          // sum of h_i w_i
+  long long lmbr = 0;                          // sum over batches of B_b max h max w
+  long long lmbrSkewed = 0;                    // sum over batches of B_b max h (max w + max h - 1)
+  PackerCells baseline;                        // the spec's packed / packed_skewed
   std::map<std::string, PackerCells> packers;  // every packer by name, "baseline" included
 };
 

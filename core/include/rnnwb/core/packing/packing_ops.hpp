@@ -12,9 +12,9 @@ namespace rnnwb::packing {
 enum class ScanDirection { TopLeft, TopRight, BottomLeft, BottomRight };
 
 /// All four, in the order above.
-inline constexpr ScanDirection kScanDirections[] = {
-    ScanDirection::TopLeft, ScanDirection::TopRight, ScanDirection::BottomLeft,
-    ScanDirection::BottomRight};
+inline constexpr ScanDirection kScanDirections[] = {ScanDirection::TopLeft, ScanDirection::TopRight,
+                                                    ScanDirection::BottomLeft,
+                                                    ScanDirection::BottomRight};
 
 /// Copies examples[i] to places[i] of an H x Wp map, zero elsewhere. Every example must have
 /// its place's height and width and the same channel count.
