@@ -1,10 +1,14 @@
 // The word recogniser: its JSON config, gradients of the whole model (block convolutions, four
 // 2-D LSTM directions on packed batches, output layer, CTC) against finite differences, and a
 // few training steps that lower the loss.
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <fstream>
 
 #include <random>
 
+#include "rnnwb/core/mdlstm/word_data.hpp"
 #include "rnnwb/core/mdlstm/word_recognizer.hpp"
 
 using namespace rnnwb::mdlstm;
@@ -56,6 +60,7 @@ class TestWordRecognizer : public QObject {
   void gradientsMatchFiniteDifferences();
   void trainingStepsLowerTheLoss();
   void unknownCharacterNamesTheExample();
+  void iamFolderTrains();
 };
 
 void TestWordRecognizer::exampleConfigIsThePapersSmallModel() {
@@ -154,6 +159,35 @@ void TestWordRecognizer::unknownCharacterNamesTheExample() {
   } catch (const std::invalid_argument& e) {
     QVERIFY2(QString(e.what()).contains("example 1 ('ax'): character 'x'"), e.what());
   }
+}
+
+void TestWordRecognizer::iamFolderTrains() {
+  // A tiny IAM tree: two usable words, one "err" segmentation, one with a character outside
+  // the alphabet; the usable ones go through a training step.
+  QTemporaryDir tmp;
+  const std::filesystem::path root = tmp.path().toStdString();
+  std::filesystem::create_directories(root / "words/a01/a01-000u");
+  const char* ids[] = {"a01-000u-00-00", "a01-000u-00-01", "a01-000u-00-02", "a01-000u-00-03"};
+  const char* texts[] = {"ab", "ba", "ab", "a."};
+  for (int i = 0; i < 4; ++i)
+    rnnwb::packing::writePng(root / "words/a01/a01-000u" / (std::string(ids[i]) + ".png"),
+                             patternWord(i == 3 ? "a" : texts[i]).image);
+  std::ofstream txt(root / "words.txt");
+  for (int i = 0; i < 4; ++i)
+    txt << ids[i] << (i == 2 ? " err" : " ok") << " 154 1 2 3 4 NN " << texts[i] << "\n";
+  txt.close();
+  int skipped = -1;
+  const auto examples = readIamExamples(root, "ab", &skipped);
+  QCOMPARE(int(examples.size()), 2);
+  QCOMPARE(skipped, 2);
+  QCOMPARE(examples[1].text, std::string("ba"));
+  QVERIFY(examples[0].image == patternWord("ab").image);
+  WordRecognizer model(tinyConfig("shelf"));
+  const RecognizerReport r = model.trainStep(examples);
+  QCOMPARE(r.examples, 2);
+  QVERIFY(std::isfinite(r.loss) && r.loss > 0);
+  QVERIFY_EXCEPTION_THROWN(readIamExamples(root / "words", "ab"), std::runtime_error);
+  QCOMPARE(int(syntheticExamples(3, 1).size()), 3);
 }
 
 QTEST_APPLESS_MAIN(TestWordRecognizer)
