@@ -20,6 +20,10 @@
 #include "rnnwb/core/packing/packing_figures.hpp"
 #include "rnnwb/core/packing/word_images.hpp"
 
+// OpenBLAS's own call; declared here too because /usr/include/.../cblas.h may be another
+// implementation's header where several BLAS packages are installed.
+extern "C" void openblas_set_num_threads(int threads);
+
 using namespace rnnwb::packing;
 using namespace rnnwb::mdlstm;
 
