@@ -29,4 +29,5 @@ void registerAnalyze(CLI::App& app, int& exitCode);
 void registerExport(CLI::App& app, int& exitCode);
 void registerFormat(CLI::App& app, int& exitCode);
 void registerMask(CLI::App& app, int& exitCode);
+void registerPack(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerExport(app, exitCode);
   rnnwb::cli::registerFormat(app, exitCode);
   rnnwb::cli::registerMask(app, exitCode);
+  rnnwb::cli::registerPack(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

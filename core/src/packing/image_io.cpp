@@ -1,0 +1,64 @@
+// PNG through libpng's simplified API (png_image), which converts any PNG to the format asked.
+#include "rnnwb/core/packing/image_io.hpp"
+
+#include <png.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace rnnwb::packing {
+namespace {
+
+[[noreturn]] void fail(const std::filesystem::path& file, const png_image& png, const char* what) {
+  throw std::runtime_error(file.string() + ": " + what + ": " + png.message);
+}
+
+png_image beginRead(const std::filesystem::path& file) {
+  png_image png;
+  std::memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  if (!png_image_begin_read_from_file(&png, file.c_str())) fail(file, png, "cannot read PNG");
+  return png;
+}
+
+}  // namespace
+
+Image readGrayPng(const std::filesystem::path& file) {
+  png_image png = beginRead(file);
+  png.format = PNG_FORMAT_GRAY;
+  Image image(static_cast<int>(png.height), static_cast<int>(png.width), 1);
+  if (!png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr))
+    fail(file, png, "cannot decode PNG");
+  return image;
+}
+
+ExampleSize readPngSize(const std::filesystem::path& file) {
+  png_image png = beginRead(file);
+  const ExampleSize size{static_cast<int>(png.height), static_cast<int>(png.width)};
+  png_image_free(&png);
+  return size;
+}
+
+void writePng(const std::filesystem::path& file, const Image& image) {
+  if (image.channels != 1 && image.channels != 3)
+    throw std::invalid_argument(file.string() + ": cannot write a PNG of " +
+                                std::to_string(image.channels) + " channels");
+  png_image png;
+  std::memset(&png, 0, sizeof png);
+  png.version = PNG_IMAGE_VERSION;
+  png.width = static_cast<png_uint_32>(image.width);
+  png.height = static_cast<png_uint_32>(image.height);
+  png.format = image.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
+  if (!png_image_write_to_file(&png, file.c_str(), 0, image.pixels.data(), 0, nullptr))
+    fail(file, png, "cannot write PNG");
+}
+
+FeatureMap inkFeatures(const Image& gray) {
+  FeatureMap map(gray.height, gray.width, 1);
+  for (int y = 0; y < gray.height; ++y)
+    for (int x = 0; x < gray.width; ++x)
+      map.at(y, x) = 1.0f - static_cast<float>(gray.pixel0(y, x)) / 255.0f;
+  return map;
+}
+
+}  // namespace rnnwb::packing

@@ -1,0 +1,91 @@
+#include "rnnwb/core/packing/packing_picture.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "rnnwb/core/packing/packing_ops.hpp"
+
+namespace rnnwb::packing {
+namespace {
+
+using Rgb = std::array<std::uint8_t, 3>;
+
+// A 3 x 5 bitmap font for the digits 0-9: one row per 3-bit value, top row first.
+constexpr std::uint8_t kDigits[10][5] = {
+    {7, 5, 5, 5, 7}, {2, 6, 2, 2, 7}, {7, 1, 7, 4, 7}, {7, 1, 7, 1, 7}, {5, 5, 7, 1, 1},
+    {7, 4, 7, 1, 7}, {7, 4, 7, 5, 7}, {7, 1, 1, 1, 1}, {7, 5, 7, 5, 7}, {7, 5, 7, 1, 7}};
+
+void put(Image& img, int y, int x, const Rgb& c) {
+  if (y < 0 || x < 0 || y >= img.height || x >= img.width) return;
+  std::copy(c.begin(), c.end(), img.pixel(y, x));
+}
+
+void fillRect(Image& img, int y, int x, int h, int w, const Rgb& c) {
+  for (int dy = 0; dy < h; ++dy)
+    for (int dx = 0; dx < w; ++dx) put(img, y + dy, x + dx, c);
+}
+
+void outline(Image& img, int y, int x, int h, int w, const Rgb& c) {
+  fillRect(img, y, x, 1, w, c);
+  fillRect(img, y + h - 1, x, 1, w, c);
+  fillRect(img, y, x, h, 1, c);
+  fillRect(img, y, x + w - 1, h, 1, c);
+}
+
+// Draws `number` with its top-left at (y, x), each font pixel a dot x dot square, on a white box.
+void drawNumber(Image& img, int y, int x, int number, int dot) {
+  const std::string text = std::to_string(number);
+  fillRect(img, y, x, 7 * dot, (4 * static_cast<int>(text.size()) + 1) * dot, {255, 255, 255});
+  for (std::size_t k = 0; k < text.size(); ++k)
+    for (int r = 0; r < 5; ++r)
+      for (int b = 0; b < 3; ++b)
+        if (kDigits[text[k] - '0'][r] & (4 >> b))
+          fillRect(img, y + (r + 1) * dot, x + (4 * static_cast<int>(k) + b + 1) * dot, dot, dot,
+                   {200, 0, 0});
+}
+
+// Paints a one-channel map at panel row `top`: ink dark on white where masked in, grey outside.
+void paintMap(Image& img, int top, const FeatureMap& values, const FeatureMap& mask, int scale,
+              const Rgb& inside) {
+  for (int y = 0; y < values.height; ++y)
+    for (int x = 0; x < values.width; ++x) {
+      const float v = std::clamp(values.at(y, x), 0.0f, 1.0f);
+      Rgb c{90, 90, 90};
+      if (mask.at(y, x) > 0.5f)
+        for (int k = 0; k < 3; ++k) c[k] = static_cast<std::uint8_t>(inside[k] * (1.0f - v));
+      fillRect(img, top + y * scale, x * scale, scale, scale, c);
+    }
+}
+
+}  // namespace
+
+Image drawPackedBatch(const PackedLayout& layout, const FeatureMap& ink, int scale) {
+  scale = std::max(scale, 1);
+  const int bar = 4, gap = 6;
+  const int panelH = layout.height * scale;
+  Image img(3 * (panelH + bar + gap), std::max(layout.width, layout.skewedWidth) * scale, 3, 255);
+  const FeatureMap mask = packedMask(layout);
+  const Rgb titles[3] = {{30, 110, 220}, {40, 160, 60}, {220, 130, 20}};
+  int top = 0;
+  for (const Rgb& t : titles) {
+    fillRect(img, top, 0, bar, img.width, t);
+    top += panelH + bar + gap;
+  }
+  // Panel 1: the packed batch, outlines and indices.
+  paintMap(img, bar, ink, mask, scale, {255, 255, 255});
+  const int dot = std::max(2, scale);
+  for (const ExamplePlace& p : layout.places) {
+    outline(img, bar + p.y * scale, p.x * scale, p.height * scale, p.width * scale, {30, 110, 220});
+    drawNumber(img, bar + p.y * scale + 1, p.x * scale + 1, p.index, dot);
+  }
+  // Panel 2: the mask.
+  paintMap(img, 2 * bar + panelH + gap, FeatureMap(layout.height, layout.width, 1), mask, scale,
+           {255, 255, 255});
+  // Panel 3: the skewed batch, its skewed mask showing where cells are computed for nothing.
+  const int third = 3 * bar + 2 * (panelH + gap);
+  paintMap(img, third, skew(layout, ink), skew(layout, mask), scale, {255, 240, 210});
+  return img;
+}
+
+}  // namespace rnnwb::packing
