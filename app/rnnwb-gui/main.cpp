@@ -34,8 +34,8 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
   }
   window.show();
   QApplication::processEvents();
-  window.view()->fitToWindow();
   window.scene()->setCollapsed(collapsed, false);
+  window.view()->fitToWindow();
   QApplication::processEvents();
   if (!window.grab().save(out)) {
     std::fprintf(stderr, "rnnwb-gui: cannot write %s\n", qPrintable(out));

@@ -1,5 +1,6 @@
 #include "rnnwb/ui/graph_view.hpp"
 
+#include <QGraphicsItem>
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QScrollBar>
@@ -33,7 +34,10 @@ void GraphView::zoomOut() { scaleBy(0.8); }
 void GraphView::resetZoom() { setTransform(QTransform()); }
 
 void GraphView::fitToWindow() {
-  QRectF bounds = scene()->itemsBoundingRect();
+  // Only what is shown: the collapsed view hides the members of recurrent nodes.
+  QRectF bounds;
+  for (const QGraphicsItem* item : scene()->items())
+    if (item->isVisible() && !item->parentItem()) bounds |= item->sceneBoundingRect();
   if (bounds.isEmpty()) return;
   // The scene rectangle grows with the items (so scroll bars reach everything).
   setSceneRect(bounds.adjusted(-400, -400, 400, 400));

@@ -28,11 +28,17 @@ LayerItem::LayerItem(GraphScene* scene, const Layer& layer) : m_scene(scene), m_
   setFlags(ItemIsSelectable | ItemIsMovable | ItemSendsGeometryChanges);
   setAcceptHoverEvents(true);
   setZValue(1);
-  setToolTip(QString::fromStdString(layer.id));
+  setLayer(layer);
 }
 
 void LayerItem::setLayer(const Layer& layer) {
   m_layer = layer;
+  QString tip = QStringLiteral("%1: %2 layer of %3 units")
+                    .arg(QString::fromStdString(layer.id),
+                         QString::fromUtf8(toString(layer.kind).data()))
+                    .arg(layer.size);
+  if (!layer.isInput()) tip += QStringLiteral(", ") + detailLine();
+  setToolTip(tip + QStringLiteral("\nDrag from the right port to connect."));
   update();
 }
 
@@ -69,10 +75,11 @@ QPainterPath LayerItem::shape() const {
 }
 
 QString LayerItem::detailLine() const {
-  if (m_layer.isInput()) return QStringLiteral("input · %1").arg(m_layer.size);
-  QString text = QStringLiteral("%1 · %2").arg(QString::fromUtf8(toString(m_layer.activation).data()))
-                     .arg(m_layer.size);
-  if (m_layer.bias) text += QStringLiteral(" · b");
+  if (m_layer.isInput()) return QStringLiteral("data");
+  QString text = QString::fromUtf8(toString(m_layer.activation).data());
+  if (m_layer.loss == LossKind::CrossEntropy) return text + QStringLiteral(" · CE loss");
+  if (m_layer.loss == LossKind::Mse) return text + QStringLiteral(" · MSE loss");
+  if (m_layer.bias) text += QStringLiteral(" · bias");
   return text;
 }
 
@@ -80,14 +87,13 @@ void LayerItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   const KindLook look = lookOf(m_layer);
   painter->setRenderHint(QPainter::Antialiasing);
   const bool framed = m_layer.isInput() || m_layer.isOutput();
-  QColor fill = m_highlighted ? QColor(0xff, 0xf1, 0x9c) : look.fill;
-  painter->setBrush(fill);
+  painter->setBrush(m_highlighted ? QColor(0xff, 0xf1, 0x9c) : look.fill);
   painter->setPen(QPen(look.border, framed ? 3.0 : 1.5));
   painter->drawPath(outline());
   if (m_problem) {
     painter->setBrush(Qt::NoBrush);
     painter->setPen(QPen(QColor(0xe0, 0x10, 0x10), 3.0, Qt::DashLine));
-    painter->drawPath(outline());
+    painter->drawPath(outline().translated(0, 0));
   }
   if (isSelected()) {
     painter->setBrush(Qt::NoBrush);
@@ -95,43 +101,46 @@ void LayerItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
     const double radius = m_layer.kind == LayerKind::Multiplicative ? kHeight / 2 + 4 : 11;
     painter->drawRoundedRect(boxRect().adjusted(-4, -4, 4, 4), radius, radius);
   }
-  // Kind symbol on the left: Σ sums its inputs, ⊙ multiplies them.
-  QFont font = painter->font();
-  font.setPixelSize(16);
-  painter->setFont(font);
-  painter->setPen(look.border);
-  const QString symbol = m_layer.isInput() ? QStringLiteral("x")
-                         : m_layer.kind == LayerKind::Multiplicative ? QStringLiteral("⊙")
-                                                                     : QStringLiteral("Σ");
-  const double inset = m_layer.kind == LayerKind::Multiplicative ? 14 : 8;
-  painter->drawText(QRectF(-kWidth / 2 + inset, -kHeight / 2, 20, kHeight), Qt::AlignVCenter,
-                    symbol);
-  const QRectF textRect(-kWidth / 2 + inset + 20, -kHeight / 2 + 6, kWidth - 2 * inset - 24,
-                        kHeight - 12);
-  font.setPixelSize(14);
-  font.setBold(true);
-  painter->setFont(font);
-  painter->setPen(Qt::black);
-  const QFontMetrics bold(font);
-  painter->drawText(textRect, Qt::AlignLeft | Qt::AlignTop,
-                    bold.elidedText(QString::fromStdString(m_layer.id), Qt::ElideRight,
-                                    int(textRect.width())));
-  font.setPixelSize(11);
-  font.setBold(false);
-  painter->setFont(font);
-  painter->setPen(QColor(0x30, 0x30, 0x30));
-  const QFontMetrics small(font);
-  QString second = detailLine();
-  if (m_layer.isOutput())
-    second += QStringLiteral("\nloss: ") + QString::fromUtf8(toString(m_layer.loss).data());
-  else if (!m_layer.isInput())
-    second += QStringLiteral("\n") + QString::fromUtf8(toString(m_layer.kind).data());
-  painter->drawText(textRect.adjusted(0, 18, 0, 0), Qt::AlignLeft | Qt::AlignTop, second);
+  paintText(painter, look.border);
   // Ports: in on the left (not on inputs, which take no connection), out on the right.
   painter->setPen(QPen(look.border, 1.2));
   painter->setBrush(Qt::white);
   if (!m_layer.isInput()) painter->drawEllipse(QPointF(-kWidth / 2, 0), kPortRadius, kPortRadius);
   painter->drawEllipse(QPointF(kWidth / 2, 0), kPortRadius, kPortRadius);
+}
+
+void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
+  // Kind symbol on the left: Σ sums the incoming connections, ⊙ multiplies them.
+  QFont font = painter->font();
+  font.setPixelSize(17);
+  painter->setFont(font);
+  painter->setPen(accent);
+  const QString symbol = m_layer.isInput() ? QStringLiteral("→")
+                         : m_layer.kind == LayerKind::Multiplicative ? QStringLiteral("⊙")
+                                                                     : QStringLiteral("Σ");
+  const double inset = m_layer.kind == LayerKind::Multiplicative ? 13 : 9;
+  painter->drawText(QRectF(-kWidth / 2 + inset, -kHeight / 2, 18, kHeight), Qt::AlignVCenter,
+                    symbol);
+  const QRectF text(-kWidth / 2 + inset + 20, -kHeight / 2 + 5, kWidth - 2 * inset - 22,
+                    kHeight - 10);
+  font.setPixelSize(10);
+  painter->setFont(font);
+  const QFontMetrics small(font);
+  const QString size = QString::number(m_layer.size);
+  painter->setPen(QColor(0x50, 0x50, 0x50));
+  painter->drawText(text, Qt::AlignRight | Qt::AlignTop, size);
+  const QString lines[] = {QString::fromUtf8(toString(m_layer.kind).data()), detailLine()};
+  for (int i = 0; i < 2; ++i)
+    painter->drawText(text.adjusted(0, 18 + 13 * i, 0, 0), Qt::AlignLeft | Qt::AlignTop,
+                      small.elidedText(lines[i], Qt::ElideRight, int(text.width())));
+  font.setPixelSize(13);
+  font.setBold(true);
+  painter->setFont(font);
+  painter->setPen(Qt::black);
+  const int idWidth = int(text.width()) - small.horizontalAdvance(size) - 4;
+  painter->drawText(text, Qt::AlignLeft | Qt::AlignTop,
+                    QFontMetrics(font).elidedText(QString::fromStdString(m_layer.id),
+                                                  Qt::ElideRight, idWidth));
 }
 
 QVariant LayerItem::itemChange(GraphicsItemChange change, const QVariant& value) {

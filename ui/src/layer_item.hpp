@@ -13,7 +13,7 @@ class GraphScene;
 class LayerItem : public QGraphicsObject {
   Q_OBJECT
  public:
-  static constexpr double kWidth = 124.0;
+  static constexpr double kWidth = 128.0;
   static constexpr double kHeight = 64.0;
   static constexpr double kPortRadius = 6.0;
   enum { Type = UserType + 1 };
@@ -25,6 +25,8 @@ class LayerItem : public QGraphicsObject {
   void setLayer(const Layer& layer);
   void setProblem(bool problem);
   void setHighlighted(bool highlighted);
+  bool isProblem() const { return m_problem; }
+  bool isHighlighted() const { return m_highlighted; }
   /// Scene points where incoming and outgoing connections attach.
   QPointF inPort() const { return mapToScene(QPointF(-kWidth / 2, 0)); }
   QPointF outPort() const { return mapToScene(QPointF(kWidth / 2, 0)); }
@@ -47,6 +49,7 @@ class LayerItem : public QGraphicsObject {
   bool onInPort(QPointF local) const;
   QPainterPath outline() const;
   QString detailLine() const;
+  void paintText(QPainter* painter, const QColor& accent) const;
 
   GraphScene* m_scene;
   Layer m_layer;

@@ -37,7 +37,7 @@ MainWindow::MainWindow(QWidget* parent)
                                         : QStringLiteral("%1 problem(s)").arg(count));
   });
   updateTitle();
-  resize(1400, 880);
+  resize(1500, 900);
 }
 
 void MainWindow::createActions() {
@@ -108,8 +108,7 @@ void MainWindow::createDockWindows() {
   addDock(m_properties, QStringLiteral("Properties"), Qt::LeftDockWidgetArea);
   QDockWidget* schedule = addDock(m_schedule, QStringLiteral("Schedule"), Qt::RightDockWidgetArea);
   addDock(m_problems, QStringLiteral("Problems"), Qt::RightDockWidgetArea);
-  resizeDocks({palette}, {210}, Qt::Horizontal);
-  resizeDocks({schedule}, {340}, Qt::Horizontal);
+  resizeDocks({palette, schedule}, {190, 330}, Qt::Horizontal);
 }
 
 void MainWindow::updateTitle() {

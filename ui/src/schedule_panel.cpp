@@ -31,12 +31,13 @@ SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget
   m_tree->setColumnCount(4);
   m_tree->setHeaderLabels({QStringLiteral("step"), QStringLiteral("node"),
                            QStringLiteral("runs"), QStringLiteral("layers (inner order)")});
-  m_tree->setRootIsDecorated(false);
+  m_tree->setRootIsDecorated(true);
   m_tree->setMouseTracking(true);
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_tree->viewport()->installEventFilter(this);
   connect(m_tree, &QTreeWidget::itemEntered, this, [this](QTreeWidgetItem* item) {
-    hoverStep(m_tree->indexOfTopLevelItem(item));
+    if (item->parent()) m_scene->highlightLayers({item->data(0, Qt::UserRole).toInt()});
+    else hoverStep(m_tree->indexOfTopLevelItem(item));
   });
   connect(document, &GraphDocument::structureChanged, this, &SchedulePanel::refresh);
   refresh();
@@ -61,14 +62,22 @@ void SchedulePanel::refresh() {
     if (node.recurrent) {
       item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
       item->setText(2, QStringLiteral("frame by frame"));
-      item->setText(3, idList(graph, node.innerOrder, QStringLiteral(" → ")));
+      item->setText(3, QStringLiteral("%1 layers, in this order:").arg(node.layers.size()));
       item->setForeground(2, QColor(0x7b, 0x1f, 0xa2));
+      // The inner order, one row per layer: read top to bottom within each frame.
+      for (std::size_t k = 0; k < node.innerOrder.size(); ++k) {
+        auto* member = new QTreeWidgetItem(item);
+        member->setText(1, QStringLiteral("%1.%2").arg(n + 1).arg(k + 1));
+        member->setText(3, QString::fromStdString(graph.layers[node.innerOrder[k]].id));
+        member->setData(0, Qt::UserRole, node.innerOrder[k]);
+      }
     } else {
       item->setText(1, QString::fromStdString(graph.layers[node.layers.front()].id));
       item->setText(2, QStringLiteral("all frames"));
       item->setText(3, idList(graph, node.layers, QStringLiteral(", ")));
     }
   }
+  m_tree->expandAll();
   const int nodes = static_cast<int>(analysis->nodes.size());
   m_summary->setText(QStringLiteral("%1 node(s): %2 recurrent (frame by frame), %3 plain (all "
                                     "frames of a chunk at once). Hover a step to find it.")
