@@ -143,7 +143,8 @@ void TestGraphScene::scheduleHoverHighlights() {
   for (const std::string& id : f.scene.layerIds())
     QCOMPARE(layerItem(f.scene, id)->isHighlighted(), id != "x" && id != "y");
   panel.hoverStep(-1);
-  for (const std::string& id : f.scene.layerIds()) QVERIFY(!layerItem(f.scene, id)->isHighlighted());
+  for (const std::string& id : f.scene.layerIds())
+    QVERIFY(!layerItem(f.scene, id)->isHighlighted());
 }
 
 void TestGraphScene::copyPasteDeleteThroughActions() {

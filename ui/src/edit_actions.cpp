@@ -40,19 +40,24 @@ void EditActions::createActions() {
   undo->setShortcut(QKeySequence::Undo);
   redo = m_document->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
   redo->setShortcut(QKeySequence::Redo);
-  cut = makeAction(this, QStringLiteral("Cu&t"), QKeySequence::Cut, QStringLiteral("Cut the selected layers"));
+  cut = makeAction(this, QStringLiteral("Cu&t"), QKeySequence::Cut,
+                   QStringLiteral("Cut the selected layers"));
   copy = makeAction(this, QStringLiteral("&Copy"), QKeySequence::Copy,
                     QStringLiteral("Copy the selected layers and the connections among them"));
-  paste = makeAction(this, QStringLiteral("&Paste"), QKeySequence::Paste, QStringLiteral("Paste layers"));
+  paste = makeAction(this, QStringLiteral("&Paste"), QKeySequence::Paste,
+                     QStringLiteral("Paste layers"));
   remove = makeAction(this, QStringLiteral("&Delete"), QKeySequence::Delete,
-                      QStringLiteral("Delete the selection (and the connections of deleted layers)"));
+                      QStringLiteral("Delete the selection (and the connections of deleted "
+                                     "layers)"));
   selectAll = makeAction(this, QStringLiteral("Select &All"), QKeySequence::SelectAll, {});
   autoLayout = makeAction(this, QStringLiteral("Auto-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L),
                           QStringLiteral("Lay the graph out left to right in schedule order"));
   zoomIn = makeAction(this, QStringLiteral("Zoom &In"), QKeySequence::ZoomIn, {});
   zoomOut = makeAction(this, QStringLiteral("Zoom &Out"), QKeySequence::ZoomOut, {});
-  resetZoom = makeAction(this, QStringLiteral("Actual &Size"), QKeySequence(Qt::CTRL | Qt::Key_0), {});
-  fitToWindow = makeAction(this, QStringLiteral("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_F),
+  resetZoom = makeAction(this, QStringLiteral("Actual &Size"),
+                         QKeySequence(Qt::CTRL | Qt::Key_0), {});
+  fitToWindow = makeAction(this, QStringLiteral("&Fit to Window"),
+                           QKeySequence(Qt::CTRL | Qt::Key_F),
                            QStringLiteral("Show the whole graph"));
   collapse = makeAction(this, QStringLiteral("&Collapse Recurrent Nodes"),
                         QKeySequence(Qt::CTRL | Qt::Key_R),

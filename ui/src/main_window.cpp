@@ -108,7 +108,7 @@ void MainWindow::createDockWindows() {
   addDock(m_properties, QStringLiteral("Properties"), Qt::LeftDockWidgetArea);
   QDockWidget* schedule = addDock(m_schedule, QStringLiteral("Schedule"), Qt::RightDockWidgetArea);
   addDock(m_problems, QStringLiteral("Problems"), Qt::RightDockWidgetArea);
-  resizeDocks({palette, schedule}, {190, 330}, Qt::Horizontal);
+  resizeDocks({palette, schedule}, {190, 290}, Qt::Horizontal);
 }
 
 void MainWindow::updateTitle() {

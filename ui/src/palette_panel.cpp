@@ -24,8 +24,11 @@ PalettePanel::PalettePanel(QWidget* parent) : QListWidget(parent) {
   for (const Entry& e : entries) {
     auto* item = new QListWidgetItem(QString::fromUtf8(e.text), this);
     item->setData(Qt::UserRole, QString::fromLatin1(e.key));
-    item->setToolTip(QString::fromUtf8(e.tip) + QStringLiteral(" (click, or drag onto the canvas)"));
+    item->setToolTip(QString::fromUtf8(e.tip) +
+                     QStringLiteral(" (click, or drag onto the canvas)"));
   }
+  // As tall as its entries: the properties below it get the rest of the dock area.
+  setMaximumHeight(sizeHintForRow(0) * count() + 2 * frameWidth() + 4);
   setDragEnabled(true);
   setDragDropMode(QAbstractItemView::DragOnly);
   setSelectionMode(QAbstractItemView::SingleSelection);

@@ -11,7 +11,7 @@
 namespace rnnwb::ui {
 namespace {
 
-constexpr double kBoxWidth = 230.0;
+constexpr double kBoxWidth = 250.0;
 const QColor kBorder(0x7b, 0x1f, 0xa2);
 
 QString joined(const std::vector<std::string>& ids, const QString& separator) {
@@ -22,7 +22,7 @@ QString joined(const std::vector<std::string>& ids, const QString& separator) {
 
 QFont bodyFont() {
   QFont font = QApplication::font();
-  font.setPixelSize(11);
+  font.setPixelSize(12);
   return font;
 }
 
@@ -46,7 +46,7 @@ RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::stri
   const QFontMetricsF metrics(bodyFont());
   const QRectF text = metrics.boundingRect(QRectF(0, 0, kBoxWidth - 20, 1000),
                                            Qt::TextWordWrap, m_body);
-  const double height = text.height() + 40;
+  const double height = text.height() + 42;
   m_rect = QRectF(-kBoxWidth / 2, -height / 2, kBoxWidth, height);
   setZValue(2);
 }
@@ -67,7 +67,7 @@ void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
   painter->setPen(QPen(kBorder, 2.5));
   painter->drawRoundedRect(m_rect, 12, 12);
   QFont font = bodyFont();
-  font.setPixelSize(13);
+  font.setPixelSize(14);
   font.setBold(true);
   painter->setFont(font);
   painter->setPen(kBorder.darker(130));
@@ -75,7 +75,7 @@ void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
   painter->drawText(inner, Qt::AlignLeft | Qt::AlignTop, m_title);
   painter->setFont(bodyFont());
   painter->setPen(Qt::black);
-  painter->drawText(inner.adjusted(0, 22, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
+  painter->drawText(inner.adjusted(0, 24, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
                     m_body);
 }
 

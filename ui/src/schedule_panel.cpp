@@ -30,7 +30,7 @@ SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget
   m_summary->setWordWrap(true);
   m_tree->setColumnCount(4);
   m_tree->setHeaderLabels({QStringLiteral("step"), QStringLiteral("node"),
-                           QStringLiteral("runs"), QStringLiteral("layers (inner order)")});
+                           QStringLiteral("runs"), QStringLiteral("layers")});
   m_tree->setRootIsDecorated(true);
   m_tree->setMouseTracking(true);
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -62,7 +62,7 @@ void SchedulePanel::refresh() {
     if (node.recurrent) {
       item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
       item->setText(2, QStringLiteral("frame by frame"));
-      item->setText(3, QStringLiteral("%1 layers, in this order:").arg(node.layers.size()));
+      item->setText(3, QStringLiteral("%1, in order:").arg(node.layers.size()));
       item->setForeground(2, QColor(0x7b, 0x1f, 0xa2));
       // The inner order, one row per layer: read top to bottom within each frame.
       for (std::size_t k = 0; k < node.innerOrder.size(); ++k) {
