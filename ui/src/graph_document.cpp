@@ -54,6 +54,7 @@ void GraphDocument::reset(Graph graph, const QString& path) {
   m_undoStack->setClean();
   setFilePath(path);
   refreshAnalysis();
+  emit replaced();
   emit structureChanged();
   emit problemsChanged();
   emit modifiedChanged(false);

@@ -15,6 +15,11 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
     : QGraphicsScene(parent), m_document(document),
       m_overlay(std::make_unique<CollapseOverlay>(this)) {
   setBackgroundBrush(QColor(0xfb, 0xfb, 0xfd));
+  connect(document, &GraphDocument::replaced, this, [this] {
+    clearSelection();
+    m_layerOrder.clear();
+    m_connectionCount = 0;
+  });
   connect(document, &GraphDocument::structureChanged, this, &GraphScene::syncStructure);
   connect(document, &GraphDocument::positionsChanged, this, &GraphScene::syncPositions);
   connect(document, &GraphDocument::problemsChanged, this, &GraphScene::syncProblems);
@@ -54,19 +59,33 @@ bool GraphScene::isConnectionShown(int index) const {
 
 void GraphScene::syncStructure() {
   QSignalBlocker blocker(this);  // one selectionChanged at the end, not one per item
+  // What was selected, by id and by index: an edit in place (same counts) keeps the selection
+  // by index, so a renamed layer or a connection whose default id changed stays selected.
+  const Graph& graph = m_document->graph();
   const std::set<std::string> selectedLayers = selectedLayerIds();
+  std::set<int> selectedLayerIndices;
+  for (int i = 0; i < static_cast<int>(m_layerOrder.size()); ++i)
+    if (selectedLayers.count(m_layerOrder[i])) selectedLayerIndices.insert(i);
+  const bool sameLayers = m_layerOrder.size() == graph.layers.size();
+  const bool sameConnections = m_connectionCount == graph.connections.size();
   std::set<std::string> selectedConnectionIds;
-  for (const ConnectionItem* item : m_connections)
-    if (item->isSelected()) selectedConnectionIds.insert(item->connection().id);
+  std::set<int> selectedConnectionIndices;
+  for (const ConnectionItem* item : m_connections) {
+    if (!item->isSelected()) continue;
+    selectedConnectionIds.insert(item->connection().id);
+    selectedConnectionIndices.insert(item->connectionIndex());
+  }
   m_overlay->clear();
   for (ConnectionItem* item : m_connections) delete item;
   m_connections.clear();
 
   // Layer items are updated in place, not recreated: one may be handling a mouse event.
-  const Graph& graph = m_document->graph();
   std::set<std::string> alive;
   m_syncing = true;
-  for (const Layer& layer : graph.layers) {
+  m_layerOrder.clear();
+  for (int i = 0; i < static_cast<int>(graph.layers.size()); ++i) {
+    const Layer& layer = graph.layers[i];
+    m_layerOrder.push_back(layer.id);
     if (!alive.insert(layer.id).second) continue;  // a duplicate id: the problems panel says so
     LayerItem*& item = m_layers[layer.id];
     if (!item) {
@@ -77,7 +96,8 @@ void GraphScene::syncStructure() {
     item->setPos(m_document->position(layer.id));
     item->setOpacity(1.0);  // the overlay folds members away again if it must
     item->setVisible(true);
-    item->setSelected(selectedLayers.count(layer.id) > 0);
+    item->setSelected(sameLayers ? selectedLayerIndices.count(i) > 0
+                                 : selectedLayers.count(layer.id) > 0);
   }
   for (auto it = m_layers.begin(); it != m_layers.end();) {
     if (alive.count(it->first)) {
@@ -89,8 +109,11 @@ void GraphScene::syncStructure() {
   }
   m_syncing = false;
   rebuildConnections();
+  m_connectionCount = graph.connections.size();
   for (ConnectionItem* item : m_connections)
-    item->setSelected(selectedConnectionIds.count(item->connection().id) > 0);
+    item->setSelected(sameConnections
+                          ? selectedConnectionIndices.count(item->connectionIndex()) > 0
+                          : selectedConnectionIds.count(item->connection().id) > 0);
   m_overlay->rebuild(m_collapsed);
   syncProblems();
   blocker.unblock();

@@ -92,6 +92,8 @@ class GraphDocument : public QObject {
   void setPositions(const PositionMap& positions);
 
  signals:
+  /// reset() replaced the whole graph (structureChanged follows): selections are void.
+  void replaced();
   /// Layers or connections were added, removed or edited: rebuild what mirrors them.
   void structureChanged();
   void positionsChanged(const QStringList& layerIds);

@@ -82,6 +82,8 @@ class GraphScene : public QGraphicsScene {
   GraphDocument* m_document;
   std::map<std::string, LayerItem*> m_layers;
   std::vector<ConnectionItem*> m_connections;
+  std::vector<std::string> m_layerOrder;  // layer ids in file order at the last sync
+  std::size_t m_connectionCount = 0;      // connections in the document at the last sync
   std::unique_ptr<CollapseOverlay> m_overlay;
   bool m_collapsed = false;
   bool m_syncing = false;  // true while items follow the document: their moves are no gesture

@@ -3,6 +3,9 @@
 // activation, bias, loss) or connection (id, type, delay, density, seed), or the graph's name
 // when nothing single is selected. Each edit pushes an undo command; an id that is malformed or
 // taken is refused with a message, every other value is accepted and validated live.
+// The editors carry object names (layerId, layerKind, layerSize, layerActivation, layerBias,
+// layerLoss, connectionId, connectionType, connectionDelay, connectionDensity, connectionSeed,
+// graphName, message) so that tests and style sheets can find them.
 #include <string>
 
 #include <QWidget>
