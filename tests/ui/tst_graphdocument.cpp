@@ -266,6 +266,27 @@ void TestGraphDocument::openReportsBadFile() {
   QVERIFY(doc.graph() == before);  // nothing lost
   QVERIFY(!doc.open(dir.filePath(QStringLiteral("missing.rnn.json")), &error));
   QVERIFY(error.contains(QStringLiteral("missing.rnn.json")));
+  // A typo'd key would be dropped on save: refused, naming it.
+  QFile typo(dir.filePath(QStringLiteral("typo.rnn.json")));
+  QVERIFY(typo.open(QIODevice::WriteOnly));
+  typo.write(R"({"format": "rnnwb.graph", "version": 1, "layers": [
+    {"id": "x", "kind": "input", "size": 2},
+    {"id": "y", "kind": "additive", "size": 2, "activaton": "tanh", "loss": "mse"}],
+    "connections": [{"from": "x", "to": "y"}]})");
+  typo.close();
+  QVERIFY(!doc.open(typo.fileName(), &error));
+  QVERIFY2(error.contains(QStringLiteral("activaton")), qPrintable(error));
+  QVERIFY(doc.graph() == before);
+  // A graph that only breaks rules opens, and the problems say what to fix.
+  QFile invalid(dir.filePath(QStringLiteral("invalid.rnn.json")));
+  QVERIFY(invalid.open(QIODevice::WriteOnly));
+  invalid.write(R"({"format": "rnnwb.graph", "version": 1, "layers": [
+    {"id": "x", "kind": "input", "size": 2},
+    {"id": "y", "kind": "multiplicative", "size": 3, "loss": "mse"}],
+    "connections": [{"from": "x", "to": "y"}]})");
+  invalid.close();
+  QVERIFY2(doc.open(invalid.fileName(), &error), qPrintable(error));
+  QVERIFY(!doc.problems().empty());
 }
 
 void TestGraphDocument::invalidEditsRaiseProblems_data() {

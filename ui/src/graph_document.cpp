@@ -62,9 +62,23 @@ void GraphDocument::reset(Graph graph, const QString& path) {
 
 bool GraphDocument::open(const QString& path, QString* error) {
   GraphLoadResult result = loadGraphFile(path.toStdString());
-  if (!result.graph) {
-    QString text = QStringLiteral("Cannot open %1:").arg(path);
+  // A rule of the spec broken by the graph is for the Problems panel; what the reader had to
+  // drop or replace (an unknown key, a value of the wrong type) would be lost on save, so such
+  // a file is not opened.
+  std::vector<Diagnostic> unreadable;
+  if (result.graph) {
+    const std::vector<Diagnostic> rules = validateGraph(*result.graph);
     for (const Diagnostic& d : result.problems) {
+      bool rule = false;
+      for (const Diagnostic& r : rules) rule = rule || r.message == d.message;
+      if (!rule) unreadable.push_back(d);
+    }
+  } else {
+    unreadable = result.problems;
+  }
+  if (!unreadable.empty()) {
+    QString text = QStringLiteral("Cannot open %1:").arg(path);
+    for (const Diagnostic& d : unreadable) {
       text += QLatin1Char('\n');
       if (d.line > 0) text += QStringLiteral("line %1, column %2: ").arg(d.line).arg(d.column);
       text += QString::fromStdString(d.message);

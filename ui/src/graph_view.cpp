@@ -39,8 +39,6 @@ void GraphView::fitToWindow() {
   for (const QGraphicsItem* item : scene()->items())
     if (item->isVisible() && !item->parentItem()) bounds |= item->sceneBoundingRect();
   if (bounds.isEmpty()) return;
-  // The scene rectangle grows with the items (so scroll bars reach everything).
-  setSceneRect(bounds.adjusted(-400, -400, 400, 400));
   fitInView(bounds.adjusted(-30, -30, 30, 30), Qt::KeepAspectRatio);
   if (zoom() > 1.5) {
     resetZoom();

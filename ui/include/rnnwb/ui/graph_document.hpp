@@ -45,9 +45,10 @@ class GraphDocument : public QObject {
   /// Replaces the whole document (New, Open, recovery); clears the undo stack. Layers without a
   /// position get one from the auto-layout, without counting as an edit.
   void reset(Graph graph, const QString& path);
-  /// Opens a graph file. A file that parses but breaks validity rules is opened (the problems
-  /// panel shows what is wrong); a file that cannot be read or is not a graph file is not, and
-  /// *error names the file and every problem. Returns whether the document changed.
+  /// Opens a graph file. A graph that breaks validity rules is opened (the problems panel shows
+  /// what is wrong); a file that cannot be read, is not a graph file, or holds something the
+  /// model cannot keep (an unknown key, a value of the wrong type) is not, and *error names the
+  /// file and every such problem. Returns whether the document changed.
   bool open(const QString& path, QString* error);
   /// Saves atomically and marks the stack clean; throws std::runtime_error naming the path.
   void saveAs(const QString& path);
