@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <QGraphicsScene>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -67,8 +68,24 @@ void ConnectionItem::updatePath() {
       bend = side * (LayerItem::kHeight * 0.9 + 0.1 * std::abs(dx));
     }
     bend += (m_lane % 2 ? 1 : -1) * 26.0 * ((m_lane + 1) / 2);
-    path.moveTo(start);
-    path.cubicTo(start + QPointF(reach, bend), end + QPointF(-reach, bend), end);
+    // A connection that would run through another box bends around it, if a modest bend does.
+    auto route = [&](double extra) {
+      QPainterPath candidate(start);
+      candidate.cubicTo(start + QPointF(reach, bend + extra), end + QPointF(-reach, bend + extra),
+                        end);
+      return candidate;
+    };
+    path = route(0);
+    int best = pointsInOtherLayers(path);
+    for (double extra : {55.0, -55.0, 110.0, -110.0, 165.0, -165.0, 220.0, -220.0}) {
+      if (best == 0) break;
+      QPainterPath candidate = route(extra);
+      const int inside = pointsInOtherLayers(candidate);
+      if (inside < best) {
+        best = inside;
+        path = candidate;
+      }
+    }
   }
   const QPointF tip = path.pointAtPercent(1.0);
   const double angle = qDegreesToRadians(path.angleAtPercent(0.98));
@@ -77,6 +94,19 @@ void ConnectionItem::updatePath() {
   m_arrowHead = QPolygonF({tip, tip + back + side, tip + back - side});
   m_labelAt = path.pointAtPercent(0.5);
   setPath(path);
+}
+
+int ConnectionItem::pointsInOtherLayers(const QPainterPath& path) const {
+  if (!scene()) return 0;
+  int inside = 0;
+  for (QGraphicsItem* item : scene()->items(path.boundingRect())) {
+    if (item->type() != LayerItem::Type || item == m_from || item == m_to || !item->isVisible())
+      continue;
+    const auto* layer = static_cast<const LayerItem*>(item);
+    const QRectF box = layer->boxRect().translated(layer->pos()).adjusted(-6, -6, 6, 6);
+    for (int i = 1; i < 24; ++i) inside += box.contains(path.pointAtPercent(i / 24.0));
+  }
+  return inside;
 }
 
 QString ConnectionItem::label() const {

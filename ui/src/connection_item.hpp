@@ -35,6 +35,8 @@ class ConnectionItem : public QGraphicsPathItem {
 
  private:
   QString label() const;
+  /// How many of 23 points along the path lie in boxes other than its ends (0: a clear path).
+  int pointsInOtherLayers(const QPainterPath& path) const;
   QPen pen() const;
 
   int m_index;
