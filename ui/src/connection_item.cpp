@@ -1,5 +1,6 @@
 #include "connection_item.hpp"
 
+#include <array>
 #include <cmath>
 
 #include <QGraphicsScene>
@@ -68,24 +69,22 @@ void ConnectionItem::updatePath() {
       bend = side * (LayerItem::kHeight * 0.9 + 0.1 * std::abs(dx));
     }
     bend += (m_lane % 2 ? 1 : -1) * 26.0 * ((m_lane + 1) / 2);
-    // A connection that would run through another box bends around it, if a modest bend does.
-    auto route = [&](double extra) {
-      QPainterPath candidate(start);
-      candidate.cubicTo(start + QPointF(reach, bend + extra), end + QPointF(-reach, bend + extra),
-                        end);
-      return candidate;
-    };
-    path = route(0);
-    int best = pointsInOtherLayers(path);
-    for (double extra : {55.0, -55.0, 110.0, -110.0, 165.0, -165.0, 220.0, -220.0}) {
-      if (best == 0) break;
-      QPainterPath candidate = route(extra);
-      const int inside = pointsInOtherLayers(candidate);
-      if (inside < best) {
-        best = inside;
-        path = candidate;
+    // A connection that would run through another box bends around it: of a few bends, the
+    // one with the fewest points inside other boxes wins (the first, the plain one, on a tie).
+    std::array<QPointF, 4> best{};
+    int fewest = -1;
+    for (double extra : {0.0, 55.0, -55.0, 110.0, -110.0, 165.0, -165.0, 220.0, -220.0}) {
+      const std::array<QPointF, 4> curve{start, start + QPointF(reach, bend + extra),
+                                         end + QPointF(-reach, bend + extra), end};
+      const int inside = pointsInOtherLayers(curve);
+      if (fewest < 0 || inside < fewest) {
+        fewest = inside;
+        best = curve;
       }
+      if (fewest == 0) break;
     }
+    path.moveTo(best[0]);
+    path.cubicTo(best[1], best[2], best[3]);
   }
   const QPointF tip = path.pointAtPercent(1.0);
   const double angle = qDegreesToRadians(path.angleAtPercent(0.98));
@@ -96,15 +95,25 @@ void ConnectionItem::updatePath() {
   setPath(path);
 }
 
-int ConnectionItem::pointsInOtherLayers(const QPainterPath& path) const {
+int ConnectionItem::pointsInOtherLayers(const std::array<QPointF, 4>& curve) const {
   if (!scene()) return 0;
+  // Points of the cubic Bézier at evenly spaced parameters: cheap, and close enough to even
+  // spacing along the curve for this purpose.
+  std::array<QPointF, 23> points;
+  for (int i = 1; i <= 23; ++i) {
+    const double t = i / 24.0, u = 1.0 - t;
+    points[i - 1] = u * u * u * curve[0] + 3 * u * u * t * curve[1] + 3 * u * t * t * curve[2] +
+                    t * t * t * curve[3];
+  }
+  QRectF area = QRectF(curve[0], curve[3]).normalized();
+  for (const QPointF& p : points) area |= QRectF(p, QSizeF(1, 1));
   int inside = 0;
-  for (QGraphicsItem* item : scene()->items(path.boundingRect())) {
+  for (QGraphicsItem* item : scene()->items(area)) {
     if (item->type() != LayerItem::Type || item == m_from || item == m_to || !item->isVisible())
       continue;
     const auto* layer = static_cast<const LayerItem*>(item);
     const QRectF box = layer->boxRect().translated(layer->pos()).adjusted(-6, -6, 6, 6);
-    for (int i = 1; i < 24; ++i) inside += box.contains(path.pointAtPercent(i / 24.0));
+    for (const QPointF& p : points) inside += box.contains(p);
   }
   return inside;
 }

@@ -2,6 +2,8 @@
 // The canvas arrow of one connection: its type as a label ("full", "diag", "id", with the
 // density of a sparse one), delayed connections dashed and labelled with their delay, so loops
 // show at a glance. Its path follows the two LayerItems it joins.
+#include <array>
+
 #include <QGraphicsPathItem>
 
 #include "rnnwb/core/graph.hpp"
@@ -36,7 +38,7 @@ class ConnectionItem : public QGraphicsPathItem {
  private:
   QString label() const;
   /// How many of 23 points along the path lie in boxes other than its ends (0: a clear path).
-  int pointsInOtherLayers(const QPainterPath& path) const;
+  int pointsInOtherLayers(const std::array<QPointF, 4>& curve) const;
   QPen pen() const;
 
   int m_index;
