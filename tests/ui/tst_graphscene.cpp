@@ -2,6 +2,7 @@
 // undo commands (a drag is one step), problems outline what they name, panels drive the canvas,
 // the edit actions (copy/paste, delete, auto-layout, templates) and the exports.
 #include <QFile>
+#include <QMimeData>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -14,6 +15,7 @@
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
+#include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
 
@@ -57,6 +59,7 @@ class TestGraphScene : public QObject {
   void autoLayoutIsOneStepAndLayered_data();
   void autoLayoutIsOneStepAndLayered();
   void templateFromPalette();
+  void paletteDropAndClickAddLayers();
   void exportsWriteFiles();
 };
 
@@ -209,6 +212,36 @@ void TestGraphScene::templateFromPalette() {
   actions.addPaletteEntry(QStringLiteral("multiplicative"), QPointF(50, 50));
   QVERIFY(f.doc.graph().layers.back().kind == LayerKind::Multiplicative);
   QCOMPARE(f.doc.position(f.doc.graph().layers.back().id), QPointF(50, 50));
+}
+
+void TestGraphScene::paletteDropAndClickAddLayers() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  connect(&view, &GraphView::paletteEntryDropped, &actions, &EditActions::addPaletteEntry);
+  view.resize(600, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  // The palette's drag carries its key; dropped on the canvas, the layer lands where it fell.
+  PalettePanel palette;
+  QListWidgetItem* additive = palette.item(1);
+  QCOMPARE(additive->data(Qt::UserRole).toString(), QStringLiteral("additive"));
+  QMimeData* mime = palette.mimeDataFor(additive);
+  const QPoint at(300, 200);
+  QDragEnterEvent enter(at, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(view.viewport(), &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent drop(QPointF(at), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(view.viewport(), &drop);
+  delete mime;
+  QCOMPARE(f.doc.graph().layers.back().id, std::string("h2"));
+  QCOMPARE(f.doc.position("h2"), view.mapToScene(at).toPoint());
+  // A click adds at the centre of the view.
+  QSignalSpy clicked(&palette, &PalettePanel::entryActivated);
+  emit palette.itemClicked(palette.item(0));
+  QCOMPARE(clicked.count(), 1);
+  QCOMPARE(clicked.front().front().toString(), QStringLiteral("input"));
 }
 
 void TestGraphScene::exportsWriteFiles() {

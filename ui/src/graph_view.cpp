@@ -16,6 +16,7 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
   setAcceptDrops(true);
+  viewport()->setAcceptDrops(true);  // drag events go to the viewport, which must take them
   setFocusPolicy(Qt::StrongFocus);
 }
 

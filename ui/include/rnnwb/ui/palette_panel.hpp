@@ -10,6 +10,8 @@ class PalettePanel : public QListWidget {
   Q_OBJECT
  public:
   explicit PalettePanel(QWidget* parent = nullptr);
+  /// What a drag of this entry carries (the caller owns it).
+  QMimeData* mimeDataFor(QListWidgetItem* item) const { return mimeData({item}); }
 
  signals:
   void entryActivated(const QString& key);
