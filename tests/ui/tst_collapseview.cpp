@@ -9,6 +9,7 @@
 #include "layer_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/problems_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -57,6 +58,7 @@ class TestCollapseView : public QObject {
   void foldsExactlyTheAnalysisComponents();
   void animationReachesBothEnds();
   void editsWhileCollapsedKeepTheView();
+  void clickingAProblemExpands();
 };
 
 void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
@@ -124,6 +126,25 @@ void TestCollapseView::editsWhileCollapsedKeepTheView() {
   doc.undoStack()->undo();
   QCOMPARE(scene.recurrentNodeBoxes().size(), std::size_t(2));
   checkShown(scene, doc, true);
+}
+
+void TestCollapseView::clickingAProblemExpands() {
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/lstm-peephole.rnn.json"), nullptr));
+  GraphScene scene(&doc);
+  ProblemsPanel panel(&doc, &scene);
+  scene.setCollapsed(true, false);
+  Layer c = doc.graph().layers[doc.layerIndex("c")];
+  c.bias = true;
+  c.kind = LayerKind::Multiplicative;  // a multiplicative layer has no bias
+  doc.undoStack()->push(new EditLayerCommand(&doc, doc.layerIndex("c"), c));
+  QCOMPARE(panel.problemCount(), 1);
+  QVERIFY(scene.isCollapsed());
+  QVERIFY(!scene.isLayerShown("c"));
+  panel.activateRow(0);
+  QVERIFY(!scene.isCollapsed());
+  QVERIFY(scene.isLayerShown("c"));
+  QCOMPARE(scene.selectedLayerIds(), (std::set<std::string>{"c"}));
 }
 
 QTEST_MAIN(TestCollapseView)

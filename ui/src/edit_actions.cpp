@@ -93,11 +93,16 @@ void EditActions::addPaletteEntry(const QString& key, QPointF scenePos) {
     QDialog dialog(m_dialogParent);
     dialog.setWindowTitle(QStringLiteral("Insert %1").arg(templateName(cell)));
     auto* layout = new QFormLayout(&dialog);
+    // The feeding layer: the one selected, else the first input layer.
     auto* input = new QComboBox(&dialog);
+    const auto selected = m_scene->selectedLayerIds();
+    int chosen = -1;
     for (const Layer& layer : m_document->graph().layers) {
       input->addItem(QString::fromStdString(layer.id));
-      if (layer.isInput() && input->currentIndex() < 0) input->setCurrentIndex(input->count() - 1);
+      if (selected.size() == 1 && selected.count(layer.id)) chosen = input->count() - 1;
+      if (layer.isInput() && chosen < 0) chosen = input->count() - 1;
     }
+    input->setCurrentIndex(std::max(chosen, 0));
     auto* size = new QSpinBox(&dialog);
     size->setRange(1, 1 << 20);
     size->setValue(32);

@@ -49,6 +49,11 @@ void MainWindow::createActions() {
     QTimer::singleShot(0, m_view, &GraphView::fitToWindow);
   });
   connect(m_view, &GraphView::paletteEntryDropped, m_edit, &EditActions::addPaletteEntry);
+  connect(m_scene, &GraphScene::collapsedChanged, this, [this](bool collapsed) {
+    if (collapsed && !m_document->analysis())
+      statusBar()->showMessage(QStringLiteral("Nothing to collapse while the graph has a cycle "
+                                              "with no delay (see Problems)"), 8000);
+  });
 }
 
 void MainWindow::createMenus() {

@@ -41,6 +41,8 @@ void ProblemsPanel::refresh() {
 void ProblemsPanel::activateRow(int row) {
   const auto& problems = m_document->problems();
   if (row < 0 || row >= static_cast<int>(problems.size())) return;
+  // What a problem names must be visible: the collapsed view would hide members.
+  m_scene->setCollapsed(false, false);
   m_scene->selectItems(problems[row].layers, problems[row].connections);
 }
 
