@@ -1,6 +1,7 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
-//   rnnwb-gui --screenshot OUT.png [--collapsed] [GRAPH]  render the window offscreen, then exit
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [GRAPH]
+//                                                       render the window offscreen, then exit
 #include <cstdio>
 #include <cstring>
 
@@ -24,7 +25,7 @@ bool wantsScreenshot(int argc, char** argv) {
 }
 
 int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed) {
+                   bool collapsed, const QString& select) {
   if (!graph.isEmpty()) {
     QString error;
     if (!window.document()->open(graph, &error)) {
@@ -35,6 +36,14 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
   window.show();
   QApplication::processEvents();
   window.scene()->setCollapsed(collapsed, false);
+  if (!select.isEmpty()) {
+    const int layer = window.document()->layerIndex(select.toStdString());
+    if (layer < 0) {
+      std::fprintf(stderr, "rnnwb-gui: no layer '%s' to select\n", qPrintable(select));
+      return 1;
+    }
+    window.scene()->selectItems({layer}, {});
+  }
   window.view()->fitToWindow();
   QApplication::processEvents();
   if (!window.grab().save(out)) {
@@ -63,7 +72,10 @@ int main(int argc, char** argv) {
                                       QStringLiteral("FILE.png"));
   const QCommandLineOption collapsed(QStringLiteral("collapsed"),
                                      QStringLiteral("With --screenshot: the collapsed view."));
-  parser.addOptions({screenshot, collapsed});
+  const QCommandLineOption select(QStringLiteral("select"),
+                                  QStringLiteral("With --screenshot: select this layer."),
+                                  QStringLiteral("LAYER"));
+  parser.addOptions({screenshot, collapsed, select});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
@@ -72,7 +84,8 @@ int main(int argc, char** argv) {
 
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
-    return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed));
+    return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
+                          parser.value(select));
 
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();

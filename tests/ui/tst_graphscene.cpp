@@ -51,6 +51,7 @@ class TestGraphScene : public QObject {
   Q_OBJECT
  private slots:
   void mirrorsDocument();
+  void destroyedWithSelectionAndWatchers();
   void dragIsOneUndoStep();
   void portDragConnects();
   void problemsOutlineAndSelect();
@@ -82,6 +83,20 @@ void TestGraphScene::mirrorsDocument() {
   f.doc.undoStack()->push(new EditLayerCommand(&f.doc, f.doc.layerIndex("h"), h));
   QVERIFY(layerItem(f.scene, "hidden") != nullptr);
   QVERIFY(layerItem(f.scene, "h") == nullptr);
+  QCOMPARE(f.scene.selectedLayerIds(), (std::set<std::string>{"hidden"}));
+}
+
+void TestGraphScene::destroyedWithSelectionAndWatchers() {
+  auto* doc = new GraphDocument;
+  QVERIFY(doc->open(example("lstm-peephole.rnn.json"), nullptr));
+  auto* scene = new GraphScene(doc);
+  int reads = 0;
+  connect(scene, &GraphScene::selectedIdsChanged, scene,
+          [&] { reads += int(scene->selectedLayerIds().size()); });
+  scene->selectItems({0, 1}, {2});
+  QCOMPARE(reads, 2);
+  delete scene;  // must not call the watcher on a half-destroyed scene
+  delete doc;
 }
 
 void TestGraphScene::dragIsOneUndoStep() {

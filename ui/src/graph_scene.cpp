@@ -29,10 +29,14 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
 }
 
 GraphScene::~GraphScene() {
+  // Deleting selected items emits selectionChanged; nobody may look at a half-destroyed scene.
+  blockSignals(true);
   m_overlay.reset();
   // Connections point at layer items: they go first.
   for (ConnectionItem* item : m_connections) delete item;
   m_connections.clear();
+  for (auto& [id, item] : m_layers) delete item;
+  m_layers.clear();
 }
 
 std::vector<std::string> GraphScene::layerIds() const {
