@@ -3,6 +3,7 @@
 // the edit actions (copy/paste, delete, auto-layout, templates) and the exports.
 #include <QFile>
 #include <QMimeData>
+#include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QUndoStack>
 #include <QtTest>
@@ -270,6 +271,9 @@ void TestGraphScene::exportsWriteFiles() {
   QFile svg(dir.filePath("a.svg"));
   QVERIFY(svg.open(QIODevice::ReadOnly));
   QVERIFY(svg.readAll().contains("<svg"));
+  QSvgRenderer renderer(dir.filePath("a.svg"));
+  QVERIFY(renderer.isValid());
+  QVERIFY(renderer.viewBoxF().width() > 200);
   QVERIFY2(exportGraphDot(f.doc, dir.filePath("a.dot"), &error), qPrintable(error));
   QFile dot(dir.filePath("a.dot"));
   QVERIFY(dot.open(QIODevice::ReadOnly));
