@@ -5,6 +5,7 @@
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
 #include <QMenu>
 #include <QMenuBar>
@@ -50,6 +51,7 @@ class TestMainWindow : public QObject {
   void badFileIsReportedAndNothingLost();
   void failedSaveIsReportedAndNothingLost();
   void unsavedChangesPrompt();
+  void recoveryAfterCrash();
 };
 
 void TestMainWindow::initTestCase() {
@@ -132,6 +134,29 @@ void TestMainWindow::unsavedChangesPrompt() {
   answerNextMessageBox(&shown, QMessageBox::Discard);
   QVERIFY(window.fileActions()->openFile(QStringLiteral(RNNWB_EXAMPLES_DIR "/gru.rnn.json")));
   QCOMPARE(window.document()->graph().name, std::string("gru"));
+}
+
+void TestMainWindow::recoveryAfterCrash() {
+  QTemporaryDir dir;
+  // What a crashed session leaves: its graph and a sidecar naming a process that is gone
+  // (PIDs above the kernel's pid_max of 4194304 name none).
+  QVERIFY(QFile::copy(QStringLiteral(RNNWB_EXAMPLES_DIR "/gru.rnn.json"),
+                      dir.filePath(QStringLiteral("autosave-4194500.rnn.json"))));
+  QFile sidecar(dir.filePath(QStringLiteral("autosave-4194500.json")));
+  QVERIFY(sidecar.open(QIODevice::WriteOnly));
+  sidecar.write(R"({"file": "/work/mine.rnn.json", "pid": 4194500,
+                    "saved": "2026-01-01T10:00:00Z"})");
+  sidecar.close();
+  MainWindow window;
+  QString shown;
+  answerNextMessageBox(&shown, QMessageBox::Yes);
+  window.fileActions()->offerRecovery(dir.path());
+  QVERIFY2(shown.contains(QStringLiteral("/work/mine.rnn.json")), qPrintable(shown));
+  QCOMPARE(window.document()->graph().name, std::string("gru"));
+  QCOMPARE(window.document()->filePath(), QStringLiteral("/work/mine.rnn.json"));
+  QVERIFY(window.document()->isModified());
+  QVERIFY(window.isWindowModified());
+  QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());  // offered once only
 }
 
 QTEST_MAIN(TestMainWindow)
