@@ -1,0 +1,98 @@
+// rnnwb-gui: the RNN Workbench window.
+//   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [GRAPH]
+//                                                       render the window offscreen, then exit
+#include <cstdio>
+#include <cstring>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include "rnnwb/ui/autosave.hpp"
+#include "rnnwb/ui/file_actions.hpp"
+#include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/graph_view.hpp"
+#include "rnnwb/ui/main_window.hpp"
+
+namespace {
+
+bool wantsScreenshot(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--screenshot", 12) == 0) return true;
+  return false;
+}
+
+int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
+                   bool collapsed, const QString& select) {
+  if (!graph.isEmpty()) {
+    QString error;
+    if (!window.document()->open(graph, &error)) {
+      std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(error));
+      return 1;
+    }
+  }
+  window.show();
+  QApplication::processEvents();
+  window.scene()->setCollapsed(collapsed, false);
+  if (!select.isEmpty()) {
+    const int layer = window.document()->layerIndex(select.toStdString());
+    if (layer < 0) {
+      std::fprintf(stderr, "rnnwb-gui: no layer '%s' to select\n", qPrintable(select));
+      return 1;
+    }
+    window.scene()->selectItems({layer}, {});
+  }
+  window.view()->fitToWindow();
+  QApplication::processEvents();
+  if (!window.grab().save(out)) {
+    std::fprintf(stderr, "rnnwb-gui: cannot write %s\n", qPrintable(out));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // A screenshot needs no display: render offscreen unless told otherwise.
+  if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("rnnwb"));
+  QApplication::setApplicationName(QStringLiteral("RNN Workbench"));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(QStringLiteral("RNN Workbench: draw and analyse graphs of "
+                                                  "recurrent networks"));
+  parser.addHelpOption();
+  const QCommandLineOption screenshot(QStringLiteral("screenshot"),
+                                      QStringLiteral("Render the window to a PNG and exit."),
+                                      QStringLiteral("FILE.png"));
+  const QCommandLineOption collapsed(QStringLiteral("collapsed"),
+                                     QStringLiteral("With --screenshot: the collapsed view."));
+  const QCommandLineOption select(QStringLiteral("select"),
+                                  QStringLiteral("With --screenshot: select this layer."),
+                                  QStringLiteral("LAYER"));
+  parser.addOptions({screenshot, collapsed, select});
+  parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
+                               QStringLiteral("[GRAPH]"));
+  parser.process(app);
+  const QStringList positional = parser.positionalArguments();
+  const QString graph = positional.isEmpty() ? QString() : positional.front();
+
+  rnnwb::ui::MainWindow window;
+  if (parser.isSet(screenshot))
+    return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
+                          parser.value(select));
+
+  window.show();
+  const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();
+  window.fileActions()->offerRecovery(autosaveDir);
+  if (!graph.isEmpty() && !window.document()->isModified())
+    window.fileActions()->openFile(graph);
+  window.fileActions()->startAutosave(autosaveDir, 30000);
+  QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);
+  return app.exec();
+}

@@ -1,0 +1,151 @@
+// The collapsed view: every example folds into exactly the recurrent nodes of the SCC analysis,
+// members hidden and the condensed DAG shown; expanding restores the canvas; the animation
+// reaches both ends; the document is never touched.
+#include <QDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "connection_item.hpp"
+#include "layer_item.hpp"
+#include "rnnwb/ui/graph_commands.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/problems_panel.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::ui;
+
+namespace {
+
+std::vector<std::vector<std::string>> expectedBoxes(const GraphDocument& doc) {
+  std::vector<std::vector<std::string>> boxes;
+  for (const SccNode& node : doc.analysis()->nodes) {
+    if (!node.recurrent) continue;
+    std::vector<std::string> ids;
+    for (int layer : node.layers) ids.push_back(doc.graph().layers[layer].id);
+    boxes.push_back(ids);
+  }
+  return boxes;
+}
+
+std::set<std::string> members(const std::vector<std::vector<std::string>>& boxes) {
+  std::set<std::string> ids;
+  for (const auto& box : boxes) ids.insert(box.begin(), box.end());
+  return ids;
+}
+
+void checkShown(const GraphScene& scene, const GraphDocument& doc, bool collapsed) {
+  const auto boxes = expectedBoxes(doc);
+  const auto folded = members(boxes);
+  QCOMPARE(scene.recurrentNodeBoxes(), collapsed ? boxes : decltype(boxes){});
+  for (const Layer& layer : doc.graph().layers) {
+    QCOMPARE(scene.isLayerShown(layer.id), !collapsed || !folded.count(layer.id));
+    if (scene.isLayerShown(layer.id))
+      QCOMPARE(scene.layerBox(layer.id).center(), doc.position(layer.id));
+  }
+  for (int i = 0; i < static_cast<int>(doc.graph().connections.size()); ++i) {
+    const Connection& c = doc.graph().connections[i];
+    const bool touches = folded.count(c.from) || folded.count(c.to);
+    QCOMPARE(scene.isConnectionShown(i), !collapsed || !touches);
+  }
+}
+
+}  // namespace
+
+class TestCollapseView : public QObject {
+  Q_OBJECT
+ private slots:
+  void foldsExactlyTheAnalysisComponents_data();
+  void foldsExactlyTheAnalysisComponents();
+  void animationReachesBothEnds();
+  void editsWhileCollapsedKeepTheView();
+  void clickingAProblemExpands();
+};
+
+void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
+  QTest::addColumn<QString>("path");
+  QTest::addColumn<int>("recurrentNodes");
+  const QDir dir(QStringLiteral(RNNWB_EXAMPLES_DIR));
+  const std::map<QString, int> expected{
+      {"elman.rnn.json", 1},       {"jordan.rnn.json", 1},       {"lstm-peephole.rnn.json", 1},
+      {"gru.rnn.json", 1},         {"stacked-lstm.rnn.json", 2}, {"mi-rnn.rnn.json", 1},
+      {"sparse-rnn.rnn.json", 1},  {"two-recurrent-nodes.rnn.json", 2}};
+  for (const QString& name : dir.entryList({QStringLiteral("*.rnn.json")})) {
+    QVERIFY2(expected.count(name), qPrintable("add " + name + " to this table"));
+    QTest::newRow(qPrintable(name)) << dir.filePath(name) << expected.at(name);
+  }
+}
+
+void TestCollapseView::foldsExactlyTheAnalysisComponents() {
+  QFETCH(QString, path);
+  QFETCH(int, recurrentNodes);
+  GraphDocument doc;
+  QVERIFY(doc.open(path, nullptr));
+  GraphScene scene(&doc);
+  QCOMPARE(int(expectedBoxes(doc).size()), recurrentNodes);
+  checkShown(scene, doc, false);
+  scene.setCollapsed(true, false);
+  checkShown(scene, doc, true);
+  scene.setCollapsed(false, false);
+  checkShown(scene, doc, false);
+  QCOMPARE(doc.undoStack()->count(), 0);
+  QVERIFY(!doc.isModified());
+}
+
+void TestCollapseView::animationReachesBothEnds() {
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/stacked-lstm.rnn.json"), nullptr));
+  GraphScene scene(&doc);
+  QSignalSpy spy(&scene, &GraphScene::collapsedChanged);
+  scene.setCollapsed(true, true);
+  QCOMPARE(spy.count(), 1);
+  QTRY_COMPARE_WITH_TIMEOUT(scene.recurrentNodeBoxes().size(), std::size_t(2), 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(!scene.isLayerShown(doc.graph().layers[1].id), 3000);
+  checkShown(scene, doc, true);
+  scene.setCollapsed(false, true);
+  QTRY_VERIFY_WITH_TIMEOUT(scene.recurrentNodeBoxes().empty(), 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(scene.layerBox(doc.graph().layers[1].id).center() ==
+                               doc.position(doc.graph().layers[1].id), 3000);
+  checkShown(scene, doc, false);
+  QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestCollapseView::editsWhileCollapsedKeepTheView() {
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/two-recurrent-nodes.rnn.json"), nullptr));
+  GraphScene scene(&doc);
+  scene.setCollapsed(true, false);
+  // Joining a and b into one loop makes one recurrent node of the two.
+  doc.undoStack()->push(new AddConnectionCommand(&doc, makeConnection(doc, "b", "a")));
+  Connection back = doc.graph().connections.back();
+  back.delay = 1;
+  doc.undoStack()->push(new EditConnectionCommand(&doc, int(doc.graph().connections.size()) - 1,
+                                                  back));
+  QCOMPARE(scene.recurrentNodeBoxes().size(), std::size_t(1));
+  checkShown(scene, doc, true);
+  doc.undoStack()->undo();
+  doc.undoStack()->undo();
+  QCOMPARE(scene.recurrentNodeBoxes().size(), std::size_t(2));
+  checkShown(scene, doc, true);
+}
+
+void TestCollapseView::clickingAProblemExpands() {
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/lstm-peephole.rnn.json"), nullptr));
+  GraphScene scene(&doc);
+  ProblemsPanel panel(&doc, &scene);
+  scene.setCollapsed(true, false);
+  Layer c = doc.graph().layers[doc.layerIndex("c")];
+  c.bias = true;
+  c.kind = LayerKind::Multiplicative;  // a multiplicative layer has no bias
+  doc.undoStack()->push(new EditLayerCommand(&doc, doc.layerIndex("c"), c));
+  QCOMPARE(panel.problemCount(), 1);
+  QVERIFY(scene.isCollapsed());
+  QVERIFY(!scene.isLayerShown("c"));
+  panel.activateRow(0);
+  QVERIFY(!scene.isCollapsed());
+  QVERIFY(scene.isLayerShown("c"));
+  QCOMPARE(scene.selectedLayerIds(), (std::set<std::string>{"c"}));
+}
+
+QTEST_MAIN(TestCollapseView)
+#include "tst_collapseview.moc"

@@ -1,0 +1,291 @@
+// GraphScene and the canvas around it: the items mirror the document, gestures on items become
+// undo commands (a drag is one step), problems outline what they name, panels drive the canvas,
+// the edit actions (copy/paste, delete, auto-layout, templates) and the exports.
+#include <QFile>
+#include <QMimeData>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "connection_item.hpp"
+#include "layer_item.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/ui/auto_layout.hpp"
+#include "rnnwb/ui/canvas_export.hpp"
+#include "rnnwb/ui/edit_actions.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/graph_view.hpp"
+#include "rnnwb/ui/palette_panel.hpp"
+#include "rnnwb/ui/problems_panel.hpp"
+#include "rnnwb/ui/schedule_panel.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::ui;
+
+namespace {
+
+QString example(const char* name) { return QStringLiteral(RNNWB_EXAMPLES_DIR "/") + name; }
+
+LayerItem* layerItem(GraphScene& scene, const std::string& id) {
+  for (QGraphicsItem* item : scene.items())
+    if (auto* layer = qgraphicsitem_cast<LayerItem*>(item); layer && layer->layerId() == id)
+      return layer;
+  return nullptr;
+}
+
+int countItems(GraphScene& scene, int type) {
+  int n = 0;
+  for (QGraphicsItem* item : scene.items()) n += item->type() == type;
+  return n;
+}
+
+struct Fixture {
+  GraphDocument doc;
+  GraphScene scene{&doc};
+  explicit Fixture(const char* file) { QVERIFY(doc.open(example(file), nullptr)); }
+};
+
+}  // namespace
+
+class TestGraphScene : public QObject {
+  Q_OBJECT
+ private slots:
+  void mirrorsDocument();
+  void destroyedWithSelectionAndWatchers();
+  void dragIsOneUndoStep();
+  void portDragConnects();
+  void problemsOutlineAndSelect();
+  void scheduleHoverHighlights();
+  void copyPasteDeleteThroughActions();
+  void autoLayoutIsOneStepAndLayered_data();
+  void autoLayoutIsOneStepAndLayered();
+  void templateFromPalette();
+  void paletteDropAndClickAddLayers();
+  void exportsWriteFiles();
+};
+
+void TestGraphScene::mirrorsDocument() {
+  Fixture f("lstm-peephole.rnn.json");
+  QCOMPARE(int(f.scene.layerIds().size()), 11);
+  QCOMPARE(countItems(f.scene, LayerItem::Type), 11);
+  QCOMPARE(countItems(f.scene, ConnectionItem::Type), 21);
+  QCOMPARE(f.scene.layerBox("c").center(), f.doc.position("c"));
+  f.doc.undoStack()->push(new RemoveItemsCommand(&f.doc, {"c"}, {}));
+  QCOMPARE(countItems(f.scene, LayerItem::Type), 10);
+  QCOMPARE(countItems(f.scene, ConnectionItem::Type), 21 - 7);  // c has 7 connections
+  f.doc.undoStack()->undo();
+  QCOMPARE(countItems(f.scene, LayerItem::Type), 11);
+  QCOMPARE(countItems(f.scene, ConnectionItem::Type), 21);
+  // A rename keeps the box (and its selection) under the new id.
+  layerItem(f.scene, "h")->setSelected(true);
+  Layer h = f.doc.graph().layers[f.doc.layerIndex("h")];
+  h.id = "hidden";
+  f.doc.undoStack()->push(new EditLayerCommand(&f.doc, f.doc.layerIndex("h"), h));
+  QVERIFY(layerItem(f.scene, "hidden") != nullptr);
+  QVERIFY(layerItem(f.scene, "h") == nullptr);
+  QCOMPARE(f.scene.selectedLayerIds(), (std::set<std::string>{"hidden"}));
+}
+
+void TestGraphScene::destroyedWithSelectionAndWatchers() {
+  auto* doc = new GraphDocument;
+  QVERIFY(doc->open(example("lstm-peephole.rnn.json"), nullptr));
+  auto* scene = new GraphScene(doc);
+  int reads = 0;
+  connect(scene, &GraphScene::selectedIdsChanged, scene,
+          [&] { reads += int(scene->selectedLayerIds().size()); });
+  scene->selectItems({0, 1}, {2});
+  QCOMPARE(reads, 2);
+  delete scene;  // must not call the watcher on a half-destroyed scene
+  delete doc;
+}
+
+void TestGraphScene::dragIsOneUndoStep() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  view.resize(600, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  const QPointF start = f.doc.position("h");
+  const QPoint at = view.mapFromScene(f.scene.layerBox("h").center() + QPointF(0, -15));
+  QTest::mousePress(view.viewport(), Qt::LeftButton, {}, at);
+  for (int step = 1; step <= 4; ++step)
+    QTest::mouseMove(view.viewport(), at + QPoint(10 * step, 5 * step));
+  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, at + QPoint(40, 20));
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+  QVERIFY(f.doc.position("h") != start);
+  QCOMPARE(f.scene.layerBox("h").center(), f.doc.position("h"));
+  f.doc.undoStack()->undo();
+  QCOMPARE(f.doc.position("h"), start);
+  QCOMPARE(f.scene.layerBox("h").center(), start);
+}
+
+void TestGraphScene::portDragConnects() {
+  Fixture f("elman.rnn.json");
+  LayerItem* x = layerItem(f.scene, "x");
+  f.scene.beginConnectionDrag("x", true, x->outPort());
+  f.scene.updateConnectionDrag(f.scene.layerBox("y").center() + QPointF(-20, 0));
+  f.scene.finishConnectionDrag(f.scene.layerBox("y").center());
+  QCOMPARE(f.doc.graph().connections.back().id, std::string("x->y"));
+  QCOMPARE(countItems(f.scene, ConnectionItem::Type), 4);
+  // Dropped on empty canvas: nothing happens.
+  f.scene.beginConnectionDrag("x", true, x->outPort());
+  f.scene.finishConnectionDrag(QPointF(5000, 5000));
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+}
+
+void TestGraphScene::problemsOutlineAndSelect() {
+  Fixture f("elman.rnn.json");
+  ProblemsPanel panel(&f.doc, &f.scene);
+  QCOMPARE(panel.problemCount(), 0);
+  Connection loop = f.doc.graph().connections[1];
+  loop.delay = 0;  // h -> h without delay: a zero-delay cycle
+  f.doc.undoStack()->push(new EditConnectionCommand(&f.doc, 1, loop));
+  QCOMPARE(panel.problemCount(), 1);
+  QCOMPARE(f.scene.problemLayers(), (std::set<std::string>{"h"}));
+  QCOMPARE(f.scene.problemConnections(), (std::set<int>{1}));
+  QVERIFY(layerItem(f.scene, "h")->isProblem());
+  QVERIFY(!layerItem(f.scene, "x")->isProblem());
+  panel.activateRow(0);
+  QCOMPARE(f.scene.selectedLayerIds(), (std::set<std::string>{"h"}));
+  QCOMPARE(f.scene.selectedConnections(), (std::set<int>{1}));
+  f.doc.undoStack()->undo();
+  QCOMPARE(panel.problemCount(), 0);
+  QVERIFY(!layerItem(f.scene, "h")->isProblem());
+}
+
+void TestGraphScene::scheduleHoverHighlights() {
+  Fixture f("lstm-peephole.rnn.json");
+  SchedulePanel panel(&f.doc, &f.scene);
+  QCOMPARE(panel.stepCount(), 3);  // x, the LSTM's recurrent node, y
+  panel.hoverStep(1);
+  for (const std::string& id : f.scene.layerIds())
+    QCOMPARE(layerItem(f.scene, id)->isHighlighted(), id != "x" && id != "y");
+  panel.hoverStep(-1);
+  for (const std::string& id : f.scene.layerIds())
+    QVERIFY(!layerItem(f.scene, id)->isHighlighted());
+}
+
+void TestGraphScene::copyPasteDeleteThroughActions() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  f.scene.selectItems({1}, {});
+  actions.copy->trigger();
+  actions.paste->trigger();
+  QVERIFY(f.doc.layerIndex("h2") >= 0);
+  QCOMPARE(f.scene.selectedLayerIds(), (std::set<std::string>{"h2"}));
+  QCOMPARE(f.doc.graph().connections.back().id, std::string("h2->h2@1"));
+  actions.remove->trigger();
+  QCOMPARE(f.doc.layerIndex("h2"), -1);
+  QCOMPARE(f.doc.undoStack()->count(), 2);
+  actions.undo->trigger();
+  QVERIFY(f.doc.layerIndex("h2") >= 0);
+  actions.undo->trigger();
+  QVERIFY(f.doc.graph() == loadValidGraph(example("elman.rnn.json").toStdString()));
+  actions.redo->trigger();
+  QVERIFY(f.doc.layerIndex("h2") >= 0);
+}
+
+void TestGraphScene::autoLayoutIsOneStepAndLayered_data() {
+  QTest::addColumn<QString>("file");
+  for (const char* name : {"lstm-peephole.rnn.json", "gru.rnn.json", "stacked-lstm.rnn.json",
+                           "mi-rnn.rnn.json", "jordan.rnn.json"})
+    QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+void TestGraphScene::autoLayoutIsOneStepAndLayered() {
+  QFETCH(QString, file);
+  Fixture f(qPrintable(file));
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  actions.autoLayout->trigger();
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+  // Every delay-0 connection points right; the loops (delayed) are what point back.
+  for (const Connection& c : f.doc.graph().connections)
+    if (c.delay == 0) QVERIFY2(f.doc.position(c.from).x() < f.doc.position(c.to).x(), c.id.c_str());
+  std::set<std::pair<double, double>> taken;
+  for (const Layer& layer : f.doc.graph().layers) {
+    const QPointF p = f.doc.position(layer.id);
+    QVERIFY2(taken.insert({p.x(), p.y()}).second, layer.id.c_str());
+  }
+  f.doc.undoStack()->undo();
+  QVERIFY(!f.doc.isModified());
+}
+
+void TestGraphScene::templateFromPalette() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  QVERIFY(!actions.insertTemplate(CellTemplate::Gru, "nope", 8, {}));
+  QVERIFY(actions.insertTemplate(CellTemplate::Gru, "x", 8, QPointF(0, 300)));
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+  QCOMPARE(int(f.scene.selectedLayerIds().size()), 7);
+  QVERIFY(f.scene.selectedLayerIds().count("gru_h"));
+  actions.addPaletteEntry(QStringLiteral("multiplicative"), QPointF(50, 50));
+  QVERIFY(f.doc.graph().layers.back().kind == LayerKind::Multiplicative);
+  QCOMPARE(f.doc.position(f.doc.graph().layers.back().id), QPointF(50, 50));
+}
+
+void TestGraphScene::paletteDropAndClickAddLayers() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  connect(&view, &GraphView::paletteEntryDropped, &actions, &EditActions::addPaletteEntry);
+  view.resize(600, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  // The palette's drag carries its key; dropped on the canvas, the layer lands where it fell.
+  PalettePanel palette;
+  QListWidgetItem* additive = palette.item(1);
+  QCOMPARE(additive->data(Qt::UserRole).toString(), QStringLiteral("additive"));
+  QMimeData* mime = palette.mimeDataFor(additive);
+  const QPoint at(300, 200);
+  QDragEnterEvent enter(at, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(view.viewport(), &enter);
+  QVERIFY(enter.isAccepted());
+  QDropEvent drop(QPointF(at), Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
+  QApplication::sendEvent(view.viewport(), &drop);
+  delete mime;
+  QCOMPARE(f.doc.graph().layers.back().id, std::string("h2"));
+  QCOMPARE(f.doc.position("h2"), view.mapToScene(at).toPoint());
+  // A click adds at the centre of the view.
+  QSignalSpy clicked(&palette, &PalettePanel::entryActivated);
+  emit palette.itemClicked(palette.item(0));
+  QCOMPARE(clicked.count(), 1);
+  QCOMPARE(clicked.front().front().toString(), QStringLiteral("input"));
+}
+
+void TestGraphScene::exportsWriteFiles() {
+  Fixture f("two-recurrent-nodes.rnn.json");
+  QTemporaryDir dir;
+  QString error;
+  QVERIFY2(exportCanvasPng(&f.scene, dir.filePath("a.png"), &error), qPrintable(error));
+  QImage image(dir.filePath("a.png"));
+  QVERIFY(image.width() > 200 && image.height() > 50);
+  QVERIFY2(exportCanvasSvg(&f.scene, dir.filePath("a.svg"), "g", &error), qPrintable(error));
+  QFile svg(dir.filePath("a.svg"));
+  QVERIFY(svg.open(QIODevice::ReadOnly));
+  QVERIFY(svg.readAll().contains("<svg"));
+  QSvgRenderer renderer(dir.filePath("a.svg"));
+  QVERIFY(renderer.isValid());
+  QVERIFY(renderer.viewBoxF().width() > 200);
+  QVERIFY2(exportGraphDot(f.doc, dir.filePath("a.dot"), &error), qPrintable(error));
+  QFile dot(dir.filePath("a.dot"));
+  QVERIFY(dot.open(QIODevice::ReadOnly));
+  QVERIFY(dot.readAll().contains("digraph"));
+  // An invalid graph has no DOT; the error names the file; a bad path names it too.
+  f.doc.undoStack()->push(new RemoveItemsCommand(&f.doc, {"y"}, {}));
+  QVERIFY(!exportGraphDot(f.doc, dir.filePath("b.dot"), &error));
+  QVERIFY(error.contains("b.dot") && error.contains("output"));
+  QVERIFY(!QFile::exists(dir.filePath("b.dot")));
+  QVERIFY(!exportCanvasPng(&f.scene, dir.filePath("missing/dir/c.png"), &error));
+  QVERIFY(error.contains("c.png"));
+}
+
+QTEST_MAIN(TestGraphScene)
+#include "tst_graphscene.moc"

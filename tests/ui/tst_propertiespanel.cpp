@@ -1,0 +1,133 @@
+// The properties panel: editing a field pushes one undo command with exactly that change; ids
+// that are malformed or taken are refused; defaults that depend on other fields follow them.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/properties_panel.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::ui;
+
+class TestPropertiesPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void init();
+  void cleanup();
+  void layerFieldsPushCommands();
+  void takenOrMalformedIdIsRefused();
+  void kindChangeCarriesBiasDefault();
+  void connectionFieldsPushCommands();
+  void graphName();
+
+ private:
+  template <typename T>
+  T* field(const char* name) {
+    T* widget = m_panel->findChild<T*>(QString::fromLatin1(name));
+    if (!widget) qFatal("no field %s", name);
+    return widget;
+  }
+  void chooseInCombo(const char* name, const QString& text) {
+    QComboBox* combo = field<QComboBox>(name);
+    combo->setCurrentText(text);
+    emit combo->activated(combo->currentIndex());
+  }
+  GraphDocument* m_doc = nullptr;
+  GraphScene* m_scene = nullptr;
+  PropertiesPanel* m_panel = nullptr;
+};
+
+void TestPropertiesPanel::init() {
+  m_doc = new GraphDocument;
+  QVERIFY(m_doc->open(QStringLiteral(RNNWB_EXAMPLES_DIR "/elman.rnn.json"), nullptr));
+  m_scene = new GraphScene(m_doc);
+  m_panel = new PropertiesPanel(m_doc, m_scene);
+}
+
+void TestPropertiesPanel::cleanup() {
+  delete m_panel;
+  delete m_scene;
+  delete m_doc;
+}
+
+void TestPropertiesPanel::layerFieldsPushCommands() {
+  m_scene->selectItems({1}, {});  // h
+  QCOMPARE(field<QLineEdit>("layerId")->text(), QStringLiteral("h"));
+  field<QSpinBox>("layerSize")->setValue(64);
+  emit field<QSpinBox>("layerSize")->editingFinished();
+  QCOMPARE(m_doc->graph().layers[1].size, 64);
+  chooseInCombo("layerActivation", QStringLiteral("relu"));
+  QVERIFY(m_doc->graph().layers[1].activation == Activation::Relu);
+  field<QCheckBox>("layerBias")->click();
+  QVERIFY(!m_doc->graph().layers[1].bias);
+  chooseInCombo("layerLoss", QStringLiteral("mse"));
+  QVERIFY(m_doc->graph().layers[1].loss == LossKind::Mse);
+  field<QLineEdit>("layerId")->setText(QStringLiteral("hidden"));
+  emit field<QLineEdit>("layerId")->editingFinished();
+  QCOMPARE(m_doc->graph().layers[1].id, std::string("hidden"));
+  QCOMPARE(m_doc->graph().connections[1].id, std::string("hidden->hidden@1"));
+  QCOMPARE(m_doc->undoStack()->count(), 5);
+  // The selection follows the rename, and the panel still shows the layer.
+  QCOMPARE(field<QLineEdit>("layerId")->text(), QStringLiteral("hidden"));
+  while (m_doc->undoStack()->canUndo()) m_doc->undoStack()->undo();
+  QVERIFY(!m_doc->isModified());
+  QCOMPARE(m_doc->graph().layers[1].size, 32);
+}
+
+void TestPropertiesPanel::takenOrMalformedIdIsRefused() {
+  m_scene->selectItems({1}, {});
+  for (const char* bad : {"x", "has space", "dot.ted", ""}) {
+    field<QLineEdit>("layerId")->setText(QString::fromLatin1(bad));
+    emit field<QLineEdit>("layerId")->editingFinished();
+    QCOMPARE(m_doc->undoStack()->count(), 0);
+    QCOMPARE(field<QLineEdit>("layerId")->text(), QStringLiteral("h"));
+    QVERIFY(!field<QLabel>("message")->text().isEmpty());
+  }
+}
+
+void TestPropertiesPanel::kindChangeCarriesBiasDefault() {
+  m_scene->selectItems({1}, {});
+  chooseInCombo("layerKind", QStringLiteral("multiplicative"));
+  const Layer& h = m_doc->graph().layers[1];
+  QVERIFY(h.kind == LayerKind::Multiplicative);
+  QVERIFY(!h.bias);  // additive's default bias became multiplicative's default
+  QCOMPARE(m_doc->undoStack()->count(), 1);
+}
+
+void TestPropertiesPanel::connectionFieldsPushCommands() {
+  m_scene->selectItems({}, {1});  // h->h@1
+  QCOMPARE(field<QLineEdit>("connectionId")->text(), QStringLiteral("h->h@1"));
+  field<QSpinBox>("connectionDelay")->setValue(2);
+  emit field<QSpinBox>("connectionDelay")->editingFinished();
+  QCOMPARE(m_doc->graph().connections[1].delay, 2);
+  QCOMPARE(m_doc->graph().connections[1].id, std::string("h->h@2"));  // a default id follows
+  field<QDoubleSpinBox>("connectionDensity")->setValue(0.25);
+  emit field<QDoubleSpinBox>("connectionDensity")->editingFinished();
+  field<QLineEdit>("connectionSeed")->setText(QStringLiteral("99"));
+  emit field<QLineEdit>("connectionSeed")->editingFinished();
+  QCOMPARE(m_doc->graph().connections[1].density, 0.25);
+  QCOMPARE(m_doc->graph().connections[1].seed, std::uint64_t(99));
+  chooseInCombo("connectionType", QStringLiteral("identity"));
+  QVERIFY(m_doc->graph().connections[1].type == ConnectionType::Identity);
+  QCOMPARE(m_doc->graph().connections[1].density, 1.0);  // density belongs to full only
+  QVERIFY(m_doc->problems().empty());
+  QCOMPARE(m_doc->undoStack()->count(), 4);
+}
+
+void TestPropertiesPanel::graphName() {
+  m_scene->selectItems({}, {});
+  field<QLineEdit>("graphName")->setText(QStringLiteral("renamed"));
+  emit field<QLineEdit>("graphName")->editingFinished();
+  QCOMPARE(m_doc->graph().name, std::string("renamed"));
+  m_doc->undoStack()->undo();
+  QCOMPARE(m_doc->graph().name, std::string("elman"));
+}
+
+QTEST_MAIN(TestPropertiesPanel)
+#include "tst_propertiespanel.moc"

@@ -1,0 +1,96 @@
+#pragma once
+// GraphScene: the canvas' QGraphicsScene. It mirrors a GraphDocument (one box per layer id, one
+// arrow per connection index), rebuilt or updated on the document's signals, and turns gestures
+// on its items (moving boxes, dragging from ports) into undo commands. It never edits the
+// document directly. Items stay private to ui; callers speak in layer ids and connection indices.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <QGraphicsScene>
+
+#include "rnnwb/ui/graph_document.hpp"
+
+class QGraphicsPathItem;
+
+namespace rnnwb::ui {
+
+class LayerItem;
+class ConnectionItem;
+class CollapseOverlay;
+
+class GraphScene : public QGraphicsScene {
+  Q_OBJECT
+ public:
+  /// The document must outlive the scene.
+  explicit GraphScene(GraphDocument* document, QObject* parent = nullptr);
+  ~GraphScene() override;
+
+  GraphDocument* document() const { return m_document; }
+
+  std::vector<std::string> layerIds() const;  // layers that have a box
+  int connectionItemCount() const { return static_cast<int>(m_connections.size()); }
+  /// The scene rectangle of a layer's box; empty when it has none.
+  QRectF layerBox(const std::string& id) const;
+  /// False for a layer folded into a recurrent node box of the collapsed view.
+  bool isLayerShown(const std::string& id) const;
+  bool isConnectionShown(int index) const;
+
+  std::set<std::string> selectedLayerIds() const;
+  std::set<int> selectedConnections() const;
+  void selectItems(const std::vector<int>& layers, const std::vector<int>& connections);
+  /// Schedule hover: these layers (indices) are drawn highlighted; empty clears.
+  void highlightLayers(const std::vector<int>& layers);
+  std::set<std::string> problemLayers() const;
+  std::set<int> problemConnections() const;
+
+  /// The "collapse recurrent nodes" view: each strongly connected component of the analysis
+  /// folds into one box listing its members and inner order; the condensed DAG remains.
+  bool isCollapsed() const { return m_collapsed; }
+  void setCollapsed(bool collapsed, bool animated = true);
+  /// Members (ids, file order) of each recurrent node box shown, in schedule order.
+  std::vector<std::vector<std::string>> recurrentNodeBoxes() const;
+
+  // Gestures, called by the items.
+  void layerItemMoved(LayerItem* item);
+  void beginConnectionDrag(const std::string& layerId, bool fromOutput, QPointF scenePos);
+  void updateConnectionDrag(QPointF scenePos);
+  void finishConnectionDrag(QPointF scenePos);
+  /// What a drag between ports does: pushes an AddConnectionCommand. False when one of the
+  /// layers is missing.
+  bool connectLayers(const std::string& from, const std::string& to);
+  /// The layer whose box is under a scene point, or "".
+  std::string layerAt(QPointF scenePos) const;
+
+ signals:
+  void selectedIdsChanged();
+  void collapsedChanged(bool collapsed);
+
+ protected:
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+
+ private:
+  void syncStructure();
+  void syncPositions(const QStringList& ids);
+  void syncProblems();
+  void rebuildConnections();
+  void updateConnectionsOf(const std::string& layerId);
+
+  friend class CollapseOverlay;
+  GraphDocument* m_document;
+  std::map<std::string, LayerItem*> m_layers;
+  std::vector<ConnectionItem*> m_connections;
+  std::vector<std::string> m_layerOrder;  // layer ids in file order at the last sync
+  std::size_t m_connectionCount = 0;      // connections in the document at the last sync
+  std::unique_ptr<CollapseOverlay> m_overlay;
+  bool m_collapsed = false;
+  bool m_syncing = false;  // true while items follow the document: their moves are no gesture
+  int m_dragId = 0;
+  QGraphicsPathItem* m_dragLine = nullptr;
+  std::string m_dragLayer;
+  bool m_dragFromOutput = true;
+};
+
+}  // namespace rnnwb::ui

@@ -1,0 +1,52 @@
+#pragma once
+// The workbench window. It only places things: the canvas in the centre, the palette,
+// properties, problems and schedule as dock widgets (each toggled from the View menu), and the
+// menus and toolbar built from EditActions and FileActions. It owns the GraphDocument.
+#include <QMainWindow>
+
+namespace rnnwb::ui {
+
+class EditActions;
+class FileActions;
+class GraphDocument;
+class GraphScene;
+class GraphView;
+class PalettePanel;
+class ProblemsPanel;
+class PropertiesPanel;
+class SchedulePanel;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+
+  GraphDocument* document() const { return m_document; }
+  GraphScene* scene() const { return m_scene; }
+  GraphView* view() const { return m_view; }
+  EditActions* editActions() const { return m_edit; }
+  FileActions* fileActions() const { return m_files; }
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void createActions();
+  void createMenus();
+  void createToolBar();
+  void createDockWindows();
+  void updateTitle();
+
+  GraphDocument* m_document;
+  GraphScene* m_scene;
+  GraphView* m_view;
+  EditActions* m_edit = nullptr;
+  FileActions* m_files = nullptr;
+  PalettePanel* m_palette = nullptr;
+  PropertiesPanel* m_properties = nullptr;
+  ProblemsPanel* m_problems = nullptr;
+  SchedulePanel* m_schedule = nullptr;
+  QMenu* m_viewMenu = nullptr;
+};
+
+}  // namespace rnnwb::ui

@@ -1,0 +1,183 @@
+#include "connection_item.hpp"
+
+#include <array>
+#include <cmath>
+
+#include <QGraphicsScene>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+#include "layer_item.hpp"
+
+namespace rnnwb::ui {
+namespace {
+
+const QColor kDelayed(0x7b, 0x1f, 0xa2);
+const QColor kPlain(0x45, 0x4f, 0x5a);
+const QColor kProblem(0xe0, 0x10, 0x10);
+
+QPainterPath selfLoop(const LayerItem* layer, int lane) {
+  const QRectF box = layer->boxRect().translated(layer->pos());
+  const double rise = 42 + 18 * lane;
+  const QPointF start(box.right() - 18, box.top());
+  const QPointF end(box.left() + 18, box.top());
+  QPainterPath path(start);
+  path.cubicTo(start + QPointF(30, -rise), end + QPointF(-30, -rise), end);
+  return path;
+}
+
+}  // namespace
+
+ConnectionItem::ConnectionItem(int index, const Connection& connection, const LayerItem* from,
+                               const LayerItem* to)
+    : m_index(index), m_connection(connection), m_from(from), m_to(to) {
+  setFlags(ItemIsSelectable);
+  setZValue(0);
+  setToolTip(QString::fromStdString(connection.id));
+  updatePath();
+}
+
+bool ConnectionItem::joins(const std::string& layerId) const {
+  return m_connection.from == layerId || m_connection.to == layerId;
+}
+
+void ConnectionItem::setLane(int lane) {
+  m_lane = lane;
+  updatePath();
+}
+
+void ConnectionItem::setProblem(bool problem) {
+  m_problem = problem;
+  update();
+}
+
+void ConnectionItem::updatePath() {
+  prepareGeometryChange();
+  QPainterPath path;
+  if (m_from == m_to) {
+    path = selfLoop(m_from, m_lane);
+  } else {
+    const QPointF start = m_from->outPort();
+    const QPointF end = m_to->inPort();
+    const double dx = end.x() - start.x();
+    // Forward: a gentle S. Backward (a loop closing): swing out right, around, and in from the
+    // left, below or above depending on where the target is, so it does not cross the boxes.
+    const double reach = dx > 40 ? std::max(40.0, dx * 0.45) : 70.0 + 0.12 * std::abs(dx);
+    double bend = 0;
+    if (dx <= 40) {
+      const double side = end.y() >= start.y() ? 1.0 : -1.0;
+      bend = side * (LayerItem::kHeight * 0.9 + 0.1 * std::abs(dx));
+    }
+    bend += (m_lane % 2 ? 1 : -1) * 26.0 * ((m_lane + 1) / 2);
+    // A connection that would run through another box bends around it: of a few bends, the
+    // one with the fewest points inside other boxes wins (the first, the plain one, on a tie).
+    std::array<QPointF, 4> best{};
+    int fewest = -1;
+    for (double extra : {0.0, 55.0, -55.0, 110.0, -110.0, 165.0, -165.0, 220.0, -220.0}) {
+      const std::array<QPointF, 4> curve{start, start + QPointF(reach, bend + extra),
+                                         end + QPointF(-reach, bend + extra), end};
+      const int inside = pointsInOtherLayers(curve);
+      if (fewest < 0 || inside < fewest) {
+        fewest = inside;
+        best = curve;
+      }
+      if (fewest == 0) break;
+    }
+    path.moveTo(best[0]);
+    path.cubicTo(best[1], best[2], best[3]);
+  }
+  const QPointF tip = path.pointAtPercent(1.0);
+  const double angle = qDegreesToRadians(path.angleAtPercent(0.98));
+  const QPointF back(-std::cos(angle) * 11, std::sin(angle) * 11);
+  const QPointF side(-std::sin(angle) * 4.5, -std::cos(angle) * 4.5);
+  m_arrowHead = QPolygonF({tip, tip + back + side, tip + back - side});
+  m_labelAt = path.pointAtPercent(0.5);
+  setPath(path);
+}
+
+int ConnectionItem::pointsInOtherLayers(const std::array<QPointF, 4>& curve) const {
+  if (!scene()) return 0;
+  // Points of the cubic Bézier at evenly spaced parameters: cheap, and close enough to even
+  // spacing along the curve for this purpose.
+  std::array<QPointF, 23> points;
+  for (int i = 1; i <= 23; ++i) {
+    const double t = i / 24.0, u = 1.0 - t;
+    points[i - 1] = u * u * u * curve[0] + 3 * u * u * t * curve[1] + 3 * u * t * t * curve[2] +
+                    t * t * t * curve[3];
+  }
+  QRectF area = QRectF(curve[0], curve[3]).normalized();
+  for (const QPointF& p : points) area |= QRectF(p, QSizeF(1, 1));
+  int inside = 0;
+  for (QGraphicsItem* item : scene()->items(area)) {
+    if (item->type() != LayerItem::Type || item == m_from || item == m_to || !item->isVisible())
+      continue;
+    const auto* layer = static_cast<const LayerItem*>(item);
+    const QRectF box = layer->boxRect().translated(layer->pos()).adjusted(-6, -6, 6, 6);
+    for (const QPointF& p : points) inside += box.contains(p);
+  }
+  return inside;
+}
+
+QString ConnectionItem::label() const {
+  QString text;
+  switch (m_connection.type) {
+    case ConnectionType::Full:
+      text = m_connection.isSparse()
+                 ? QStringLiteral("full %1%").arg(m_connection.density * 100.0, 0, 'g', 3)
+                 : QStringLiteral("full");
+      break;
+    case ConnectionType::Diagonal: text = QStringLiteral("diag"); break;
+    case ConnectionType::Identity: text = QStringLiteral("id"); break;
+  }
+  if (m_connection.delay > 0) text += QStringLiteral(" d=%1").arg(m_connection.delay);
+  return text;
+}
+
+QPen ConnectionItem::pen() const {
+  QColor color = m_problem ? kProblem : m_connection.delay > 0 ? kDelayed : kPlain;
+  const double width = m_connection.type == ConnectionType::Identity ? 1.2 : 1.8;
+  QPen pen(color, isSelected() ? width + 1.5 : width);
+  if (m_connection.delay > 0) pen.setStyle(Qt::DashLine);
+  return pen;
+}
+
+QRectF ConnectionItem::boundingRect() const {
+  return QGraphicsPathItem::boundingRect()
+      .united(m_arrowHead.boundingRect())
+      .united(QRectF(m_labelAt - QPointF(40, 12), QSizeF(80, 24)))
+      .adjusted(-4, -4, 4, 4);
+}
+
+QPainterPath ConnectionItem::shape() const {
+  QPainterPathStroker stroker;
+  stroker.setWidth(10);
+  QPainterPath area = stroker.createStroke(path());
+  area.addRect(QRectF(m_labelAt - QPointF(22, 8), QSizeF(44, 16)));
+  return area;
+}
+
+void ConnectionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+  painter->setRenderHint(QPainter::Antialiasing);
+  const QPen linePen = pen();
+  painter->setPen(linePen);
+  painter->setBrush(Qt::NoBrush);
+  painter->drawPath(path());
+  painter->setPen(QPen(linePen.color(), 1.0));
+  painter->setBrush(linePen.color());
+  painter->drawPolygon(m_arrowHead);
+  QFont font = painter->font();
+  font.setPixelSize(10);
+  painter->setFont(font);
+  const QString text = label();
+  const QFontMetricsF metrics(font);
+  const QRectF box(m_labelAt.x() - metrics.horizontalAdvance(text) / 2 - 3,
+                   m_labelAt.y() - metrics.height() / 2 - 1, metrics.horizontalAdvance(text) + 6,
+                   metrics.height() + 2);
+  painter->setPen(QPen(linePen.color(), 0.8));
+  painter->setBrush(QColor(255, 255, 255, 230));
+  painter->drawRoundedRect(box, 3, 3);
+  painter->setPen(linePen.color().darker(120));
+  painter->drawText(box, Qt::AlignCenter, text);
+}
+
+}  // namespace rnnwb::ui

@@ -1,0 +1,54 @@
+#pragma once
+// The canvas arrow of one connection: its type as a label ("full", "diag", "id", with the
+// density of a sparse one), delayed connections dashed and labelled with their delay, so loops
+// show at a glance. Its path follows the two LayerItems it joins.
+#include <array>
+
+#include <QGraphicsPathItem>
+
+#include "rnnwb/core/graph.hpp"
+
+namespace rnnwb::ui {
+
+class LayerItem;
+
+class ConnectionItem : public QGraphicsPathItem {
+ public:
+  enum { Type = UserType + 2 };
+
+  /// `from` and `to` must outlive the item (GraphScene deletes connections first).
+  ConnectionItem(int index, const Connection& connection, const LayerItem* from,
+                 const LayerItem* to);
+  int type() const override { return Type; }
+
+  int connectionIndex() const { return m_index; }
+  const Connection& connection() const { return m_connection; }
+  bool joins(const std::string& layerId) const;
+  /// Bends a parallel connection (same two layers, either direction) so it does not hide the
+  /// other: lane 0 is straight, lanes 1, 2, ... curve further out.
+  void setLane(int lane);
+  void setProblem(bool problem);
+  void updatePath();
+
+  QRectF boundingRect() const override;
+  QPainterPath shape() const override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
+             QWidget* widget) override;
+
+ private:
+  QString label() const;
+  /// How many of 23 points along the path lie in boxes other than its ends (0: a clear path).
+  int pointsInOtherLayers(const std::array<QPointF, 4>& curve) const;
+  QPen pen() const;
+
+  int m_index;
+  Connection m_connection;
+  const LayerItem* m_from;
+  const LayerItem* m_to;
+  int m_lane = 0;
+  bool m_problem = false;
+  QPolygonF m_arrowHead;
+  QPointF m_labelAt;
+};
+
+}  // namespace rnnwb::ui

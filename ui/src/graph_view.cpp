@@ -1,0 +1,126 @@
+#include "rnnwb/ui/graph_view.hpp"
+
+#include <QGraphicsItem>
+#include <QMimeData>
+#include <QMouseEvent>
+#include <QScrollBar>
+#include <QWheelEvent>
+
+#include "rnnwb/ui/graph_scene.hpp"
+
+namespace rnnwb::ui {
+
+GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, parent) {
+  setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+  setDragMode(QGraphicsView::RubberBandDrag);
+  setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+  setViewportUpdateMode(QGraphicsView::BoundingRectViewportUpdate);
+  setAcceptDrops(true);
+  viewport()->setAcceptDrops(true);  // drag events go to the viewport, which must take them
+  setFocusPolicy(Qt::StrongFocus);
+}
+
+double GraphView::zoom() const { return transform().m11(); }
+
+QPointF GraphView::visibleCentre() const { return mapToScene(viewport()->rect().center()); }
+
+void GraphView::scaleBy(double factor) {
+  const double next = zoom() * factor;
+  if (next < 0.1 || next > 8.0) return;
+  scale(factor, factor);
+}
+
+void GraphView::zoomIn() { scaleBy(1.25); }
+void GraphView::zoomOut() { scaleBy(0.8); }
+void GraphView::resetZoom() { setTransform(QTransform()); }
+
+void GraphView::fitToWindow() {
+  // Only what is shown: the collapsed view hides the members of recurrent nodes.
+  QRectF bounds;
+  for (const QGraphicsItem* item : scene()->items())
+    if (item->isVisible() && !item->parentItem()) bounds |= item->sceneBoundingRect();
+  if (bounds.isEmpty()) return;
+  fitInView(bounds.adjusted(-30, -30, 30, 30), Qt::KeepAspectRatio);
+  if (zoom() > 1.5) {
+    resetZoom();
+    scale(1.5, 1.5);
+    centerOn(bounds.center());
+  }
+}
+
+void GraphView::wheelEvent(QWheelEvent* event) {
+  if (event->modifiers() & Qt::ControlModifier) {
+    scaleBy(event->angleDelta().y() > 0 ? 1.15 : 1.0 / 1.15);
+    event->accept();
+    return;
+  }
+  QGraphicsView::wheelEvent(event);  // scrolls: pans vertically, Shift+wheel horizontally
+}
+
+void GraphView::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setInteractive(false);
+    return;
+  }
+  QGraphicsView::keyPressEvent(event);
+}
+
+void GraphView::keyReleaseEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Space && !event->isAutoRepeat()) {
+    setDragMode(QGraphicsView::RubberBandDrag);
+    setInteractive(true);
+    return;
+  }
+  QGraphicsView::keyReleaseEvent(event);
+}
+
+void GraphView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::MiddleButton) {
+    // Pan with the middle button: ScrollHandDrag only listens to the left one, so replay it.
+    m_panning = true;
+    setDragMode(QGraphicsView::ScrollHandDrag);
+    setInteractive(false);
+    QMouseEvent left(event->type(), event->position(), event->scenePosition(),
+                     event->globalPosition(), Qt::LeftButton, Qt::LeftButton,
+                     event->modifiers());
+    QGraphicsView::mousePressEvent(&left);
+    return;
+  }
+  QGraphicsView::mousePressEvent(event);
+}
+
+void GraphView::mouseReleaseEvent(QMouseEvent* event) {
+  if (m_panning && event->button() == Qt::MiddleButton) {
+    QMouseEvent left(event->type(), event->position(), event->scenePosition(),
+                     event->globalPosition(), Qt::LeftButton, Qt::NoButton, event->modifiers());
+    QGraphicsView::mouseReleaseEvent(&left);
+    m_panning = false;
+    setDragMode(QGraphicsView::RubberBandDrag);
+    setInteractive(true);
+    return;
+  }
+  QGraphicsView::mouseReleaseEvent(event);
+}
+
+void GraphView::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasFormat(kPaletteMimeType)) event->acceptProposedAction();
+  else QGraphicsView::dragEnterEvent(event);
+}
+
+void GraphView::dragMoveEvent(QDragMoveEvent* event) {
+  if (event->mimeData()->hasFormat(kPaletteMimeType)) event->acceptProposedAction();
+  else QGraphicsView::dragMoveEvent(event);
+}
+
+void GraphView::dropEvent(QDropEvent* event) {
+  if (!event->mimeData()->hasFormat(kPaletteMimeType)) {
+    QGraphicsView::dropEvent(event);
+    return;
+  }
+  const QString key = QString::fromUtf8(event->mimeData()->data(kPaletteMimeType));
+  emit paletteEntryDropped(key, mapToScene(event->position().toPoint()));
+  event->acceptProposedAction();
+}
+
+}  // namespace rnnwb::ui

@@ -1,0 +1,101 @@
+#include "rnnwb/ui/schedule_panel.hpp"
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+
+namespace rnnwb::ui {
+namespace {
+
+QString idList(const Graph& graph, const std::vector<int>& layers, const QString& separator) {
+  QStringList ids;
+  for (int layer : layers) ids << QString::fromStdString(graph.layers[layer].id);
+  return ids.join(separator);
+}
+
+}  // namespace
+
+SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget* parent)
+    : QWidget(parent), m_document(document), m_scene(scene), m_summary(new QLabel(this)),
+      m_tree(new QTreeWidget(this)) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(m_summary);
+  layout->addWidget(m_tree);
+  m_summary->setWordWrap(true);
+  m_tree->setColumnCount(4);
+  m_tree->setHeaderLabels({QStringLiteral("step"), QStringLiteral("node"),
+                           QStringLiteral("runs"), QStringLiteral("layers")});
+  m_tree->setRootIsDecorated(true);
+  m_tree->setMouseTracking(true);
+  m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_tree->viewport()->installEventFilter(this);
+  connect(m_tree, &QTreeWidget::itemEntered, this, [this](QTreeWidgetItem* item) {
+    if (item->parent()) m_scene->highlightLayers({item->data(0, Qt::UserRole).toInt()});
+    else hoverStep(m_tree->indexOfTopLevelItem(item));
+  });
+  connect(document, &GraphDocument::structureChanged, this, &SchedulePanel::refresh);
+  refresh();
+}
+
+int SchedulePanel::stepCount() const { return m_tree->topLevelItemCount(); }
+
+void SchedulePanel::refresh() {
+  m_tree->clear();
+  const auto& analysis = m_document->analysis();
+  const Graph& graph = m_document->graph();
+  if (!analysis) {
+    m_summary->setText(QStringLiteral("No schedule: the graph has a cycle with no delay or a "
+                                      "connection to a missing layer (see Problems)."));
+    return;
+  }
+  int recurrent = 0;
+  for (std::size_t n = 0; n < analysis->nodes.size(); ++n) {
+    const SccNode& node = analysis->nodes[n];
+    auto* item = new QTreeWidgetItem(m_tree);
+    item->setText(0, QString::number(n + 1));
+    if (node.recurrent) {
+      item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
+      item->setText(2, QStringLiteral("frame by frame"));
+      item->setText(3, QStringLiteral("%1, in order:").arg(node.layers.size()));
+      item->setForeground(2, QColor(0x7b, 0x1f, 0xa2));
+      // The inner order, one row per layer: read top to bottom within each frame.
+      for (std::size_t k = 0; k < node.innerOrder.size(); ++k) {
+        auto* member = new QTreeWidgetItem(item);
+        member->setText(1, QStringLiteral("%1.%2").arg(n + 1).arg(k + 1));
+        member->setText(3, QString::fromStdString(graph.layers[node.innerOrder[k]].id));
+        member->setData(0, Qt::UserRole, node.innerOrder[k]);
+      }
+    } else {
+      item->setText(1, QString::fromStdString(graph.layers[node.layers.front()].id));
+      item->setText(2, QStringLiteral("all frames"));
+      item->setText(3, idList(graph, node.layers, QStringLiteral(", ")));
+    }
+  }
+  m_tree->expandAll();
+  const int nodes = static_cast<int>(analysis->nodes.size());
+  m_summary->setText(QStringLiteral("%1 node(s): %2 recurrent (frame by frame), %3 plain (all "
+                                    "frames of a chunk at once). Hover a step to find it.")
+                         .arg(nodes).arg(recurrent).arg(nodes - recurrent));
+}
+
+void SchedulePanel::hoverStep(int row) {
+  const auto& analysis = m_document->analysis();
+  if (!analysis || row < 0 || row >= static_cast<int>(analysis->nodes.size())) {
+    m_scene->highlightLayers({});
+    return;
+  }
+  m_scene->highlightLayers(analysis->nodes[row].layers);
+}
+
+bool SchedulePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_tree->viewport() && event->type() == QEvent::Leave) hoverStep(-1);
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace rnnwb::ui
