@@ -10,7 +10,6 @@ packages=(
   qt6-base-dev qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libboost-graph-dev libopenblas-dev nlohmann-json3-dev libcli11-dev
-  libpng-dev
   libpng-dev libfreetype-dev
   xvfb xauth
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
