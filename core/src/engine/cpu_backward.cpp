@@ -1,0 +1,157 @@
+// The backward pass of the CPU engine: the schedule in reverse, recurrent nodes frame by frame
+// from the last frame, then every weight gradient as one product over all frames of the chunk.
+#include <algorithm>
+
+#include "cpu_engine.hpp"
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb {
+
+void CpuBackend::Engine::startBackward() {
+  // mse: dL/dy = y - target on the predicted frames. cross_entropy's y - onehot goes straight to
+  // ds in finishLayerBackward.
+  const auto& outputs = m_plan.outputLayers();
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const int l = outputs[o];
+    if (m_plan.graph().layers[l].loss != LossKind::Mse) continue;
+    const auto targets = m_batch->targets[o].f32();
+    const std::size_t row = static_cast<std::size_t>(m_streams) * m_layers[l].size;
+    const std::size_t first = m_batch->firstPredictedFrame * row;
+    const std::size_t last = static_cast<std::size_t>(m_frames) * row;
+    const float* out = y(l, 0);
+    float* grad = dy(l, 0);
+    for (std::size_t i = first; i < last; ++i) grad[i] = out[i] - targets[i];
+  }
+}
+
+void CpuBackend::Engine::finishLayerBackward(int layer, int t0, int t1) {
+  const Layer& spec = m_plan.graph().layers[layer];
+  const int size = spec.size;
+  const std::size_t rows = static_cast<std::size_t>(t1 - t0) * m_streams;
+  const std::size_t count = rows * size;
+  const float* out = y(layer, t0);
+  const float* grad = dy(layer, t0);
+  float* gradSum = ds(layer, t0);
+  if (spec.activation == Activation::Softmax) {
+    for (std::size_t r = 0; r < rows; ++r)
+      math::softmaxBackward(out + r * size, grad + r * size, gradSum + r * size, size);
+  } else {
+    for (std::size_t i = 0; i < count; ++i)
+      gradSum[i] = grad[i] * math::derivativeFromOutput(spec.activation, out[i]);
+  }
+  if (spec.loss == LossKind::CrossEntropy) {
+    const auto& outputs = m_plan.outputLayers();
+    const auto o = std::find(outputs.begin(), outputs.end(), layer) - outputs.begin();
+    const auto classes = m_batch->targets[o].i64();
+    const int first = std::max(t0, m_batch->firstPredictedFrame);
+    for (std::size_t r = static_cast<std::size_t>(first - t0) * m_streams; r < rows; ++r) {
+      for (int i = 0; i < size; ++i) gradSum[r * size + i] += out[r * size + i];
+      gradSum[r * size + classes[static_cast<std::size_t>(t0) * m_streams + r]] -= 1.0f;
+    }
+  }
+  if (spec.kind != LayerKind::Multiplicative) return;
+  // dz_m = ds * product of the other factors (no division: factors may be 0).
+  const auto& anterior = m_plan.anterior(layer);
+  for (int c : anterior) {
+    float* gradZ = destinationGrad(m_program.connections[c], t0);
+    std::copy_n(gradSum, count, gradZ);
+    for (int other : anterior) {
+      if (other == c) continue;
+      const float* z = destination(m_program.connections[other], t0);
+      for (std::size_t i = 0; i < count; ++i) gradZ[i] *= z[i];
+    }
+  }
+}
+
+void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, int t0, int t1) {
+  // Nothing upstream of an input layer needs its gradient.
+  if (m_plan.graph().layers[op.from].isInput()) return;
+  const int rows = (t1 - t0) * m_streams;
+  const float* grad = destinationGrad(op, t0);
+  float* sourceGrad = dy(op.from, t0 - op.delay);
+  switch (op.type) {
+    case ConnectionType::Full:
+      gemm(false, false, rows, op.cols, op.rows, grad, op.rows, weights(op), op.cols, 1.0f,
+           sourceGrad, op.cols);
+      break;
+    case ConnectionType::Diagonal: {
+      const float* w = weights(op);
+      for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < op.rows; ++i) sourceGrad[r * op.rows + i] += w[i] * grad[r * op.rows + i];
+      break;
+    }
+    case ConnectionType::Identity:
+      for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * op.rows; ++i)
+        sourceGrad[i] += grad[i];
+      break;
+  }
+}
+
+void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, int t) {
+  if (group.connections.size() == 1) {
+    backwardConnection(m_program.connections[group.connections.front()], t, t + 1);
+    return;
+  }
+  if (m_plan.graph().layers[group.from].isInput()) return;
+  int column = 0;
+  for (int c : group.connections) {
+    const cpu::ConnectionOp& op = m_program.connections[c];
+    const float* grad = destinationGrad(op, t);
+    for (int r = 0; r < m_streams; ++r)
+      std::copy_n(grad + static_cast<std::size_t>(r) * op.rows, op.rows,
+                  m_stack.data() + static_cast<std::size_t>(r) * group.rows + column);
+    column += op.rows;
+  }
+  gemm(false, false, m_streams, group.cols, group.rows, m_stack.data(), group.rows,
+       m_params + group.weightOffset, group.cols, 1.0f, dy(group.from, t - group.delay),
+       group.cols);
+}
+
+void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
+  if (m_plan.graph().layers[node.layers.front()].isInput()) return;
+  if (node.recurrent) {
+    for (int t = m_frames - 1; t >= 0; --t) {
+      for (std::size_t p = node.layers.size(); p-- > 0;) {
+        for (const cpu::StackedGroup& group : node.zeroGroups[p]) backwardGroup(group, t);
+        for (int c : node.zeroOther[p]) backwardConnection(m_program.connections[c], t, t + 1);
+        finishLayerBackward(node.layers[p], t, t + 1);
+      }
+      for (const cpu::StackedGroup& group : node.delayedGroups) backwardGroup(group, t);
+      for (int c : node.delayedOther) backwardConnection(m_program.connections[c], t, t + 1);
+    }
+  } else {
+    finishLayerBackward(node.layers.front(), 0, m_frames);
+  }
+  for (int c : node.external) backwardConnection(m_program.connections[c], 0, m_frames);
+}
+
+void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
+  if (m_plan.graph().layers[node.layers.front()].isInput()) return;
+  const int rows = m_frames * m_streams;
+  for (int layer : node.layers) {
+    if (const ParameterView* bias = m_layout->layerBias(layer)) {
+      const float* gradSum = ds(layer, 0);
+      float* out = gradients + bias->offset;
+      const int size = m_layers[layer].size;
+      for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < size; ++i) out[i] += gradSum[static_cast<std::size_t>(r) * size + i];
+    }
+    for (int c : m_plan.anterior(layer)) {
+      const cpu::ConnectionOp& op = m_program.connections[c];
+      const float* grad = destinationGrad(op, 0);
+      const float* source = y(op.from, -op.delay);
+      float* out = gradients + op.weightOffset;
+      if (op.type == ConnectionType::Full) {
+        gemm(true, false, op.rows, op.cols, rows, grad, op.rows, source, op.cols, 1.0f, out,
+             op.cols);
+      } else if (op.type == ConnectionType::Diagonal) {
+        for (int r = 0; r < rows; ++r)
+          for (int i = 0; i < op.rows; ++i)
+            out[i] += grad[static_cast<std::size_t>(r) * op.rows + i] *
+                      source[static_cast<std::size_t>(r) * op.rows + i];
+      }
+    }
+  }
+}
+
+}  // namespace rnnwb

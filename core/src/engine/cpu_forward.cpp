@@ -1,0 +1,120 @@
+// The forward pass of the CPU engine: plain nodes over all frames at once, recurrent nodes frame
+// by frame after their external inputs have been computed for all frames.
+#include <algorithm>
+#include <cstring>
+
+#include "cpu_engine.hpp"
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb {
+
+void CpuBackend::Engine::initDestinations(int layer) {
+  const Layer& spec = m_plan.graph().layers[layer];
+  const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
+  if (spec.kind == LayerKind::Multiplicative) {
+    for (int c : m_plan.anterior(layer)) {
+      const cpu::ConnectionOp& op = m_program.connections[c];
+      std::fill_n(destination(op, 0), rows * op.rows, 0.0f);
+    }
+    return;
+  }
+  float* sum = s(layer, 0);
+  const ParameterView* bias = m_layout->layerBias(layer);
+  if (!bias) {
+    std::fill_n(sum, rows * spec.size, 0.0f);
+    return;
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    std::memcpy(sum + r * spec.size, m_params + bias->offset, sizeof(float) * spec.size);
+}
+
+void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, int t0, int t1) {
+  const int rows = (t1 - t0) * m_streams;
+  const float* source = y(op.from, t0 - op.delay);
+  float* dest = destination(op, t0);
+  switch (op.type) {
+    case ConnectionType::Full:
+      gemm(false, true, rows, op.rows, op.cols, source, op.cols, weights(op), op.cols, 1.0f, dest,
+           op.rows);
+      break;
+    case ConnectionType::Diagonal: {
+      const float* w = weights(op);
+      for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < op.rows; ++i) dest[r * op.rows + i] += w[i] * source[r * op.rows + i];
+      break;
+    }
+    case ConnectionType::Identity:
+      for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * op.rows; ++i)
+        dest[i] += source[i];
+      break;
+  }
+}
+
+void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, int t) {
+  if (group.connections.size() == 1) {
+    forwardConnection(m_program.connections[group.connections.front()], t, t + 1);
+    return;
+  }
+  // One product for every connection of the group, then each takes its columns.
+  gemm(false, true, m_streams, group.rows, group.cols, y(group.from, t - group.delay), group.cols,
+       m_params + group.weightOffset, group.cols, 0.0f, m_stack.data(), group.rows);
+  int column = 0;
+  for (int c : group.connections) {
+    const cpu::ConnectionOp& op = m_program.connections[c];
+    float* dest = destination(op, t);
+    for (int r = 0; r < m_streams; ++r) {
+      const float* part = m_stack.data() + static_cast<std::size_t>(r) * group.rows + column;
+      float* row = dest + static_cast<std::size_t>(r) * op.rows;
+      for (int i = 0; i < op.rows; ++i) row[i] += part[i];
+    }
+    column += op.rows;
+  }
+}
+
+void CpuBackend::Engine::finishLayer(int layer, int t0, int t1) {
+  const Layer& spec = m_plan.graph().layers[layer];
+  const std::size_t count = static_cast<std::size_t>(t1 - t0) * m_streams * spec.size;
+  float* sum = s(layer, t0);
+  if (spec.kind == LayerKind::Multiplicative) {
+    bool first = true;
+    for (int c : m_plan.anterior(layer)) {
+      const float* z = destination(m_program.connections[c], t0);
+      if (first) std::copy_n(z, count, sum);
+      else for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
+      first = false;
+    }
+  }
+  float* out = y(layer, t0);
+  if (spec.activation == Activation::Softmax) {
+    for (std::size_t r = 0; r < count / spec.size; ++r)
+      math::softmax(sum + r * spec.size, out + r * spec.size, spec.size);
+    return;
+  }
+  const Activation a = spec.activation;
+  if (a == Activation::Identity) {
+    std::copy_n(sum, count, out);
+    return;
+  }
+  for (std::size_t i = 0; i < count; ++i) out[i] = math::activate(a, sum[i]);
+}
+
+void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
+  if (m_plan.graph().layers[node.layers.front()].isInput()) return;  // loaded with the batch
+  for (int layer : node.layers) initDestinations(layer);
+  for (int c : node.external) forwardConnection(m_program.connections[c], 0, m_frames);
+  if (!node.recurrent) {
+    finishLayer(node.layers.front(), 0, m_frames);
+    return;
+  }
+  for (int t = 0; t < m_frames; ++t) {
+    for (const cpu::StackedGroup& group : node.delayedGroups) forwardGroup(group, t);
+    for (int c : node.delayedOther) forwardConnection(m_program.connections[c], t, t + 1);
+    for (std::size_t p = 0; p < node.layers.size(); ++p) {
+      finishLayer(node.layers[p], t, t + 1);
+      for (const cpu::StackedGroup& group : node.zeroGroups[p]) forwardGroup(group, t);
+      for (int c : node.zeroOther[p]) forwardConnection(m_program.connections[c], t, t + 1);
+    }
+  }
+}
+
+}  // namespace rnnwb
