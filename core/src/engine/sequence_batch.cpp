@@ -35,8 +35,8 @@ void SequenceBatch::check(const CompiledPlan& plan, bool needTargets) const {
   if (firstPredictedFrame < 0 || firstPredictedFrame > frames)
     invalid("firstPredictedFrame " + std::to_string(firstPredictedFrame) + " outside [0, " +
             std::to_string(frames) + "]");
-  if (carryFrames != -1 && (carryFrames < 1 || carryFrames > frames))
-    invalid("carryFrames " + std::to_string(carryFrames) + " outside [1, " +
+  if (carryFrames != -1 && (carryFrames < 0 || carryFrames > frames))
+    invalid("carryFrames " + std::to_string(carryFrames) + " outside [0, " +
             std::to_string(frames) + "]");
   const auto& layers = plan.graph().layers;
   if (inputs.size() != plan.inputLayers().size())

@@ -30,7 +30,8 @@ struct SequenceBatch {
   /// The loss counts frames [firstPredictedFrame, T) only; earlier frames still run forward and
   /// pass gradients back through time. 0 <= firstPredictedFrame <= T.
   int firstPredictedFrame = 0;
-  /// A backend's stateOut is the state after this many frames of the chunk (1..T); -1 means T.
+  /// A backend's stateOut is the state after this many frames of the chunk (0..T; 0 gives
+  /// stateIn back); -1 means T.
   int carryFrames = -1;
 
   int carryFrameCount() const { return carryFrames < 0 ? frames : carryFrames; }
