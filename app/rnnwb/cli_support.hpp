@@ -28,4 +28,5 @@ void registerValidate(CLI::App& app, int& exitCode);
 void registerAnalyze(CLI::App& app, int& exitCode);
 void registerExport(CLI::App& app, int& exitCode);
 void registerFormat(CLI::App& app, int& exitCode);
+void registerTrain(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerAnalyze(app, exitCode);
   rnnwb::cli::registerExport(app, exitCode);
   rnnwb::cli::registerFormat(app, exitCode);
+  rnnwb::cli::registerTrain(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -24,13 +24,16 @@ double number(const json& j, const char* key) { return optionalNumber(j, key).va
 }  // namespace
 
 std::string toJsonLine(const MetricsRecord& r) {
-  // nlohmann writes doubles with the shortest text that reads back to the same value.
-  json j = {{"step", r.step}, {"frames", r.frames}, {"train_loss", r.trainLoss}};
+  // nlohmann writes doubles with the shortest text that reads back to the same value; ordered so
+  // that a person reading the file sees step first.
+  nlohmann::ordered_json j = {{"step", r.step}, {"frames", r.frames}, {"train_loss", r.trainLoss}};
   if (r.trainBpc) j["train_bpc"] = *r.trainBpc;
   if (r.validLoss) j["valid_loss"] = *r.validLoss;
   if (r.validBpc) j["valid_bpc"] = *r.validBpc;
-  j.update({{"grad_norm", r.gradNorm}, {"lr", r.lr}, {"frames_per_s", r.framesPerS},
-            {"wall_s", r.wallS}});
+  j["grad_norm"] = r.gradNorm;
+  j["lr"] = r.lr;
+  j["frames_per_s"] = r.framesPerS;
+  j["wall_s"] = r.wallS;
   return j.dump();
 }
 

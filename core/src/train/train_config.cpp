@@ -85,8 +85,8 @@ OptimizerSettings readOptimizer(const json& object, const std::string& where) {
   return o;
 }
 
-json taskJson(const TaskConfig& t) {
-  json j = {{"kind", t.kind}};
+nlohmann::ordered_json taskJson(const TaskConfig& t) {
+  nlohmann::ordered_json j = {{"kind", t.kind}};
   if (t.kind == "char-lm") {
     j["text"] = t.text;
     j["valid_fraction"] = t.validFraction;
@@ -119,12 +119,12 @@ std::optional<OptimizerKind> optimizerKindFromString(std::string_view text) {
   return std::nullopt;
 }
 
-json toJson(const TrainConfig& c) {
+nlohmann::ordered_json toJson(const TrainConfig& c) {
   const OptimizerSettings& o = c.optimizer;
-  json optimizer = {{"kind", toString(o.kind)}, {"learning_rate", o.learningRate}};
+  nlohmann::ordered_json optimizer = {{"kind", toString(o.kind)}, {"learning_rate", o.learningRate}};
   if (o.kind == OptimizerKind::Sgd) optimizer["momentum"] = o.momentum;
   else optimizer.update({{"beta1", o.beta1}, {"beta2", o.beta2}, {"epsilon", o.epsilon}});
-  return {{"format", kTrainConfigFormat}, {"version", kTrainConfigVersion},
+  return nlohmann::ordered_json{{"format", kTrainConfigFormat}, {"version", kTrainConfigVersion},
           {"graph", c.graph}, {"task", taskJson(c.task)},
           {"streams", c.streams}, {"h", c.effectiveH()}, {"h_prime", c.hPrime},
           {"optimizer", optimizer}, {"clip_norm", c.clipNorm},

@@ -51,8 +51,9 @@ struct TrainConfig {
   int effectiveH() const { return h > 0 ? h : 2 * hPrime; }
 };
 
-/// The config as JSON, every field written (the resolved form a run folder keeps).
-nlohmann::json toJson(const TrainConfig& config);
+/// The config as JSON, every field written (the resolved form a run folder keeps), in the order
+/// of docs/training.md.
+nlohmann::ordered_json toJson(const TrainConfig& config);
 /// Reads a config. Missing keys keep their defaults; unknown keys, wrong types and values out of
 /// range throw std::invalid_argument naming the key (prefixed with `source`). Relative paths
 /// ("graph", "task.text") are resolved against `baseDir` when it is not empty.
