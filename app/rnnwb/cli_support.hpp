@@ -28,5 +28,7 @@ void registerValidate(CLI::App& app, int& exitCode);
 void registerAnalyze(CLI::App& app, int& exitCode);
 void registerExport(CLI::App& app, int& exitCode);
 void registerFormat(CLI::App& app, int& exitCode);
+void registerInit(CLI::App& app, int& exitCode);
+void registerGrad(CLI::App& app, int& exitCode);
 void registerTrain(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

@@ -11,6 +11,8 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerAnalyze(app, exitCode);
   rnnwb::cli::registerExport(app, exitCode);
   rnnwb::cli::registerFormat(app, exitCode);
+  rnnwb::cli::registerInit(app, exitCode);
+  rnnwb::cli::registerGrad(app, exitCode);
   rnnwb::cli::registerTrain(app, exitCode);
   try {
     app.parse(argc, argv);
