@@ -14,7 +14,7 @@ using nlohmann::json;
 class ObjectReader {
  public:
   ObjectReader(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {
-    if (!object.is_object()) fail(m_where.empty() ? "a config must be a JSON object" : "must be an object");
+    if (!object.is_object()) fail("must be a JSON object");
   }
   template <typename T>
   void read(const char* key, T& into) {
@@ -137,6 +137,7 @@ nlohmann::ordered_json toJson(const TrainConfig& c) {
 
 TrainConfig trainConfigFromJson(const json& j, const std::string& source,
                                 const std::filesystem::path& baseDir) {
+  if (!j.is_object()) throw std::invalid_argument(source + ": a config must be a JSON object");
   TrainConfig c;
   ObjectReader r(j, source);
   std::string format(kTrainConfigFormat);

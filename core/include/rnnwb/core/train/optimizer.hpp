@@ -27,6 +27,7 @@ struct OptimizerSettings {
   double beta1 = 0.9;     // Adam only
   double beta2 = 0.999;
   double epsilon = 1e-8;
+  bool operator==(const OptimizerSettings&) const = default;
 };
 
 /// An optimizer's state: named buffers of the parameters' length, plus its update count.
