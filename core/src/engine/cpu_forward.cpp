@@ -90,12 +90,20 @@ void CpuBackend::Engine::finishLayer(int layer, int t0, int t1) {
       math::softmax(sum + r * spec.size, out + r * spec.size, spec.size);
     return;
   }
-  const Activation a = spec.activation;
-  if (a == Activation::Identity) {
-    std::copy_n(sum, count, out);
-    return;
+  // One loop per activation, so that each vectorizes.
+  switch (spec.activation) {
+    case Activation::Sigmoid:
+      for (std::size_t i = 0; i < count; ++i) out[i] = math::sigmoid(sum[i]);
+      break;
+    case Activation::Tanh:
+      for (std::size_t i = 0; i < count; ++i) out[i] = math::tanhApprox(sum[i]);
+      break;
+    case Activation::Relu:
+      for (std::size_t i = 0; i < count; ++i) out[i] = sum[i] > 0.0f ? sum[i] : 0.0f;
+      break;
+    default:
+      std::copy_n(sum, count, out);
   }
-  for (std::size_t i = 0; i < count; ++i) out[i] = math::activate(a, sum[i]);
 }
 
 void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
