@@ -28,7 +28,8 @@ class ProgressPrinter final : public train::TrainingObserver {
     const auto now = std::chrono::steady_clock::now();
     if (step != total && now - m_lastDraw < std::chrono::milliseconds(100)) return;
     m_lastDraw = now;
-    const int width = 30, filled = static_cast<int>(width * step / std::max<std::int64_t>(1, total));
+    const int width = 30,
+              filled = static_cast<int>(width * step / std::max<std::int64_t>(1, total));
     std::fprintf(stderr, "\r[%s%s] %lld/%lld  %s", std::string(filled, '#').c_str(),
                  std::string(width - filled, '.').c_str(), static_cast<long long>(step),
                  static_cast<long long>(total), m_lastFigures.c_str());
@@ -41,7 +42,8 @@ class ProgressPrinter final : public train::TrainingObserver {
                   r.validLoss ? ("  valid " + number(*r.validLoss)).c_str() : "", r.framesPerS);
     m_lastFigures = text;
     if (m_terminal) return;
-    std::fprintf(stderr, "step %lld/%lld  train_loss %.4f%s  grad_norm %.3g  lr %.3g  %.0f frames/s\n",
+    std::fprintf(stderr,
+                 "step %lld/%lld  train_loss %.4f%s  grad_norm %.3g  lr %.3g  %.0f frames/s\n",
                  static_cast<long long>(r.step), static_cast<long long>(total), r.trainLoss,
                  r.validLoss ? ("  valid_loss " + number(*r.validLoss)).c_str() : "", r.gradNorm,
                  r.lr, r.framesPerS);
@@ -82,37 +84,70 @@ struct TrainOptions {
 };
 
 /// Options that describe the run itself; with --resume they come from the folder's config.
-const std::vector<std::string> kRunOptions = {
-    "GRAPH", "--config", "--task", "--text", "--valid-fraction", "--sequence-length", "--length",
-    "--delay", "--alphabet", "--valid-sequences", "--streams", "--h", "--h-prime", "--optimizer",
-    "--lr", "--momentum", "--clip", "--no-lr-halving", "--valid-every", "--checkpoint-every",
-    "--report-every", "--keep-checkpoints", "--seed", "--backend"};
+const std::vector<std::string> kRunOptions = {"GRAPH",
+                                              "--config",
+                                              "--task",
+                                              "--text",
+                                              "--valid-fraction",
+                                              "--sequence-length",
+                                              "--length",
+                                              "--delay",
+                                              "--alphabet",
+                                              "--valid-sequences",
+                                              "--streams",
+                                              "--h",
+                                              "--h-prime",
+                                              "--optimizer",
+                                              "--lr",
+                                              "--momentum",
+                                              "--clip",
+                                              "--no-lr-halving",
+                                              "--valid-every",
+                                              "--checkpoint-every",
+                                              "--report-every",
+                                              "--keep-checkpoints",
+                                              "--seed",
+                                              "--backend"};
 
 void addRunOptions(CLI::App* cmd, TrainOptions& o) {
   train::TrainConfig& c = o.config;
   cmd->add_option("GRAPH", o.graph, "Graph file (*.rnn.json); overrides the config's \"graph\"");
-  cmd->add_option("--config", o.configFile, "A JSON config (docs/training.md); options override it");
+  cmd->add_option("--config", o.configFile,
+                  "A JSON config (docs/training.md); options override it");
   cmd->add_option("--task", c.task.kind, "char-lm, adding or copy")->capture_default_str();
   cmd->add_option("--text", c.task.text, "char-lm: the UTF-8 text file");
-  cmd->add_option("--valid-fraction", c.task.validFraction, "char-lm: share of the text (at its end) kept for validation")->capture_default_str();
-  cmd->add_option("--sequence-length", c.task.sequenceLength, "adding: frames per sequence")->capture_default_str();
+  cmd->add_option("--valid-fraction", c.task.validFraction,
+                  "char-lm: share of the text (at its end) kept for validation")
+      ->capture_default_str();
+  cmd->add_option("--sequence-length", c.task.sequenceLength, "adding: frames per sequence")
+      ->capture_default_str();
   cmd->add_option("--length", c.task.length, "copy: symbols to remember")->capture_default_str();
-  cmd->add_option("--delay", c.task.delay, "copy: frames from the last symbol to the delimiter")->capture_default_str();
+  cmd->add_option("--delay", c.task.delay, "copy: frames from the last symbol to the delimiter")
+      ->capture_default_str();
   cmd->add_option("--alphabet", c.task.alphabet, "copy: number of symbols")->capture_default_str();
-  cmd->add_option("--valid-sequences", c.task.validSequences, "adding, copy: validation sequences")->capture_default_str();
-  cmd->add_option("--streams", c.streams, "N, the streams trained side by side")->capture_default_str();
+  cmd->add_option("--valid-sequences", c.task.validSequences, "adding, copy: validation sequences")
+      ->capture_default_str();
+  cmd->add_option("--streams", c.streams, "N, the streams trained side by side")
+      ->capture_default_str();
   cmd->add_option("--h", c.h, "Frames back-propagated per update (default 2 h')");
   cmd->add_option("--h-prime", c.hPrime, "h', new frames per update")->capture_default_str();
   cmd->add_option("--optimizer", o.optimizer, "sgd (with momentum) or adam")->capture_default_str();
   cmd->add_option("--lr", c.optimizer.learningRate, "Learning rate")->capture_default_str();
   cmd->add_option("--momentum", c.optimizer.momentum, "sgd: momentum")->capture_default_str();
-  cmd->add_option("--clip", c.clipNorm, "Largest gradient norm (0: no clipping)")->capture_default_str();
-  cmd->add_flag("--no-lr-halving", o.noHalving, "Keep the learning rate when validation gets worse");
-  cmd->add_option("--valid-every", c.validEvery, "Updates between validations")->capture_default_str();
-  cmd->add_option("--checkpoint-every", c.checkpointEvery, "Updates between checkpoints")->capture_default_str();
-  cmd->add_option("--report-every", c.reportEvery, "Updates between lines of metrics.jsonl")->capture_default_str();
-  cmd->add_option("--keep-checkpoints", c.keepCheckpoints, "Checkpoints kept")->capture_default_str();
-  cmd->add_option("--seed", c.seed, "Seed of the weights and generated data")->capture_default_str();
+  cmd->add_option("--clip", c.clipNorm, "Largest gradient norm (0: no clipping)")
+      ->capture_default_str();
+  cmd->add_flag("--no-lr-halving", o.noHalving,
+                "Keep the learning rate when validation gets worse");
+  cmd->add_option("--valid-every", c.validEvery, "Updates between validations")
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-every", c.checkpointEvery, "Updates between checkpoints")
+      ->capture_default_str();
+  cmd->add_option("--report-every", c.reportEvery, "Updates between lines of metrics.jsonl")
+      ->capture_default_str();
+  cmd->add_option("--keep-checkpoints", c.keepCheckpoints, "Checkpoints kept")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of the weights and generated data")
+      ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
 }
 
@@ -164,7 +199,8 @@ train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
   over("--backend", c.backend, given.backend);
   if (cmd->count("--optimizer")) c.optimizer.kind = optimizerKind(o.optimizer);
   if (o.noHalving) c.halveLrWhenWorse = false;
-  if (c.graph.empty()) throw std::invalid_argument(o.configFile + ": no \"graph\" and no GRAPH given");
+  if (c.graph.empty())
+    throw std::invalid_argument(o.configFile + ": no \"graph\" and no GRAPH given");
   return c;
 }
 
@@ -182,7 +218,8 @@ int runTrain(CLI::App* cmd, const TrainOptions& o) {
       if (cmd->count(name))
         throw std::invalid_argument("--resume continues the run as " + o.runDir +
                                     "/config.json says; only --steps or --epochs may change "
-                                    "(got " + name + ")");
+                                    "(got " +
+                                    name + ")");
     train::ResumeOverrides overrides;
     if (cmd->count("--steps")) overrides.steps = o.config.steps;
     if (cmd->count("--epochs")) overrides.epochs = o.config.epochs;
@@ -213,7 +250,8 @@ void registerTrain(CLI::App& app, int& exitCode) {
   cmd->add_option("--steps", options->config.steps, "Updates to run");
   cmd->add_option("--epochs", options->config.epochs, "Passes over the training text (char-lm)");
   cmd->add_option("--run-dir", options->runDir, "The run folder (created; must not hold a run)");
-  cmd->add_flag("--resume", options->resume, "Continue the run in --run-dir from its newest checkpoint");
+  cmd->add_flag("--resume", options->resume,
+                "Continue the run in --run-dir from its newest checkpoint");
 }
 
 }  // namespace rnnwb::cli

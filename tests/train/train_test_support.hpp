@@ -29,16 +29,22 @@ inline std::string corpusPrefix(std::size_t bytes) {
 /// An Elman network x -> h (tanh, delay-1 self-loop) -> y with the given output activation/loss.
 inline std::string elmanGraph(int inputs, int hidden, int outputs, bool classes) {
   nlohmann::json y = {{"id", "y"}, {"kind", "additive"}, {"size", outputs}};
-  if (classes) y.update({{"activation", "softmax"}, {"loss", "cross_entropy"}});
-  else y["loss"] = "mse";
+  if (classes)
+    y.update({{"activation", "softmax"}, {"loss", "cross_entropy"}});
+  else
+    y["loss"] = "mse";
   const nlohmann::json g = {
-      {"format", "rnnwb.graph"}, {"version", 1}, {"name", "elman-test"},
-      {"layers", {{{"id", "x"}, {"kind", "input"}, {"size", inputs}},
-                  {{"id", "h"}, {"kind", "additive"}, {"size", hidden}, {"activation", "tanh"}},
-                  y}},
-      {"connections", {{{"from", "x"}, {"to", "h"}},
-                       {{"from", "h"}, {"to", "h"}, {"delay", 1}},
-                       {{"from", "h"}, {"to", "y"}}}}};
+      {"format", "rnnwb.graph"},
+      {"version", 1},
+      {"name", "elman-test"},
+      {"layers",
+       {{{"id", "x"}, {"kind", "input"}, {"size", inputs}},
+        {{"id", "h"}, {"kind", "additive"}, {"size", hidden}, {"activation", "tanh"}},
+        y}},
+      {"connections",
+       {{{"from", "x"}, {"to", "h"}},
+        {{"from", "h"}, {"to", "h"}, {"delay", 1}},
+        {{"from", "h"}, {"to", "y"}}}}};
   return g.dump();
 }
 

@@ -50,8 +50,8 @@ void TestMetrics::lineRoundTripIsExact() {
 
 void TestMetrics::lineHasTheContractKeys() {
   const auto j = nlohmann::json::parse(toJsonLine(record(5, true)));
-  for (const char* key : {"step", "frames", "train_loss", "valid_loss", "frames_per_s",
-                          "grad_norm", "lr", "wall_s", "train_bpc", "valid_bpc"})
+  for (const char* key : {"step", "frames", "train_loss", "valid_loss", "frames_per_s", "grad_norm",
+                          "lr", "wall_s", "train_bpc", "valid_bpc"})
     QVERIFY2(j.contains(key), key);
   QVERIFY(!nlohmann::json::parse(toJsonLine(record(5, false))).contains("valid_loss"));
 }

@@ -185,9 +185,9 @@ void TestOptimizer::halvingWhenValidationGetsWorse() {
   LearningRateSchedule s(0.4, true);
   QVERIFY(!s.onValidation(2.0));  // the first has nothing to compare with
   QVERIFY(!s.onValidation(1.5));
-  QVERIFY(s.onValidation(1.7));   // worse than 1.5
+  QVERIFY(s.onValidation(1.7));  // worse than 1.5
   QCOMPARE(s.rate(), 0.2);
-  QVERIFY(s.onValidation(1.8));   // worse than 1.7 (the previous one, not the best)
+  QVERIFY(s.onValidation(1.8));  // worse than 1.7 (the previous one, not the best)
   QCOMPARE(s.rate(), 0.1);
   QVERIFY(!s.onValidation(1.0));
   QVERIFY(!s.onValidation(1.0));  // equal is not worse

@@ -62,7 +62,10 @@ void TestTasks::vocabularyIsSortedCodePoints() {
 }
 
 void TestTasks::utf8MultiByteAndErrors() {
-  const TextCorpus c = TextCorpus::fromText("\xEF\xBB\xBF" "é€😀é", "t");  // with a BOM
+  const TextCorpus c = TextCorpus::fromText(
+      "\xEF\xBB\xBF"
+      "é€😀é",
+      "t");  // with a BOM
   QCOMPARE(c.vocabulary(), (std::vector<char32_t>{U'é', U'€', U'😀'}));
   QCOMPARE(c.symbols().size(), std::size_t(4));
   QCOMPARE(encodeUtf8(U'😀'), std::string("😀"));
@@ -73,7 +76,8 @@ void TestTasks::utf8MultiByteAndErrors() {
     QCOMPARE(QString(e.what()), QString("bad.txt: not valid UTF-8 at byte 2"));
   }
   QVERIFY_THROWS_EXCEPTION(std::runtime_error, TextCorpus::fromText("\xC0\x80", "t"));  // overlong
-  QVERIFY_THROWS_EXCEPTION(std::runtime_error, TextCorpus::fromText("\xED\xA0\x80", "t"));  // surrogate
+  QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                           TextCorpus::fromText("\xED\xA0\x80", "t"));           // surrogate
   QVERIFY_THROWS_EXCEPTION(std::runtime_error, TextCorpus::fromText("a", "t"));  // too short
 }
 
@@ -199,12 +203,14 @@ void TestTasks::checkGraphNamesTheNeededSize_data() {
   QTest::addColumn<bool>("classes");
   QTest::addColumn<QString>("message");
   QTest::newRow("fits") << 7 << 6 << true << "";
-  QTest::newRow("input") << 8 << 6 << true
-                         << "task 'copy' needs an input layer of size 7, input layer 'x' has size 8";
-  QTest::newRow("output") << 7 << 7 << true
-                          << "task 'copy' needs an output layer of size 6, output layer 'y' has size 7";
-  QTest::newRow("loss") << 7 << 6 << false
-                        << "task 'copy' needs the loss 'cross_entropy' on output layer 'y', it has 'mse'";
+  QTest::newRow("input")
+      << 8 << 6 << true << "task 'copy' needs an input layer of size 7, input layer 'x' has size 8";
+  QTest::newRow("output")
+      << 7 << 7 << true
+      << "task 'copy' needs an output layer of size 6, output layer 'y' has size 7";
+  QTest::newRow("loss")
+      << 7 << 6 << false
+      << "task 'copy' needs the loss 'cross_entropy' on output layer 'y', it has 'mse'";
 }
 
 void TestTasks::checkGraphNamesTheNeededSize() {

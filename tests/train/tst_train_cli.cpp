@@ -54,8 +54,9 @@ void TestTrainCli::initTestCase() {
 }
 
 QStringList TestTrainCli::lmArgs(const QString& runDir) const {
-  return {"train", m_graph, "--task", "char-lm", "--text", m_text, "--streams", "4",
-          "--h-prime", "8", "--report-every", "5", "--valid-every", "20", "--run-dir", runDir};
+  return {"train",         m_graph, "--task",    "char-lm", "--text",         m_text,
+          "--streams",     "4",     "--h-prime", "8",       "--report-every", "5",
+          "--valid-every", "20",    "--run-dir", runDir};
 }
 
 void TestTrainCli::errorsAreClear_data() {
@@ -65,27 +66,32 @@ void TestTrainCli::errorsAreClear_data() {
   const QString dir = m_dir.filePath("errors");
   QTest::newRow("no run dir") << QStringList{"train", m_graph, "--steps", "1"}
                               << "rnnwb train: error: say where the run goes: --run-dir DIR";
-  QTest::newRow("vocabulary") << QStringList{"train", example, "--text", m_text, "--steps", "1",
-                                             "--run-dir", dir}
-      << QString("rnnwb train: error: task 'char-lm' needs an input layer of size %1, input "
-                 "layer 'x' has size 8").arg(m_vocabulary);
-  QTest::newRow("no length") << QStringList{"train", m_graph, "--text", m_text, "--run-dir", dir}
+  QTest::newRow("vocabulary")
+      << QStringList{"train", example, "--text", m_text, "--steps", "1", "--run-dir", dir}
+      << QString(
+             "rnnwb train: error: task 'char-lm' needs an input layer of size %1, input "
+             "layer 'x' has size 8")
+             .arg(m_vocabulary);
+  QTest::newRow("no length")
+      << QStringList{"train", m_graph, "--text", m_text, "--run-dir", dir}
       << "rnnwb train: error: say how long to train: steps or epochs (--steps N or --epochs E)";
-  QTest::newRow("h < h'") << QStringList{"train", m_graph, "--text", m_text, "--steps", "1",
-                                         "--h", "4", "--h-prime", "8", "--run-dir", dir}
+  QTest::newRow("h < h'") << QStringList{"train", m_graph, "--text",    m_text, "--steps",   "1",
+                                         "--h",   "4",     "--h-prime", "8",    "--run-dir", dir}
                           << "rnnwb train: error: h must be >= h' (got h = 4, h' = 8)";
-  QTest::newRow("epochs of copy") << QStringList{"train", example, "--task", "copy", "--epochs",
-                                                 "1", "--run-dir", dir}
+  QTest::newRow("epochs of copy")
+      << QStringList{"train", example, "--task", "copy", "--epochs", "1", "--run-dir", dir}
       << "rnnwb train: error: the copy task generates data without end, so it has no epochs: "
          "give --steps";
-  QTest::newRow("optimizer") << QStringList{"train", m_graph, "--text", m_text, "--steps", "1",
-                                            "--optimizer", "lbfgs", "--run-dir", dir}
+  QTest::newRow("optimizer") << QStringList{"train",     m_graph, "--text",      m_text,
+                                            "--steps",   "1",     "--optimizer", "lbfgs",
+                                            "--run-dir", dir}
                              << "rnnwb train: error: unknown optimizer 'lbfgs' (use sgd or adam)";
   QTest::newRow("resume nothing") << QStringList{"train", "--resume", "--run-dir", dir}
-      << "rnnwb train: error: " + dir + " holds no run to resume (no config.json and "
-         "graph.rnn.json)";
-  QTest::newRow("missing text") << QStringList{"train", m_graph, "--text", "/no/such.txt",
-                                               "--steps", "1", "--run-dir", dir}
+                                  << "rnnwb train: error: " + dir +
+                                         " holds no run to resume (no config.json and "
+                                         "graph.rnn.json)";
+  QTest::newRow("missing text") << QStringList{"train",   m_graph, "--text",    "/no/such.txt",
+                                               "--steps", "1",     "--run-dir", dir}
                                 << "rnnwb train: error: /no/such.txt: cannot read the text file";
 }
 
@@ -109,10 +115,12 @@ void TestTrainCli::runFolderHasItsFiles() {
   // A second start in the same folder is refused, and so is a resume that changes the run.
   Run again = runCli(lmArgs(dir) + QStringList{"--steps", "10"});
   QCOMPARE(again.exitCode, 1);
-  QVERIFY2(again.err.contains("already holds a run; continue it with --resume"), qPrintable(again.err));
+  QVERIFY2(again.err.contains("already holds a run; continue it with --resume"),
+           qPrintable(again.err));
   again = runCli({"train", "--resume", "--run-dir", dir, "--lr", "0.5"});
   QCOMPARE(again.exitCode, 1);
-  QVERIFY2(again.err.contains("only --steps or --epochs may change (got --lr)"), qPrintable(again.err));
+  QVERIFY2(again.err.contains("only --steps or --epochs may change (got --lr)"),
+           qPrintable(again.err));
 }
 
 void TestTrainCli::configFileWithOverrides() {
@@ -122,8 +130,8 @@ void TestTrainCli::configFileWithOverrides() {
       "graph": "lm.rnn.json", "task": {"kind": "char-lm", "text": "text.txt"},
       "streams": 2, "h_prime": 4, "steps": 100, "optimizer": {"kind": "sgd"}})");
   const QString dir = m_dir.filePath("configured");
-  const Run r = runCli({"train", "--config", config, "--steps", "6", "--lr", "0.25",
-                       "--run-dir", dir});
+  const Run r =
+      runCli({"train", "--config", config, "--steps", "6", "--lr", "0.25", "--run-dir", dir});
   QCOMPARE(r.exitCode, 0);
   QFile f(dir + "/config.json");
   QVERIFY(f.open(QIODevice::ReadOnly));
@@ -171,10 +179,10 @@ void TestTrainCli::nonFiniteNamesTheStepAndTheKeptCheckpoint() {
   const QString graph = m_dir.filePath("adding.rnn.json");
   train_test::writeText(graph.toStdString(), train_test::elmanGraph(2, 8, 1, false));
   const QString dir = m_dir.filePath("nan");
-  const Run r = runCli({"train", graph, "--task", "adding", "--sequence-length", "10",
-                       "--h-prime", "10", "--streams", "4", "--optimizer", "sgd", "--momentum",
-                       "0", "--lr", "1e4", "--clip", "0", "--steps", "200",
-                       "--checkpoint-every", "1", "--run-dir", dir});
+  const Run r = runCli(
+      {"train",     graph, "--task",      "adding", "--sequence-length",  "10", "--h-prime", "10",
+       "--streams", "4",   "--optimizer", "sgd",    "--momentum",         "0",  "--lr",      "1e4",
+       "--clip",    "0",   "--steps",     "200",    "--checkpoint-every", "1",  "--run-dir", dir});
   QCOMPARE(r.exitCode, 1);
   const QRegularExpression pattern(
       "rnnwb train: error: step (\\d+): .*; training stopped\\. The last good checkpoint is "

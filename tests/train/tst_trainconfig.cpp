@@ -42,8 +42,10 @@ void TestTrainConfig::roundTrip() {
   c.hPrime = 20;
   c.optimizer.kind = sgd ? OptimizerKind::Sgd : OptimizerKind::Adam;
   c.optimizer.learningRate = 0.1 / 3;  // not a short decimal: must still read back exactly
-  if (sgd) c.optimizer.momentum = 0.5;
-  else c.optimizer.beta2 = 0.98;
+  if (sgd)
+    c.optimizer.momentum = 0.5;
+  else
+    c.optimizer.beta2 = 0.98;
   c.clipNorm = 0.0;
   c.halveLrWhenWorse = false;
   c.steps = 1234;
@@ -60,7 +62,8 @@ void TestTrainConfig::roundTrip() {
 
 void TestTrainConfig::defaultsFillMissingKeys() {
   const TrainConfig c = trainConfigFromJson(json::parse(R"({"graph": "/g.rnn.json",
-      "task": {"kind": "adding"}, "steps": 10})"), "c.json");
+      "task": {"kind": "adding"}, "steps": 10})"),
+                                            "c.json");
   TrainConfig expected;
   expected.graph = "/g.rnn.json";
   expected.task.kind = "adding";
@@ -80,7 +83,8 @@ void TestTrainConfig::relativePathsResolveAgainstTheConfigFolder() {
 void TestTrainConfig::readErrorsNameTheKey_data() {
   QTest::addColumn<QString>("text");
   QTest::addColumn<QString>("message");
-  QTest::newRow("unknown") << R"({"stepz": 3})" << "c.json: unknown key 'stepz'";
+  QTest::newRow("unknown") << R"({"stepz": 3})"
+                           << "c.json: unknown key 'stepz'";
   QTest::newRow("unknown in task") << R"({"task": {"kind": "copy", "delai": 3}})"
                                    << "c.json: task: unknown key 'delai'";
   QTest::newRow("type") << R"({"streams": "many"})"
@@ -91,7 +95,8 @@ void TestTrainConfig::readErrorsNameTheKey_data() {
                           << "c.json: 'format' must be \"rnnwb.train-config\", got \"rnnwb.graph\"";
   QTest::newRow("version") << R"({"version": 2})"
                            << "c.json: unknown config version 2 (this rnnwb reads 1)";
-  QTest::newRow("not an object") << "[1]" << "c.json: a config must be a JSON object";
+  QTest::newRow("not an object") << "[1]"
+                                 << "c.json: a config must be a JSON object";
 }
 
 void TestTrainConfig::readErrorsNameTheKey() {
@@ -115,7 +120,8 @@ void TestTrainConfig::validationErrors_data() {
                              << "say how long to train: steps or epochs (--steps N or --epochs E)";
   QTest::newRow("both") << "{" + lm + R"(, "steps": 3, "epochs": 1})"
                         << "give steps or epochs, not both";
-  QTest::newRow("epochs of endless data") << R"({"task": {"kind": "copy"}, "epochs": 2})"
+  QTest::newRow("epochs of endless data")
+      << R"({"task": {"kind": "copy"}, "epochs": 2})"
       << "the copy task generates data without end, so it has no epochs: give --steps";
   QTest::newRow("no text") << R"({"task": {"kind": "char-lm"}, "steps": 2})"
                            << "the char-lm task needs a text file (--text FILE)";
@@ -124,7 +130,8 @@ void TestTrainConfig::validationErrors_data() {
   QTest::newRow("backend") << "{" + lm + R"(, "steps": 1, "backend": "tpu"})"
                            << "unknown backend 'tpu' (this build has: cpu)";
   QTest::newRow("momentum") << "{" + lm + R"(, "steps": 1, "optimizer": {"kind": "sgd",
-                               "momentum": 1.5}})" << "momentum must be in [0, 1), got 1.500000";
+                               "momentum": 1.5}})"
+                            << "momentum must be in [0, 1), got 1.500000";
 }
 
 void TestTrainConfig::validationErrors() {

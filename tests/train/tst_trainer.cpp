@@ -95,11 +95,16 @@ void TestTrainer::resumeEqualsUninterruptedRun_data() {
   QTest::addColumn<QString>("optimizer");
   QTest::addColumn<int>("h");
   QTest::addColumn<int>("hPrime");
-  QTest::newRow("char-lm adam h=2h'") << "char-lm" << "adam" << 32 << 16;
-  QTest::newRow("char-lm sgd h=h'") << "char-lm" << "sgd" << 16 << 16;
-  QTest::newRow("char-lm adam h=h'+5") << "char-lm" << "adam" << 21 << 16;
-  QTest::newRow("adding adam (masked targets)") << "adding" << "adam" << 20 << 10;
-  QTest::newRow("copy sgd") << "copy" << "sgd" << 12 << 6;
+  QTest::newRow("char-lm adam h=2h'") << "char-lm"
+                                      << "adam" << 32 << 16;
+  QTest::newRow("char-lm sgd h=h'") << "char-lm"
+                                    << "sgd" << 16 << 16;
+  QTest::newRow("char-lm adam h=h'+5") << "char-lm"
+                                       << "adam" << 21 << 16;
+  QTest::newRow("adding adam (masked targets)") << "adding"
+                                                << "adam" << 20 << 10;
+  QTest::newRow("copy sgd") << "copy"
+                            << "sgd" << 12 << 6;
 }
 
 void TestTrainer::resumeEqualsUninterruptedRun() {
@@ -129,9 +134,9 @@ void TestTrainer::resumeEqualsUninterruptedRun() {
   QCOMPARE(expected.size(), std::size_t(40 / 5));
   QCOMPARE(resumed.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i)
-    QVERIFY2(train_test::sameLearning(expected[i], resumed[i]),
-             qPrintable(train_test::describe(expected[i]) + "\n" +
-                        train_test::describe(resumed[i])));
+    QVERIFY2(
+        train_test::sameLearning(expected[i], resumed[i]),
+        qPrintable(train_test::describe(expected[i]) + "\n" + train_test::describe(resumed[i])));
 }
 
 void TestTrainer::resumeAfterACrashDropsLaterMetrics() {
@@ -165,8 +170,8 @@ void TestTrainer::smallLanguageModelLearns() {
   const TextCorpus corpus = TextCorpus::load(text);
   TrainConfig c;
   c.graph = m_dir.filePath("learn.rnn.json").toStdString();
-  train_test::writeText(c.graph, train_test::elmanGraph(corpus.vocabularySize(), 64,
-                                                        corpus.vocabularySize(), true));
+  train_test::writeText(
+      c.graph, train_test::elmanGraph(corpus.vocabularySize(), 64, corpus.vocabularySize(), true));
   c.task.text = text;
   c.task.validFraction = 0.1;
   c.streams = 8;
@@ -179,7 +184,9 @@ void TestTrainer::smallLanguageModelLearns() {
   QVERIFY(outcome.lastReport && outcome.lastReport->validLoss);
   const double valid = *outcome.lastReport->validLoss, unigram = corpus.unigramEntropy();
   QVERIFY2(valid < 0.75 * unigram, qPrintable(QString("validation loss %1 nats, unigram entropy "
-                                                      "%2 nats").arg(valid).arg(unigram)));
+                                                      "%2 nats")
+                                                  .arg(valid)
+                                                  .arg(unigram)));
   QCOMPARE(*outcome.lastReport->validBpc, valid / std::log(2.0));
 }
 
@@ -210,7 +217,8 @@ void TestTrainer::nonFiniteStopsAndKeepsLastGoodCheckpoint() {
   QVERIFY(newest.has_value());
   QCOMPARE(folder.checkpoints().back().first, failedAt - 1);
   const rnnwb::CompiledPlan plan(rnnwb::loadValidGraph(folder.graphPath()));
-  const rnnwb::ParameterSet kept = rnnwb::parametersFromTensors(plan, rnnwb::readSafetensors(*newest));
+  const rnnwb::ParameterSet kept =
+      rnnwb::parametersFromTensors(plan, rnnwb::readSafetensors(*newest));
   QVERIFY(kept.allFinite());
   const auto metrics = readMetricsFile(folder.metricsPath());
   QCOMPARE(metrics.back().step, failedAt - 1);
@@ -224,7 +232,8 @@ void TestTrainer::runFolderIsRefusedTwice() {
     Trainer::startNew(c, dir);
     QFAIL("a second run in the same folder must be refused");
   } catch (const std::runtime_error& e) {
-    QVERIFY2(QString(e.what()).contains("already holds a run; continue it with --resume"), e.what());
+    QVERIFY2(QString(e.what()).contains("already holds a run; continue it with --resume"),
+             e.what());
   }
 }
 
@@ -237,8 +246,11 @@ void TestTrainer::wrongVocabularySizeSaysWhichIsNeeded() {
     Trainer::startNew(c, dir);
     QFAIL("a graph of the wrong input size must be refused");
   } catch (const std::invalid_argument& e) {
-    const QString expected = QString("task 'char-lm' needs an input layer of size %1, input layer "
-                                     "'x' has size %2").arg(vocabulary).arg(vocabulary + 1);
+    const QString expected = QString(
+                                 "task 'char-lm' needs an input layer of size %1, input layer "
+                                 "'x' has size %2")
+                                 .arg(vocabulary)
+                                 .arg(vocabulary + 1);
     QCOMPARE(QString(e.what()), expected);
   }
   QVERIFY(!fs::exists(dir));  // nothing is left behind by a start that fails

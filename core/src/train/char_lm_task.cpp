@@ -18,18 +18,18 @@ CharLmTask::CharLmTask(std::shared_ptr<const TextCorpus> corpus, double validFra
   m_framesPerEpoch = (m_trainStream - 1) / shape.chunkFrames * shape.chunkFrames;
   const std::string size = std::to_string(total) + " characters";
   if (m_framesPerEpoch < 1)
-    throw std::invalid_argument(m_corpus->source() + ": " + size + " are too few to cut the " +
-                                "training part into " + std::to_string(shape.streams) +
-                                " streams of at least h' + 1 = " +
-                                std::to_string(shape.chunkFrames + 1) + " characters");
+    throw std::invalid_argument(
+        m_corpus->source() + ": " + size + " are too few to cut the " + "training part into " +
+        std::to_string(shape.streams) +
+        " streams of at least h' + 1 = " + std::to_string(shape.chunkFrames + 1) + " characters");
   if (m_validStream < 2)
     throw std::invalid_argument(m_corpus->source() + ": " + size + " are too few to cut the " +
                                 "validation part into " + std::to_string(shape.streams) +
                                 " streams of at least 2 characters");
 }
 
-TaskChunk CharLmTask::chunkOf(std::int64_t partBegin, std::int64_t streamLength,
-                              std::int64_t begin, int frames) const {
+TaskChunk CharLmTask::chunkOf(std::int64_t partBegin, std::int64_t streamLength, std::int64_t begin,
+                              int frames) const {
   TaskChunk c = emptyChunk(frames, false);
   const std::vector<std::int32_t>& text = m_corpus->symbols();
   const int vocabulary = inputSize();

@@ -55,7 +55,8 @@ class MetadataReader {
 std::map<std::string, std::string> positionMetadata(const TrainingPosition& p,
                                                     const OptimizerState& optimizer) {
   std::string buffers;
-  for (const auto& [name, values] : optimizer.buffers) buffers += (buffers.empty() ? "" : ",") + name;
+  for (const auto& [name, values] : optimizer.buffers)
+    buffers += (buffers.empty() ? "" : ",") + name;
   return {{kMarker, "1"},
           {"step", std::to_string(p.step)},
           {"cursor", std::to_string(p.cursor)},
@@ -107,25 +108,27 @@ void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
   writeSafetensors(path, tensors, positionMetadata(c.position, c.optimizer));
 }
 
-Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
-                          int streams, OptimizerKind optimizer) {
+Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan, int streams,
+                          OptimizerKind optimizer) {
   const TensorFile file = readSafetensors(path);
   if (!file.metadata.count(kMarker))
     throw std::runtime_error(path.string() + ": not a training checkpoint (no '" +
                              std::string(kMarker) + "' in its metadata)");
   const MetadataReader meta(file);
   Checkpoint c{parametersFromTensors(plan, file), {}, {}, readPosition(meta)};
-  const std::vector<std::string> expected =
-      optimizer == OptimizerKind::Sgd ? std::vector<std::string>{"velocity"}
-                                      : std::vector<std::string>{"m", "v"};
+  const std::vector<std::string> expected = optimizer == OptimizerKind::Sgd
+                                                ? std::vector<std::string>{"velocity"}
+                                                : std::vector<std::string>{"m", "v"};
   if (splitNames(meta.text("optimizer_buffers")) != expected)
-    throw std::runtime_error(path.string() + ": the checkpoint holds the state of another "
-                             "optimizer than '" + std::string(toString(optimizer)) + "'");
+    throw std::runtime_error(path.string() +
+                             ": the checkpoint holds the state of another "
+                             "optimizer than '" +
+                             std::string(toString(optimizer)) + "'");
   ParameterSet buffer = ParameterSet::zerosLike(c.parameters);
   for (const std::string& name : expected) {
     readParameterValues(file, "optimizer." + name + ".", buffer);
-    c.optimizer.buffers.emplace_back(name, std::vector<float>(buffer.values().begin(),
-                                                              buffer.values().end()));
+    c.optimizer.buffers.emplace_back(
+        name, std::vector<float>(buffer.values().begin(), buffer.values().end()));
   }
   c.optimizer.updates = meta.integer("optimizer_updates");
   // A run that had not yet carried any state (still inside its first chunk) saved none.

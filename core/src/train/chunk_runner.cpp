@@ -36,7 +36,8 @@ double maskedMse(const TaskChunk& chunk, const Tensor& outputs) {
   for (std::size_t cell = 0; cell < chunk.targetMask.size(); ++cell) {
     if (chunk.targetMask[cell] == 0.0f) continue;
     for (std::size_t k = 0; k < size; ++k) {
-      const double d = static_cast<double>(y[cell * size + k]) - chunk.valueTargets[cell * size + k];
+      const double d =
+          static_cast<double>(y[cell * size + k]) - chunk.valueTargets[cell * size + k];
       sum += 0.5 * d * d;
     }
   }
@@ -62,8 +63,10 @@ SequenceBatch toBatch(const TaskChunk& chunk) {
   b.streams = chunk.streams;
   const std::int64_t t = chunk.frames, n = chunk.streams;
   b.inputs.push_back(Tensor::fromF32({t, n, chunk.inputSize}, chunk.input));
-  if (!chunk.classTargets.empty()) b.targets.push_back(Tensor::fromI64({t, n}, chunk.classTargets));
-  else b.targets.push_back(Tensor::fromF32({t, n, chunk.outputSize}, chunk.valueTargets));
+  if (!chunk.classTargets.empty())
+    b.targets.push_back(Tensor::fromI64({t, n}, chunk.classTargets));
+  else
+    b.targets.push_back(Tensor::fromF32({t, n, chunk.outputSize}, chunk.valueTargets));
   return b;
 }
 

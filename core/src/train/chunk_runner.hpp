@@ -25,8 +25,8 @@ TruncationWindow truncationWindow(std::int64_t position, int h, int hPrime);
 SequenceBatch toBatch(const TaskChunk& chunk);
 
 struct ChunkLoss {
-  double summed = 0.0;            // summed loss over the predicted frames
-  std::int64_t predicted = 0;     // frames the loss covers
+  double summed = 0.0;         // summed loss over the predicted frames
+  std::int64_t predicted = 0;  // frames the loss covers
 };
 
 /// Forward and backward of one window. `state` is the state before the window's first frame and

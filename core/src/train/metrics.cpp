@@ -72,8 +72,10 @@ std::vector<MetricsRecord> MetricsReader::readNew() {
   for (std::size_t end; (end = tail.find('\n', begin)) != std::string::npos; begin = end + 1) {
     const std::string line = tail.substr(begin, end - begin);
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    if (auto record = parseMetricsLine(line)) records.push_back(*record);
-    else ++m_skipped;
+    if (auto record = parseMetricsLine(line))
+      records.push_back(*record);
+    else
+      ++m_skipped;
   }
   m_offset += begin;  // an unfinished last line is read again next time
   return records;

@@ -9,8 +9,8 @@ namespace {
 void checkLengths(std::size_t expected, std::size_t params, std::size_t grads) {
   if (params != expected || grads != expected)
     throw std::invalid_argument("optimizer made for " + std::to_string(expected) +
-                                " parameters got " + std::to_string(params) +
-                                " parameters and " + std::to_string(grads) + " gradients");
+                                " parameters got " + std::to_string(params) + " parameters and " +
+                                std::to_string(grads) + " gradients");
 }
 
 void restoreBuffer(const OptimizerState& state, std::size_t index, const std::string& name,

@@ -15,11 +15,13 @@ fs::path RunFolder::checkpointPath(std::int64_t step) const {
 
 void RunFolder::createForNewRun() const {
   if (fs::exists(configPath()))
-    throw std::runtime_error(m_dir.string() + " already holds a run; continue it with --resume "
+    throw std::runtime_error(m_dir.string() +
+                             " already holds a run; continue it with --resume "
                              "or choose another --run-dir");
   std::error_code ec;
   fs::create_directories(checkpointDir(), ec);
-  if (ec) throw std::runtime_error(m_dir.string() + ": cannot create the run folder: " + ec.message());
+  if (ec)
+    throw std::runtime_error(m_dir.string() + ": cannot create the run folder: " + ec.message());
 }
 
 bool RunFolder::holdsRun() const { return fs::exists(configPath()) && fs::exists(graphPath()); }

@@ -1,7 +1,7 @@
 #include "rnnwb/core/train/stop_signal.hpp"
 
-#include <atomic>
 #include <signal.h>
+#include <atomic>
 
 namespace rnnwb::train {
 namespace {
@@ -12,7 +12,8 @@ static_assert(std::atomic<int>::is_always_lock_free);
 
 extern "C" void onStopSignal(int signalNumber) { g_stopSignal.store(signalNumber); }
 
-struct sigaction g_previousInt {}, g_previousTerm{};
+struct sigaction g_previousInt {
+}, g_previousTerm{};
 
 }  // namespace
 

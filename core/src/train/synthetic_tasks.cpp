@@ -26,8 +26,8 @@ template <typename ChunkOf>
 std::vector<TaskChunk> cutValidation(std::int64_t sequenceFrames, int frames, ChunkOf chunkOf) {
   std::vector<TaskChunk> chunks;
   for (std::int64_t begin = 0; begin < sequenceFrames; begin += frames)
-    chunks.push_back(chunkOf(begin, static_cast<int>(std::min<std::int64_t>(
-                                        frames, sequenceFrames - begin))));
+    chunks.push_back(
+        chunkOf(begin, static_cast<int>(std::min<std::int64_t>(frames, sequenceFrames - begin))));
   return chunks;
 }
 
@@ -80,8 +80,8 @@ std::vector<TaskChunk> AddingTask::validationChunks(int frames) const {
                        [&](std::int64_t b, int n) { return chunkOf(kValidationData, b, n); });
 }
 
-CopyTask::CopyTask(int length, int delay, int alphabet, int validationSequences,
-                   std::uint64_t seed, StreamShape shape)
+CopyTask::CopyTask(int length, int delay, int alphabet, int validationSequences, std::uint64_t seed,
+                   StreamShape shape)
     : Task(shape), m_length(length), m_delay(delay), m_alphabet(alphabet), m_seed(seed) {
   requireAtLeast("copy: length", length, 1);
   requireAtLeast("copy: delay", delay, 1);
@@ -112,8 +112,10 @@ TaskChunk CopyTask::chunkOf(std::uint64_t purpose, std::int64_t begin, int frame
       // Input: symbols, delay - 1 blanks, the delimiter, L blanks. Target: blanks until the
       // delimiter has been read, then the symbols.
       int input = 0, target = 0;
-      if (at < m_length) input = symbols[at];
-      else if (at == m_length + m_delay - 1) input = m_alphabet + 1;
+      if (at < m_length)
+        input = symbols[at];
+      else if (at == m_length + m_delay - 1)
+        input = m_alphabet + 1;
       if (at >= m_length + m_delay) target = symbols[at - m_length - m_delay];
       const std::size_t cell = static_cast<std::size_t>(t) * c.streams + s;
       c.input[cell * inputs + input] = 1.0f;
@@ -129,7 +131,8 @@ TaskChunk CopyTask::trainingFrames(std::int64_t begin, int frames) const {
 
 std::vector<TaskChunk> CopyTask::validationChunks(int frames) const {
   return cutValidation(static_cast<std::int64_t>(m_validSequencesPerStream) * sequenceLength(),
-                       frames, [&](std::int64_t b, int n) { return chunkOf(kValidationData, b, n); });
+                       frames,
+                       [&](std::int64_t b, int n) { return chunkOf(kValidationData, b, n); });
 }
 
 }  // namespace rnnwb::train

@@ -49,7 +49,8 @@ void Task::checkGraph(const CompiledPlan& plan) const {
     throw std::invalid_argument(task + " needs an output layer of size " +
                                 std::to_string(outputSize()) + ", output layer '" + out.id +
                                 "' has size " + std::to_string(out.size));
-  const LossKind needed = targetKind() == TargetKind::Class ? LossKind::CrossEntropy : LossKind::Mse;
+  const LossKind needed =
+      targetKind() == TargetKind::Class ? LossKind::CrossEntropy : LossKind::Mse;
   if (out.loss != needed)
     throw std::invalid_argument(task + " needs the loss '" + std::string(toString(needed)) +
                                 "' on output layer '" + out.id + "', it has '" +
@@ -64,8 +65,10 @@ TaskChunk Task::emptyChunk(int frames, bool withMask) const {
   c.outputSize = outputSize();
   const std::size_t cells = static_cast<std::size_t>(frames) * m_shape.streams;
   c.input.assign(cells * inputSize(), 0.0f);
-  if (targetKind() == TargetKind::Class) c.classTargets.assign(cells, 0);
-  else c.valueTargets.assign(cells * outputSize(), 0.0f);
+  if (targetKind() == TargetKind::Class)
+    c.classTargets.assign(cells, 0);
+  else
+    c.valueTargets.assign(cells * outputSize(), 0.0f);
   if (withMask) c.targetMask.assign(cells, 0.0f);
   return c;
 }

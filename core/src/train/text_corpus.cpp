@@ -24,10 +24,14 @@ std::size_t decodeOne(std::string_view bytes, std::size_t i, const std::string& 
   }
   int length = 0;
   char32_t minimum = 0;
-  if ((lead & 0xE0) == 0xC0) length = 2, out = lead & 0x1F, minimum = 0x80;
-  else if ((lead & 0xF0) == 0xE0) length = 3, out = lead & 0x0F, minimum = 0x800;
-  else if ((lead & 0xF8) == 0xF0) length = 4, out = lead & 0x07, minimum = 0x10000;
-  else malformed(source, i);
+  if ((lead & 0xE0) == 0xC0)
+    length = 2, out = lead & 0x1F, minimum = 0x80;
+  else if ((lead & 0xF0) == 0xE0)
+    length = 3, out = lead & 0x0F, minimum = 0x800;
+  else if ((lead & 0xF8) == 0xF0)
+    length = 4, out = lead & 0x07, minimum = 0x10000;
+  else
+    malformed(source, i);
   if (i + length > bytes.size()) malformed(source, i);
   for (int k = 1; k < length; ++k) {
     const auto next = static_cast<unsigned char>(bytes[i + k]);

@@ -13,7 +13,8 @@ using nlohmann::json;
 /// Reads the keys of one JSON object, each once, and reports the ones nobody asked for.
 class ObjectReader {
  public:
-  ObjectReader(const json& object, std::string where) : m_object(object), m_where(std::move(where)) {
+  ObjectReader(const json& object, std::string where)
+      : m_object(object), m_where(std::move(where)) {
     if (!object.is_object()) fail("must be a JSON object");
   }
   template <typename T>
@@ -52,7 +53,8 @@ std::string resolvePath(const std::string& path, const std::filesystem::path& ba
   return (baseDir / path).lexically_normal().string();
 }
 
-TaskConfig readTask(const json& object, const std::string& where, const std::filesystem::path& base) {
+TaskConfig readTask(const json& object, const std::string& where,
+                    const std::filesystem::path& base) {
   TaskConfig t;
   ObjectReader r(object, where);
   r.read("kind", t.kind);
@@ -108,7 +110,8 @@ void requirePositive(const char* option, double value) {
 
 void requireNonNegative(const char* option, double value) {
   if (!(value >= 0.0) || !std::isfinite(value))
-    throw std::invalid_argument(std::string(option) + " must be >= 0, got " + std::to_string(value));
+    throw std::invalid_argument(std::string(option) + " must be >= 0, got " +
+                                std::to_string(value));
 }
 
 }  // namespace
@@ -121,18 +124,30 @@ std::optional<OptimizerKind> optimizerKindFromString(std::string_view text) {
 
 nlohmann::ordered_json toJson(const TrainConfig& c) {
   const OptimizerSettings& o = c.optimizer;
-  nlohmann::ordered_json optimizer = {{"kind", toString(o.kind)}, {"learning_rate", o.learningRate}};
-  if (o.kind == OptimizerKind::Sgd) optimizer["momentum"] = o.momentum;
-  else optimizer.update({{"beta1", o.beta1}, {"beta2", o.beta2}, {"epsilon", o.epsilon}});
-  return nlohmann::ordered_json{{"format", kTrainConfigFormat}, {"version", kTrainConfigVersion},
-          {"graph", c.graph}, {"task", taskJson(c.task)},
-          {"streams", c.streams}, {"h", c.effectiveH()}, {"h_prime", c.hPrime},
-          {"optimizer", optimizer}, {"clip_norm", c.clipNorm},
-          {"halve_lr_when_worse", c.halveLrWhenWorse},
-          {"steps", c.steps}, {"epochs", c.epochs},
-          {"valid_every", c.validEvery}, {"checkpoint_every", c.checkpointEvery},
-          {"report_every", c.reportEvery}, {"keep_checkpoints", c.keepCheckpoints},
-          {"seed", c.seed}, {"backend", c.backend}};
+  nlohmann::ordered_json optimizer = {{"kind", toString(o.kind)},
+                                      {"learning_rate", o.learningRate}};
+  if (o.kind == OptimizerKind::Sgd)
+    optimizer["momentum"] = o.momentum;
+  else
+    optimizer.update({{"beta1", o.beta1}, {"beta2", o.beta2}, {"epsilon", o.epsilon}});
+  return nlohmann::ordered_json{{"format", kTrainConfigFormat},
+                                {"version", kTrainConfigVersion},
+                                {"graph", c.graph},
+                                {"task", taskJson(c.task)},
+                                {"streams", c.streams},
+                                {"h", c.effectiveH()},
+                                {"h_prime", c.hPrime},
+                                {"optimizer", optimizer},
+                                {"clip_norm", c.clipNorm},
+                                {"halve_lr_when_worse", c.halveLrWhenWorse},
+                                {"steps", c.steps},
+                                {"epochs", c.epochs},
+                                {"valid_every", c.validEvery},
+                                {"checkpoint_every", c.checkpointEvery},
+                                {"report_every", c.reportEvery},
+                                {"keep_checkpoints", c.keepCheckpoints},
+                                {"seed", c.seed},
+                                {"backend", c.backend}};
 }
 
 TrainConfig trainConfigFromJson(const json& j, const std::string& source,
@@ -151,7 +166,8 @@ TrainConfig trainConfigFromJson(const json& j, const std::string& source,
   r.read("graph", c.graph);
   c.graph = resolvePath(c.graph, baseDir);
   if (const json* task = r.child("task")) c.task = readTask(*task, source + ": task", baseDir);
-  if (const json* opt = r.child("optimizer")) c.optimizer = readOptimizer(*opt, source + ": optimizer");
+  if (const json* opt = r.child("optimizer"))
+    c.optimizer = readOptimizer(*opt, source + ": optimizer");
   r.read("streams", c.streams);
   r.read("h", c.h);
   r.read("h_prime", c.hPrime);
@@ -187,20 +203,22 @@ void validateTrainConfig(const TrainConfig& c) {
     throw std::invalid_argument("unknown task '" + kind + "' (use char-lm, adding or copy)");
   if (kind == "char-lm" && c.task.text.empty())
     throw std::invalid_argument("the char-lm task needs a text file (--text FILE)");
-  if (c.streams < 1) throw std::invalid_argument("streams must be >= 1, got " + std::to_string(c.streams));
+  if (c.streams < 1)
+    throw std::invalid_argument("streams must be >= 1, got " + std::to_string(c.streams));
   if (c.hPrime < 1) throw std::invalid_argument("h' must be >= 1, got " + std::to_string(c.hPrime));
   if (c.h != 0 && c.h < c.hPrime)
     throw std::invalid_argument("h must be >= h' (got h = " + std::to_string(c.h) +
                                 ", h' = " + std::to_string(c.hPrime) + ")");
   requireNonNegative("clip_norm", c.clipNorm);
   requireNonNegative("epochs", c.epochs);
-  if (c.steps < 0) throw std::invalid_argument("steps must be >= 0, got " + std::to_string(c.steps));
+  if (c.steps < 0)
+    throw std::invalid_argument("steps must be >= 0, got " + std::to_string(c.steps));
   if (c.steps == 0 && c.epochs == 0.0)
     throw std::invalid_argument("say how long to train: steps or epochs (--steps N or --epochs E)");
-  if (c.steps > 0 && c.epochs > 0.0)
-    throw std::invalid_argument("give steps or epochs, not both");
+  if (c.steps > 0 && c.epochs > 0.0) throw std::invalid_argument("give steps or epochs, not both");
   if (c.epochs > 0.0 && kind != "char-lm")
-    throw std::invalid_argument("the " + kind + " task generates data without end, so it has no "
+    throw std::invalid_argument("the " + kind +
+                                " task generates data without end, so it has no "
                                 "epochs: give --steps");
   if (c.validEvery < 0 || c.checkpointEvery < 0)
     throw std::invalid_argument("valid_every and checkpoint_every must be >= 0");

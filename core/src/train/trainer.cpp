@@ -33,10 +33,13 @@ std::int64_t stepsFor(const TrainConfig& c, const Task& task) {
 
 void checkTaskFitsShape(const TrainConfig& c) {
   if (c.task.kind == "adding" && c.hPrime < c.task.sequenceLength)
-    throw std::invalid_argument("the adding task has a target only at the end of each sequence, so "
-                                "h' must be >= sequence_length (" +
-                                std::to_string(c.task.sequenceLength) + ") for every update to "
-                                "have one; got h' = " + std::to_string(c.hPrime));
+    throw std::invalid_argument(
+        "the adding task has a target only at the end of each sequence, so "
+        "h' must be >= sequence_length (" +
+        std::to_string(c.task.sequenceLength) +
+        ") for every update to "
+        "have one; got h' = " +
+        std::to_string(c.hPrime));
 }
 
 std::string firstNonFinite(const ParameterSet& set) {
@@ -51,8 +54,12 @@ class Trainer::Loop {
  public:
   Loop(TrainConfig config, const fs::path& runDir, const fs::path& graphFile,
        TrainingObserver* observer)
-      : m_config(std::move(config)), m_folder(runDir), m_observer(observer),
-        m_plan(loadValidGraph(graphFile)), m_params(m_plan), m_grads(m_plan),
+      : m_config(std::move(config)),
+        m_folder(runDir),
+        m_observer(observer),
+        m_plan(loadValidGraph(graphFile)),
+        m_params(m_plan),
+        m_grads(m_plan),
         m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse) {
     validateTrainConfig(m_config);
     checkTaskFitsShape(m_config);
@@ -72,7 +79,8 @@ class Trainer::Loop {
   }
 
   void restore(const fs::path& checkpointFile) {
-    Checkpoint c = loadCheckpoint(checkpointFile, m_plan, m_config.streams, m_config.optimizer.kind);
+    Checkpoint c =
+        loadCheckpoint(checkpointFile, m_plan, m_config.streams, m_config.optimizer.kind);
     m_params = std::move(c.parameters);
     m_grads = ParameterSet::zerosLike(m_params);
     m_optimizer->restore(c.optimizer);
@@ -82,7 +90,8 @@ class Trainer::Loop {
   }
 
   void describeStart(bool resumed) {
-    const std::string what = resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
+    const std::string what =
+        resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
     message("run " + what + ": task " + m_task->name() + ", " + std::to_string(m_params.size()) +
             " parameters, N = " + std::to_string(m_config.streams) + ", h = " +
             std::to_string(m_config.effectiveH()) + ", h' = " + std::to_string(m_config.hPrime) +
@@ -150,15 +159,16 @@ class Trainer::Loop {
     if (!std::isfinite(loss.summed))
       throw NonFiniteError(step, "the training loss is " + std::to_string(loss.summed));
     if (!m_grads.allFinite())
-      throw NonFiniteError(step, "the gradient of '" + firstNonFinite(m_grads) +
-                                     "' is NaN or infinite");
+      throw NonFiniteError(step,
+                           "the gradient of '" + firstNonFinite(m_grads) + "' is NaN or infinite");
     const float scale = loss.predicted > 0 ? 1.0f / static_cast<float>(loss.predicted) : 1.0f;
     for (float& g : m_grads.values()) g *= scale;
     const double norm = clipGradientNorm(m_grads.values(), m_config.clipNorm);
     m_optimizer->step(m_params.values(), m_grads.values(), m_schedule.rate());
     if (!m_params.allFinite())
       throw NonFiniteError(step, "the update made '" + firstNonFinite(m_params) +
-                                     "' NaN or infinite (gradient norm " + std::to_string(norm) + ")");
+                                     "' NaN or infinite (gradient norm " + std::to_string(norm) +
+                                     ")");
     m_position.step = step;
     m_position.cursor += m_config.hPrime;
     m_position.interval.lossSum += loss.summed;
@@ -174,13 +184,15 @@ class Trainer::Loop {
     MetricsRecord r;
     r.step = m_position.step;
     r.frames = m_position.step * m_config.streams * m_config.hPrime;
-    r.trainLoss = in.predictedFrames > 0 ? in.lossSum / static_cast<double>(in.predictedFrames) : 0.0;
+    r.trainLoss =
+        in.predictedFrames > 0 ? in.lossSum / static_cast<double>(in.predictedFrames) : 0.0;
     r.gradNorm = in.updates > 0 ? in.gradNormSum / static_cast<double>(in.updates) : 0.0;
     r.lr = m_schedule.rate();
     const double seconds = std::chrono::duration<double>(now - m_intervalStart).count();
     r.framesPerS = seconds > 0 ? static_cast<double>(m_intervalFrames) / seconds : 0.0;
     if (validate) validateInto(r);
-    r.wallS = m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+    r.wallS =
+        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
     if (m_task->reportsBitsPerCharacter()) {
       r.trainBpc = r.trainLoss / std::numbers::ln2;
       if (r.validLoss) r.validBpc = *r.validLoss / std::numbers::ln2;
@@ -197,15 +209,17 @@ class Trainer::Loop {
   void validateInto(MetricsRecord& r) {
     if (m_validation.empty()) m_validation = m_task->validationChunks(m_config.effectiveH());
     const ChunkLoss loss = evaluateChunks(*m_backend, m_params, m_validation);
-    const double mean = loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted));
+    const double mean =
+        loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted));
     if (!std::isfinite(mean))
       throw NonFiniteError(m_position.step, "the validation loss is " + std::to_string(mean));
     r.validLoss = mean;
     if (m_schedule.onValidation(mean)) {
       m_optimizer->reset();
-      message("step " + std::to_string(m_position.step) + ": validation loss got worse; "
-              "learning rate halved to " + std::to_string(m_schedule.rate()) +
-              ", optimizer state reset");
+      message("step " + std::to_string(m_position.step) +
+              ": validation loss got worse; "
+              "learning rate halved to " +
+              std::to_string(m_schedule.rate()) + ", optimizer state reset");
     }
     m_position.learningRate = m_schedule.rate();
     m_position.previousValidLoss = m_schedule.previousValidLoss();
@@ -213,11 +227,10 @@ class Trainer::Loop {
   }
 
   void writeCheckpoint() {
-    m_position.wallSeconds = m_wallAtSessionStart +
-                             std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+    m_position.wallSeconds =
+        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
     const fs::path path = m_folder.checkpointPath(m_position.step);
-    saveCheckpoint(path, m_plan,
-                   Checkpoint{m_params, m_optimizer->state(), m_streams, m_position});
+    saveCheckpoint(path, m_plan, Checkpoint{m_params, m_optimizer->state(), m_streams, m_position});
     m_folder.pruneCheckpoints(m_config.keepCheckpoints);
     if (m_log) m_log->write("checkpoint " + path.filename().string());
   }
@@ -276,7 +289,8 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
                                          TrainingObserver* observer) {
   const RunFolder folder(runDir);
   if (!folder.holdsRun())
-    throw std::runtime_error(runDir.string() + " holds no run to resume (no config.json and "
+    throw std::runtime_error(runDir.string() +
+                             " holds no run to resume (no config.json and "
                              "graph.rnn.json)");
   TrainConfig config = loadTrainConfig(folder.configPath());
   if (overrides.steps) config.steps = *overrides.steps, config.epochs = 0.0;

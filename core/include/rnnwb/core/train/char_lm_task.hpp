@@ -34,9 +34,9 @@ class CharLmTask final : public Task {
                     int frames) const;
 
   std::shared_ptr<const TextCorpus> m_corpus;
-  std::int64_t m_trainLength = 0;    // symbols in the training part
-  std::int64_t m_trainStream = 0;    // symbols per training stream
-  std::int64_t m_validStream = 0;    // symbols per validation stream
+  std::int64_t m_trainLength = 0;  // symbols in the training part
+  std::int64_t m_trainStream = 0;  // symbols per training stream
+  std::int64_t m_validStream = 0;  // symbols per validation stream
   std::int64_t m_framesPerEpoch = 0;
 };
 

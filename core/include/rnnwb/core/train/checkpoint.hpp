@@ -25,18 +25,18 @@ namespace rnnwb::train {
 
 /// The sums of the report interval in progress (metrics are means over it).
 struct ReportInterval {
-  double lossSum = 0.0;               // summed loss of its updates
-  std::int64_t predictedFrames = 0;   // frames that loss is summed over
-  double gradNormSum = 0.0;           // gradient norms before clipping, summed
+  double lossSum = 0.0;              // summed loss of its updates
+  std::int64_t predictedFrames = 0;  // frames that loss is summed over
+  double gradNormSum = 0.0;          // gradient norms before clipping, summed
   std::int64_t updates = 0;
   bool operator==(const ReportInterval&) const = default;
 };
 
 /// Where the loop is, besides weights, optimizer and streams.
 struct TrainingPosition {
-  std::int64_t step = 0;    // updates done
-  std::int64_t cursor = 0;  // training frames handed out per stream (all epochs)
-  double wallSeconds = 0.0; // training time over every session of the run
+  std::int64_t step = 0;     // updates done
+  std::int64_t cursor = 0;   // training frames handed out per stream (all epochs)
+  double wallSeconds = 0.0;  // training time over every session of the run
   double learningRate = 0.0;
   std::optional<double> previousValidLoss;
   int halvings = 0;
@@ -56,7 +56,7 @@ void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
                     const Checkpoint& checkpoint);
 /// Reads a checkpoint for this plan, N streams and optimizer; throws std::runtime_error naming
 /// the file and what is missing or does not fit (another graph, another optimizer, another N).
-Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
-                          int streams, OptimizerKind optimizer);
+Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan, int streams,
+                          OptimizerKind optimizer);
 
 }  // namespace rnnwb::train

@@ -31,19 +31,19 @@ struct TaskConfig {
 struct TrainConfig {
   std::string graph;  // the graph file
   TaskConfig task;
-  int streams = 16;   // N
-  int h = 0;          // frames back-propagated per update; 0 means 2 * hPrime
-  int hPrime = 32;    // new frames per update
+  int streams = 16;  // N
+  int h = 0;         // frames back-propagated per update; 0 means 2 * hPrime
+  int hPrime = 32;   // new frames per update
   OptimizerSettings optimizer;
-  double clipNorm = 1.0;            // largest gradient norm; 0 turns clipping off
-  bool halveLrWhenWorse = true;     // halve the rate (and reset the optimizer) when valid gets worse
-  std::int64_t steps = 0;           // updates to run; 0: use epochs
-  double epochs = 0.0;              // passes over the training text (char-lm only)
-  std::int64_t validEvery = 500;    // updates between validations (0: only at the end)
+  double clipNorm = 1.0;          // largest gradient norm; 0 turns clipping off
+  bool halveLrWhenWorse = true;   // halve the rate (and reset the optimizer) when valid gets worse
+  std::int64_t steps = 0;         // updates to run; 0: use epochs
+  double epochs = 0.0;            // passes over the training text (char-lm only)
+  std::int64_t validEvery = 500;  // updates between validations (0: only at the end)
   std::int64_t checkpointEvery = 1000;  // updates between checkpoints (0: only at the end)
-  std::int64_t reportEvery = 10;    // updates between lines of metrics.jsonl
-  int keepCheckpoints = 3;          // the newest checkpoints kept in the run folder
-  std::uint64_t seed = 1;           // initialization and generated data
+  std::int64_t reportEvery = 10;        // updates between lines of metrics.jsonl
+  int keepCheckpoints = 3;              // the newest checkpoints kept in the run folder
+  std::uint64_t seed = 1;               // initialization and generated data
   std::string backend = "cpu";
 
   bool operator==(const TrainConfig&) const = default;

@@ -43,9 +43,9 @@ class TrainingObserver {
 };
 
 struct TrainOutcome {
-  bool finished = false;      // false: stopped by a stop request before the last step
-  int stopSignal = 0;         // the signal that stopped it, when not finished
-  std::int64_t step = 0;      // updates done
+  bool finished = false;  // false: stopped by a stop request before the last step
+  int stopSignal = 0;     // the signal that stopped it, when not finished
+  std::int64_t step = 0;  // updates done
   std::int64_t totalSteps = 0;
   std::optional<MetricsRecord> lastReport;
 };
