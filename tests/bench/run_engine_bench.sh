@@ -28,6 +28,8 @@ PY
 
 : > "$out"
 machine start >> "$out"
+# The LSTM graph must be torch.nn.LSTM, or the comparison means nothing.
+/usr/bin/python3 "$here/check_against_torch.py" "$build/app/rnnwb/rnnwb" >> "$out"
 for round in $(seq "$rounds"); do
   for k in "${threads[@]}"; do
     export OMP_NUM_THREADS=$k OPENBLAS_NUM_THREADS=$k
