@@ -43,6 +43,7 @@ class TestTrainer : public QObject {
   void smallLanguageModelLearns();
   void nonFiniteStopsAndKeepsLastGoodCheckpoint();
   void runFolderIsRefusedTwice();
+  void epochsCountWholeUpdates();
   void wrongVocabularySizeSaysWhichIsNeeded();
 
  private:
@@ -235,6 +236,19 @@ void TestTrainer::runFolderIsRefusedTwice() {
     QVERIFY2(QString(e.what()).contains("already holds a run; continue it with --resume"),
              e.what());
   }
+}
+
+void TestTrainer::epochsCountWholeUpdates() {
+  // 2,700 training characters in 8 streams of 337: 336 predictable frames, 21 updates of 16.
+  TrainConfig c = configFor("char-lm", "adam", 16, 16);
+  c.steps = 0;
+  c.epochs = 2.5;
+  auto trainer = Trainer::startNew(c, m_dir.filePath("epochs").toStdString());
+  QCOMPARE(trainer->totalSteps(), std::int64_t(53));  // ceil(2.5 * 21)
+  const TrainOutcome outcome = trainer->run();
+  QVERIFY(outcome.finished);
+  QCOMPARE(outcome.lastReport->step, std::int64_t(53));
+  QCOMPARE(outcome.lastReport->frames, std::int64_t(53 * 8 * 16));
 }
 
 void TestTrainer::wrongVocabularySizeSaysWhichIsNeeded() {

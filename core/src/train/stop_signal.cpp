@@ -10,7 +10,14 @@ namespace {
 std::atomic<int> g_stopSignal{0};
 static_assert(std::atomic<int>::is_always_lock_free);
 
-extern "C" void onStopSignal(int signalNumber) { g_stopSignal.store(signalNumber); }
+// The first signal asks for a clean stop; a second one (the user insists) ends the process as the
+// signal's default action would. signal() and raise() are async-signal-safe.
+extern "C" void onStopSignal(int signalNumber) {
+  if (g_stopSignal.exchange(signalNumber) != 0) {
+    signal(signalNumber, SIG_DFL);
+    raise(signalNumber);
+  }
+}
 
 struct sigaction g_previousInt {
 }, g_previousTerm{};

@@ -1,7 +1,8 @@
 #pragma once
 // SIGINT and SIGTERM as a request to stop: the training loop finishes its current update, writes
-// a checkpoint and returns, instead of dying with the update half done. A second signal of the
-// same kind while the first is pending still only asks (the checkpoint is what the user wants).
+// a checkpoint and returns, instead of dying with the update half done. A second signal while the
+// first is pending ends the process at once, as it would without the handler (a user who presses
+// Ctrl-C twice means it).
 namespace rnnwb::train {
 
 /// Installs the handlers (idempotent). Returns the previous handlers on destruction.
