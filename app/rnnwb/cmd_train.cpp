@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include "cli_support.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
@@ -17,36 +18,65 @@ namespace {
 
 using train::MetricsRecord;
 
+/// "%.4f" of a value, with " (x.xxx bpc)" when the task reports bits per character.
+std::string lossText(double nats, const std::optional<double>& bits) {
+  char text[64];
+  if (bits)
+    std::snprintf(text, sizeof text, "%.4f (%.3f bpc)", nats, *bits);
+  else
+    std::snprintf(text, sizeof text, "%.4f", nats);
+  return text;
+}
+
+/// "1h02m", "3m05s", "12s".
+std::string durationText(double seconds) {
+  const long s = std::lround(std::max(0.0, seconds));
+  char text[32];
+  if (s >= 3600)
+    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+  else if (s >= 60)
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%lds", s);
+  return text;
+}
+
 /// A progress bar on a terminal (redrawn at most ten times a second), plain lines otherwise.
 class ProgressPrinter final : public train::TrainingObserver {
+  using Clock = std::chrono::steady_clock;
+
  public:
   ProgressPrinter() : m_terminal(::isatty(STDERR_FILENO) != 0) {}
   ~ProgressPrinter() override { endBar(); }
 
   void onStep(std::int64_t step, std::int64_t total) override {
-    if (!m_terminal) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (step != total && now - m_lastDraw < std::chrono::milliseconds(100)) return;
+    const Clock::time_point now = Clock::now();
+    if (m_firstStep < 0) m_firstStep = step - 1, m_start = now;
+    if (!m_terminal || (step != total && now - m_lastDraw < std::chrono::milliseconds(100))) return;
     m_lastDraw = now;
-    const int width = 30,
-              filled = static_cast<int>(width * step / std::max<std::int64_t>(1, total));
-    std::fprintf(stderr, "\r[%s%s] %lld/%lld  %s", std::string(filled, '#').c_str(),
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    const double perStep =
+        elapsed / static_cast<double>(std::max<std::int64_t>(1, step - m_firstStep));
+    const int width = 30;
+    const int filled = static_cast<int>(width * step / std::max<std::int64_t>(1, total));
+    // "\033[K" clears what a longer previous line left behind.
+    std::fprintf(stderr, "\r[%s%s] %lld/%lld  %s  eta %s\033[K", std::string(filled, '#').c_str(),
                  std::string(width - filled, '.').c_str(), static_cast<long long>(step),
-                 static_cast<long long>(total), m_lastFigures.c_str());
+                 static_cast<long long>(total), m_figures.c_str(),
+                 durationText(perStep * static_cast<double>(total - step)).c_str());
     m_barShown = true;
   }
   void onReport(const MetricsRecord& r, std::int64_t total) override {
-    char text[256];
-    std::snprintf(text, sizeof text, "loss %.4f%s%s  %.0f frames/s", r.trainLoss,
-                  r.trainBpc ? (" (" + bpc(*r.trainBpc) + ")").c_str() : "",
-                  r.validLoss ? ("  valid " + number(*r.validLoss)).c_str() : "", r.framesPerS);
-    m_lastFigures = text;
+    if (r.validLoss) m_valid = "  valid " + lossText(*r.validLoss, r.validBpc);
+    char rate[48];
+    std::snprintf(rate, sizeof rate, "  %.0f frames/s", r.framesPerS);
+    m_figures = "loss " + lossText(r.trainLoss, r.trainBpc) + m_valid + rate;
     if (m_terminal) return;
-    std::fprintf(stderr,
-                 "step %lld/%lld  train_loss %.4f%s  grad_norm %.3g  lr %.3g  %.0f frames/s\n",
-                 static_cast<long long>(r.step), static_cast<long long>(total), r.trainLoss,
-                 r.validLoss ? ("  valid_loss " + number(*r.validLoss)).c_str() : "", r.gradNorm,
-                 r.lr, r.framesPerS);
+    std::fprintf(stderr, "step %lld/%lld  train_loss %s%s  grad_norm %.3g  lr %.3g%s\n",
+                 static_cast<long long>(r.step), static_cast<long long>(total),
+                 lossText(r.trainLoss, r.trainBpc).c_str(),
+                 r.validLoss ? ("  valid_loss " + lossText(*r.validLoss, r.validBpc)).c_str() : "",
+                 r.gradNorm, r.lr, rate);
   }
   void onMessage(const std::string& message) override {
     endBar();
@@ -54,16 +84,6 @@ class ProgressPrinter final : public train::TrainingObserver {
   }
 
  private:
-  static std::string number(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.4f", v);
-    return b;
-  }
-  static std::string bpc(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3f bpc", v);
-    return b;
-  }
   void endBar() {
     if (m_barShown) std::fputc('\n', stderr);
     m_barShown = false;
@@ -71,8 +91,9 @@ class ProgressPrinter final : public train::TrainingObserver {
 
   bool m_terminal;
   bool m_barShown = false;
-  std::string m_lastFigures;
-  std::chrono::steady_clock::time_point m_lastDraw{};
+  std::string m_figures, m_valid;
+  std::int64_t m_firstStep = -1;
+  Clock::time_point m_start{}, m_lastDraw{};
 };
 
 struct TrainOptions {
