@@ -39,6 +39,7 @@ class TestMetrics : public QObject {
   void readerSkipsBrokenLinesAndMissingFiles();
   void writerAppendsWholeLines();
   void truncateKeepsStepsUpToTheCheckpoint();
+  void readerStartsOverOnAReplacedFile();
 };
 
 void TestMetrics::lineRoundTripIsExact() {
@@ -120,6 +121,24 @@ void TestMetrics::truncateKeepsStepsUpToTheCheckpoint() {
   std::ifstream in(path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   QVERIFY(text.back() == '\n');
+}
+
+void TestMetrics::readerStartsOverOnAReplacedFile() {
+  QTemporaryDir dir;
+  const std::string path = dir.filePath("metrics.jsonl").toStdString();
+  for (int step : {10, 20, 30}) append(path, toJsonLine(record(step, false)) + "\n");
+  MetricsReader reader(path);
+  QCOMPARE(reader.readNew().size(), std::size_t(3));
+  QVERIFY(!reader.restarted());
+  // A resumed run drops step 30 and writes 30 and 40 again: the file grows past the old offset.
+  truncateMetricsAfter(path, 20);
+  for (int step : {30, 40}) append(path, toJsonLine(record(step, true)) + "\n");
+  const auto again = reader.readNew();
+  QVERIFY(reader.restarted());
+  QCOMPARE(again.size(), std::size_t(4));
+  QCOMPARE(again[2], record(30, true));
+  QVERIFY(reader.readNew().empty());
+  QVERIFY(!reader.restarted());
 }
 
 QTEST_GUILESS_MAIN(TestMetrics)

@@ -1,5 +1,7 @@
 #include "rnnwb/core/train/metrics.hpp"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -59,11 +61,19 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
 
 std::vector<MetricsRecord> MetricsReader::readNew() {
   std::vector<MetricsRecord> records;
+  m_restarted = false;
   std::ifstream in(m_path, std::ios::binary);
-  if (!in) return records;
+  struct stat info {};
+  if (!in || ::stat(m_path.c_str(), &info) != 0) return records;
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::uintmax_t>(in.tellg());
-  if (size < m_offset) m_offset = 0;  // the file was replaced (a resumed run truncated it)
+  const auto inode = static_cast<std::uintmax_t>(info.st_ino);
+  if (m_offset > 0 && (inode != m_inode || size < m_offset)) {
+    m_offset = 0;  // the file was replaced (a resumed run dropped lines)
+    m_skipped = 0;
+    m_restarted = true;
+  }
+  m_inode = inode;
   in.seekg(static_cast<std::streamoff>(m_offset));
   std::string tail(size - m_offset, '\0');
   in.read(tail.data(), static_cast<std::streamsize>(tail.size()));

@@ -41,16 +41,24 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line);
 
 /// Follows a metrics.jsonl file: each call returns the records of the lines completed since the
 /// previous call. A missing file reads as empty (a run that has not reported yet).
+///
+/// A resumed run replaces the file (it drops the lines after its checkpoint, by writing a new
+/// file and renaming it). The reader notices (another inode, or a shorter file) and reads the new
+/// file from its start: restarted() is then true, and the follower should drop what it held.
 class MetricsReader {
  public:
   explicit MetricsReader(std::filesystem::path path) : m_path(std::move(path)) {}
   std::vector<MetricsRecord> readNew();
+  /// True when the last readNew() started the file over: its records replace all earlier ones.
+  bool restarted() const { return m_restarted; }
   /// Complete lines that were not metrics objects (skipped).
   int skippedLines() const { return m_skipped; }
 
  private:
   std::filesystem::path m_path;
   std::uintmax_t m_offset = 0;
+  std::uintmax_t m_inode = 0;
+  bool m_restarted = false;
   int m_skipped = 0;
 };
 
