@@ -298,6 +298,10 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   auto loop = std::make_unique<Loop>(config, runDir, folder.graphPath(), observer);
   const auto checkpoint = folder.newestCheckpoint();
   if (checkpoint) loop->restore(*checkpoint);
+  if (loop->totalSteps() < loop->position().step)
+    throw std::invalid_argument("the run is already at step " +
+                                std::to_string(loop->position().step) + "; it cannot end at step " +
+                                std::to_string(loop->totalSteps()));
   // Reports written after that checkpoint are about to be written again.
   truncateMetricsAfter(folder.metricsPath(), checkpoint ? loop->position().step : 0);
   if (overrides.steps || overrides.epochs) {
