@@ -48,6 +48,7 @@ class TestCpuBackend : public QObject {
   void streamsEqualSeparateRuns_data();
   void streamsEqualSeparateRuns();
   void carryFramesSelectsTheState();
+  void workersSplitTheStreams();
   void repeatsBitForBit();
   void overflowIsVisible();
   void rejectsMismatchedInputs();
@@ -181,6 +182,23 @@ void TestCpuBackend::carryFramesSelectsTheState() {
     for (int l = 0; l < direct.layerCount(); ++l)
       compareClose(viaCarry.layerFrames(l), direct.layerFrames(l), 1e-5, "state");
   }
+}
+
+void TestCpuBackend::workersSplitTheStreams() {
+  const CompiledPlan plan = examplePlan("lstm-peephole.rnn.json", 6);
+  ParameterSet params(plan);
+  randomizeParameters(params, 2);
+  const SequenceBatch batch = randomBatch(plan, 9, 5, 3);
+  const StreamState state = randomState(plan, 5, 4);
+  CpuBackend one(plan, {.threads = 1}), three(plan, {.threads = 3});
+  ParameterSet a = ParameterSet::zerosLike(params), b = ParameterSet::zerosLike(params);
+  StreamState stateA, stateB;
+  const double lossA = one.forwardBackward(params, batch, state, &stateA, &a);
+  const double lossB = three.forwardBackward(params, batch, state, &stateB, &b);
+  QVERIFY(std::abs(lossA - lossB) <= 1e-6 * std::abs(lossA));
+  compareClose(a.values(), b.values(), 1e-5, "gradient");
+  for (int l = 0; l < stateA.layerCount(); ++l)
+    compareClose(stateA.layerFrames(l), stateB.layerFrames(l), 1e-6, "state");
 }
 
 void TestCpuBackend::repeatsBitForBit() {

@@ -24,14 +24,14 @@ void CpuBackend::Engine::startBackward() {
   }
 }
 
-void CpuBackend::Engine::finishLayerBackward(int layer, int t0, int t1) {
+void CpuBackend::Engine::finishLayerBackward(int layer, Rows range) {
   const Layer& spec = m_plan.graph().layers[layer];
   const int size = spec.size;
-  const std::size_t rows = static_cast<std::size_t>(t1 - t0) * m_streams;
+  const std::size_t rows = static_cast<std::size_t>(range.count);
   const std::size_t count = rows * size;
-  const float* out = y(layer, t0);
-  const float* grad = dy(layer, t0);
-  float* gradSum = ds(layer, t0);
+  const float* out = y(layer, range.first);
+  const float* grad = dy(layer, range.first);
+  float* gradSum = ds(layer, range.first);
   if (spec.activation == Activation::Softmax) {
     for (std::size_t r = 0; r < rows; ++r)
       math::softmaxBackward(out + r * size, grad + r * size, gradSum + r * size, size);
@@ -54,32 +54,35 @@ void CpuBackend::Engine::finishLayerBackward(int layer, int t0, int t1) {
     const auto& outputs = m_plan.outputLayers();
     const auto o = std::find(outputs.begin(), outputs.end(), layer) - outputs.begin();
     const auto classes = m_batch->targets[o].i64();
-    const int first = std::max(t0, m_batch->firstPredictedFrame);
-    for (std::size_t r = static_cast<std::size_t>(first - t0) * m_streams; r < rows; ++r) {
+    const std::ptrdiff_t firstPredicted =
+        static_cast<std::ptrdiff_t>(m_batch->firstPredictedFrame) * m_streams;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::ptrdiff_t row = range.first + static_cast<std::ptrdiff_t>(r);
+      if (row < firstPredicted) continue;
       for (int i = 0; i < size; ++i) gradSum[r * size + i] += out[r * size + i];
-      gradSum[r * size + classes[static_cast<std::size_t>(t0) * m_streams + r]] -= 1.0f;
+      gradSum[r * size + classes[row]] -= 1.0f;
     }
   }
   if (spec.kind != LayerKind::Multiplicative) return;
   // dz_m = ds * product of the other factors (no division: factors may be 0).
   const auto& anterior = m_plan.anterior(layer);
   for (int c : anterior) {
-    float* gradZ = destinationGrad(m_program.connections[c], t0);
+    float* gradZ = destinationGrad(m_program.connections[c], range.first);
     std::copy_n(gradSum, count, gradZ);
     for (int other : anterior) {
       if (other == c) continue;
-      const float* z = destination(m_program.connections[other], t0);
+      const float* z = destination(m_program.connections[other], range.first);
       for (std::size_t i = 0; i < count; ++i) gradZ[i] *= z[i];
     }
   }
 }
 
-void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, int t0, int t1) {
+void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, Rows range) {
   // Nothing upstream of an input layer needs its gradient.
   if (m_plan.graph().layers[op.from].isInput()) return;
-  const int rows = (t1 - t0) * m_streams;
-  const float* grad = destinationGrad(op, t0);
-  float* sourceGrad = dy(op.from, t0 - op.delay);
+  const int rows = range.count;
+  const float* grad = destinationGrad(op, range.first);
+  float* sourceGrad = dy(op.from, earlier(range, op.delay).first);
   switch (op.type) {
     case ConnectionType::Full:
       gemm(false, false, rows, op.cols, op.rows, grad, op.rows, weights(op), op.cols, 1.0f,
@@ -98,42 +101,48 @@ void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, int t0,
   }
 }
 
-void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, int t) {
+void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, Rows rows) {
   if (group.connections.size() == 1) {
-    backwardConnection(m_program.connections[group.connections.front()], t, t + 1);
+    backwardConnection(m_program.connections[group.connections.front()], rows);
     return;
   }
   if (m_plan.graph().layers[group.from].isInput()) return;
+  float* stack = stackRows(group, rows);
   int column = 0;
   for (int c : group.connections) {
     const cpu::ConnectionOp& op = m_program.connections[c];
-    const float* grad = destinationGrad(op, t);
-    for (int r = 0; r < m_streams; ++r)
+    const float* grad = destinationGrad(op, rows.first);
+    for (int r = 0; r < rows.count; ++r)
       std::copy_n(grad + static_cast<std::size_t>(r) * op.rows, op.rows,
-                  m_stack.data() + static_cast<std::size_t>(r) * group.rows + column);
+                  stack + static_cast<std::size_t>(r) * group.rows + column);
     column += op.rows;
   }
-  gemm(false, false, m_streams, group.cols, group.rows, m_stack.data(), group.rows,
-       m_params + group.weightOffset, group.cols, 1.0f, dy(group.from, t - group.delay),
-       group.cols);
+  gemm(false, false, rows.count, group.cols, group.rows, stack, group.rows,
+       m_params + group.weightOffset, group.cols, 1.0f,
+       dy(group.from, earlier(rows, group.delay).first), group.cols);
+}
+
+void CpuBackend::Engine::backwardSteps(const cpu::NodeOp& node, int firstStream,
+                                       int streamCount) {
+  for (int t = m_frames - 1; t >= 0; --t) {
+    const Rows rows{static_cast<std::ptrdiff_t>(t) * m_streams + firstStream, streamCount};
+    for (std::size_t p = node.layers.size(); p-- > 0;) {
+      for (const cpu::StackedGroup& group : node.zeroGroups[p]) backwardGroup(group, rows);
+      for (int c : node.zeroOther[p]) backwardConnection(m_program.connections[c], rows);
+      finishLayerBackward(node.layers[p], rows);
+    }
+    for (const cpu::StackedGroup& group : node.delayedGroups) backwardGroup(group, rows);
+    for (int c : node.delayedOther) backwardConnection(m_program.connections[c], rows);
+  }
 }
 
 void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;
-  if (node.recurrent) {
-    for (int t = m_frames - 1; t >= 0; --t) {
-      for (std::size_t p = node.layers.size(); p-- > 0;) {
-        for (const cpu::StackedGroup& group : node.zeroGroups[p]) backwardGroup(group, t);
-        for (int c : node.zeroOther[p]) backwardConnection(m_program.connections[c], t, t + 1);
-        finishLayerBackward(node.layers[p], t, t + 1);
-      }
-      for (const cpu::StackedGroup& group : node.delayedGroups) backwardGroup(group, t);
-      for (int c : node.delayedOther) backwardConnection(m_program.connections[c], t, t + 1);
-    }
-  } else {
-    finishLayerBackward(node.layers.front(), 0, m_frames);
-  }
-  for (int c : node.external) backwardConnection(m_program.connections[c], 0, m_frames);
+  if (node.recurrent)
+    inParallel([&](int first, int count) { backwardSteps(node, first, count); });
+  else
+    finishLayerBackward(node.layers.front(), frames(0, m_frames));
+  for (int c : node.external) backwardConnection(m_program.connections[c], frames(0, m_frames));
 }
 
 void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
@@ -150,7 +159,7 @@ void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* grad
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
       const float* grad = destinationGrad(op, 0);
-      const float* source = y(op.from, -op.delay);
+      const float* source = y(op.from, earlier(frames(0, 1), op.delay).first);
       float* out = gradients + op.weightOffset;
       if (op.type == ConnectionType::Full) {
         gemm(true, false, op.rows, op.cols, rows, grad, op.rows, source, op.cols, 1.0f, out,

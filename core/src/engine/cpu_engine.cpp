@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include <cblas.h>
 
@@ -22,6 +23,7 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
     m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
     m_layers[l].size = layers[l].size;
   }
+  m_workers = options.threads > 0 ? options.threads : std::max(1, openblas_get_num_threads());
   m_z.resize(m_program.zBufferCount);
   m_dz.resize(m_program.zBufferCount);
 }
@@ -113,6 +115,7 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
   cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
               m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   if (m_options.profile) {
+    const std::lock_guard<std::mutex> lock(m_statsMutex);
     stats.blasSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     stats.blasFlops += 2.0 * m * n * k;
@@ -120,14 +123,34 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
   }
 }
 
-float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, int t) {
-  if (op.zBuffer < 0) return s(op.to, t);
-  return m_z[op.zBuffer].data() + static_cast<std::size_t>(t) * m_streams * op.rows;
+float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
+  if (op.zBuffer < 0) return s(op.to, row);
+  return m_z[op.zBuffer].data() + row * op.rows;
 }
 
-float* CpuBackend::Engine::destinationGrad(const cpu::ConnectionOp& op, int t) {
-  if (op.zBuffer < 0) return ds(op.to, t);
-  return m_dz[op.zBuffer].data() + static_cast<std::size_t>(t) * m_streams * op.rows;
+float* CpuBackend::Engine::destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
+  if (op.zBuffer < 0) return ds(op.to, row);
+  return m_dz[op.zBuffer].data() + row * op.rows;
+}
+
+void CpuBackend::Engine::inParallel(const std::function<void(int, int)>& step) {
+  const int workers = std::min(m_workers, m_streams);
+  if (workers <= 1) {
+    step(0, m_streams);
+    return;
+  }
+  // Each worker calls BLAS on its own small products; OpenBLAS's own threads would only fight
+  // over the same cores.
+  const int blas = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) {
+    const int first = m_streams * w / workers, end = m_streams * (w + 1) / workers;
+    threads.emplace_back([&step, first, end] { step(first, end - first); });
+  }
+  step(0, m_streams / workers);
+  for (std::thread& thread : threads) thread.join();
+  openblas_set_num_threads(blas);
 }
 
 double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& batch,

@@ -8,6 +8,8 @@
 //                                          contiguous rows of frames [t0 - d, t1 - d)
 //   s, ds of layer k   [T, N, size]        pre-activation (sum, or product for multiplicative)
 //   z, dz of a connection into a multiplicative layer  [T, N, size]
+#include <functional>
+#include <mutex>
 #include <vector>
 
 #include "cpu_program.hpp"
@@ -32,6 +34,21 @@ class CpuBackend::Engine {
     std::vector<float> y, s, dy, ds;
   };
 
+  /// Rows [first, first + count) of the [T, N, ...] buffers, row = frame * N + stream; `first`
+  /// may be negative (carried frames) for y and dy. Every kernel works on a row range: all frames
+  /// of a chunk at once, or one frame of some of the streams.
+  struct Rows {
+    std::ptrdiff_t first = 0;
+    int count = 0;
+  };
+  Rows frames(int t0, int t1) const {
+    return {static_cast<std::ptrdiff_t>(t0) * m_streams, (t1 - t0) * m_streams};
+  }
+  /// The same rows `delay` frames earlier.
+  Rows earlier(Rows rows, int delay) const {
+    return {rows.first - static_cast<std::ptrdiff_t>(delay) * m_streams, rows.count};
+  }
+
   // cpu_engine.cpp: buffers, inputs, state, loss
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
@@ -39,32 +56,44 @@ class CpuBackend::Engine {
   double loss() const;
   void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda,
             const float* b, int ldb, float beta, float* c, int ldc);
-  float* y(int layer, int t) { return rowsAt(m_layers[layer].y, layer, t + m_layers[layer].delay); }
-  float* dy(int layer, int t) { return rowsAt(m_layers[layer].dy, layer, t + m_layers[layer].delay); }
-  float* s(int layer, int t) { return rowsAt(m_layers[layer].s, layer, t); }
-  float* ds(int layer, int t) { return rowsAt(m_layers[layer].ds, layer, t); }
-  float* rowsAt(std::vector<float>& buffer, int layer, int frame) {
-    return buffer.data() + static_cast<std::size_t>(frame) * m_streams * m_layers[layer].size;
+  float* y(int layer, std::ptrdiff_t row) { return at(m_layers[layer].y, layer, row, true); }
+  float* dy(int layer, std::ptrdiff_t row) { return at(m_layers[layer].dy, layer, row, true); }
+  float* s(int layer, std::ptrdiff_t row) { return at(m_layers[layer].s, layer, row, false); }
+  float* ds(int layer, std::ptrdiff_t row) { return at(m_layers[layer].ds, layer, row, false); }
+  float* at(std::vector<float>& buffer, int layer, std::ptrdiff_t row, bool padded) {
+    const LayerBuffers& b = m_layers[layer];
+    const std::ptrdiff_t carried = padded ? static_cast<std::ptrdiff_t>(b.delay) * m_streams : 0;
+    return buffer.data() + (row + carried) * b.size;
   }
-  /// Where connection c's z(t) goes: the target's s (additive) or the connection's own z.
-  float* destination(const cpu::ConnectionOp& op, int t);
-  float* destinationGrad(const cpu::ConnectionOp& op, int t);
+  /// Where connection c's z goes: the target's s (additive) or the connection's own z.
+  float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
+  float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
+  /// The workspace rows of a stacked group for these rows (one frame of some streams).
+  float* stackRows(const cpu::StackedGroup& group, Rows rows) {
+    return m_stack.data() + static_cast<std::size_t>(rows.first % m_streams) * group.rows;
+  }
 
   // cpu_forward.cpp
   void forwardNode(const cpu::NodeOp& node);
+  void forwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
   void initDestinations(int layer);
-  void forwardConnection(const cpu::ConnectionOp& op, int t0, int t1);
-  void forwardGroup(const cpu::StackedGroup& group, int t);
-  void finishLayer(int layer, int t0, int t1);
+  void forwardConnection(const cpu::ConnectionOp& op, Rows rows);
+  void forwardGroup(const cpu::StackedGroup& group, Rows rows);
+  void finishLayer(int layer, Rows rows);
 
   // cpu_backward.cpp
   void startBackward();
   void backwardNode(const cpu::NodeOp& node);
-  void finishLayerBackward(int layer, int t0, int t1);
-  void backwardConnection(const cpu::ConnectionOp& op, int t0, int t1);
-  void backwardGroup(const cpu::StackedGroup& group, int t);
+  void backwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
+  void finishLayerBackward(int layer, Rows rows);
+  void backwardConnection(const cpu::ConnectionOp& op, Rows rows);
+  void backwardGroup(const cpu::StackedGroup& group, Rows rows);
   void parameterGradients(const cpu::NodeOp& node, float* gradients);
+
+  /// Runs step(firstStream, streamCount) over the streams split among the workers (the calling
+  /// thread takes the first part), with single-threaded BLAS inside.
+  void inParallel(const std::function<void(int, int)>& step);
 
   const CompiledPlan& m_plan;
   CpuBackendOptions m_options;
@@ -76,6 +105,8 @@ class CpuBackend::Engine {
   const float* m_params = nullptr;
   const SequenceBatch* m_batch = nullptr;
   int m_frames = 0, m_streams = 0;
+  int m_workers = 1;
+  std::mutex m_statsMutex;
 };
 
 }  // namespace rnnwb

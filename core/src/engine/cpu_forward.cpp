@@ -28,42 +28,42 @@ void CpuBackend::Engine::initDestinations(int layer) {
     std::memcpy(sum + r * spec.size, m_params + bias->offset, sizeof(float) * spec.size);
 }
 
-void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, int t0, int t1) {
-  const int rows = (t1 - t0) * m_streams;
-  const float* source = y(op.from, t0 - op.delay);
-  float* dest = destination(op, t0);
+void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, Rows rows) {
+  const float* source = y(op.from, earlier(rows, op.delay).first);
+  float* dest = destination(op, rows.first);
+  const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
   switch (op.type) {
     case ConnectionType::Full:
-      gemm(false, true, rows, op.rows, op.cols, source, op.cols, weights(op), op.cols, 1.0f, dest,
-           op.rows);
+      gemm(false, true, rows.count, op.rows, op.cols, source, op.cols, weights(op), op.cols, 1.0f,
+           dest, op.rows);
       break;
     case ConnectionType::Diagonal: {
       const float* w = weights(op);
-      for (int r = 0; r < rows; ++r)
+      for (int r = 0; r < rows.count; ++r)
         for (int i = 0; i < op.rows; ++i) dest[r * op.rows + i] += w[i] * source[r * op.rows + i];
       break;
     }
     case ConnectionType::Identity:
-      for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * op.rows; ++i)
-        dest[i] += source[i];
+      for (std::size_t i = 0; i < count; ++i) dest[i] += source[i];
       break;
   }
 }
 
-void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, int t) {
+void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, Rows rows) {
   if (group.connections.size() == 1) {
-    forwardConnection(m_program.connections[group.connections.front()], t, t + 1);
+    forwardConnection(m_program.connections[group.connections.front()], rows);
     return;
   }
   // One product for every connection of the group, then each takes its columns.
-  gemm(false, true, m_streams, group.rows, group.cols, y(group.from, t - group.delay), group.cols,
-       m_params + group.weightOffset, group.cols, 0.0f, m_stack.data(), group.rows);
+  float* stack = stackRows(group, rows);
+  gemm(false, true, rows.count, group.rows, group.cols, y(group.from, earlier(rows, group.delay).first),
+       group.cols, m_params + group.weightOffset, group.cols, 0.0f, stack, group.rows);
   int column = 0;
   for (int c : group.connections) {
     const cpu::ConnectionOp& op = m_program.connections[c];
-    float* dest = destination(op, t);
-    for (int r = 0; r < m_streams; ++r) {
-      const float* part = m_stack.data() + static_cast<std::size_t>(r) * group.rows + column;
+    float* dest = destination(op, rows.first);
+    for (int r = 0; r < rows.count; ++r) {
+      const float* part = stack + static_cast<std::size_t>(r) * group.rows + column;
       float* row = dest + static_cast<std::size_t>(r) * op.rows;
       for (int i = 0; i < op.rows; ++i) row[i] += part[i];
     }
@@ -71,27 +71,27 @@ void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, int t) {
   }
 }
 
-void CpuBackend::Engine::finishLayer(int layer, int t0, int t1) {
+void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
   const Layer& spec = m_plan.graph().layers[layer];
-  const std::size_t count = static_cast<std::size_t>(t1 - t0) * m_streams * spec.size;
-  float* sum = s(layer, t0);
+  const std::size_t count = static_cast<std::size_t>(rows.count) * spec.size;
+  float* sum = s(layer, rows.first);
   if (spec.kind == LayerKind::Multiplicative) {
     bool first = true;
     for (int c : m_plan.anterior(layer)) {
-      const float* z = destination(m_program.connections[c], t0);
+      const float* z = destination(m_program.connections[c], rows.first);
       if (first) std::copy_n(z, count, sum);
       else for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
       first = false;
     }
   }
-  float* out = y(layer, t0);
-  if (spec.activation == Activation::Softmax) {
-    for (std::size_t r = 0; r < count / spec.size; ++r)
-      math::softmax(sum + r * spec.size, out + r * spec.size, spec.size);
-    return;
-  }
+  float* out = y(layer, rows.first);
   // One loop per activation, so that each vectorizes.
   switch (spec.activation) {
+    case Activation::Softmax:
+      for (int r = 0; r < rows.count; ++r)
+        math::softmax(sum + static_cast<std::size_t>(r) * spec.size,
+                      out + static_cast<std::size_t>(r) * spec.size, spec.size);
+      break;
     case Activation::Sigmoid:
       for (std::size_t i = 0; i < count; ++i) out[i] = math::sigmoid(sum[i]);
       break;
@@ -106,23 +106,29 @@ void CpuBackend::Engine::finishLayer(int layer, int t0, int t1) {
   }
 }
 
+void CpuBackend::Engine::forwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount) {
+  for (int t = 0; t < m_frames; ++t) {
+    const Rows rows{static_cast<std::ptrdiff_t>(t) * m_streams + firstStream, streamCount};
+    for (const cpu::StackedGroup& group : node.delayedGroups) forwardGroup(group, rows);
+    for (int c : node.delayedOther) forwardConnection(m_program.connections[c], rows);
+    for (std::size_t p = 0; p < node.layers.size(); ++p) {
+      finishLayer(node.layers[p], rows);
+      for (const cpu::StackedGroup& group : node.zeroGroups[p]) forwardGroup(group, rows);
+      for (int c : node.zeroOther[p]) forwardConnection(m_program.connections[c], rows);
+    }
+  }
+}
+
 void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;  // loaded with the batch
   for (int layer : node.layers) initDestinations(layer);
-  for (int c : node.external) forwardConnection(m_program.connections[c], 0, m_frames);
+  for (int c : node.external) forwardConnection(m_program.connections[c], frames(0, m_frames));
   if (!node.recurrent) {
-    finishLayer(node.layers.front(), 0, m_frames);
+    finishLayer(node.layers.front(), frames(0, m_frames));
     return;
   }
-  for (int t = 0; t < m_frames; ++t) {
-    for (const cpu::StackedGroup& group : node.delayedGroups) forwardGroup(group, t);
-    for (int c : node.delayedOther) forwardConnection(m_program.connections[c], t, t + 1);
-    for (std::size_t p = 0; p < node.layers.size(); ++p) {
-      finishLayer(node.layers[p], t, t + 1);
-      for (const cpu::StackedGroup& group : node.zeroGroups[p]) forwardGroup(group, t);
-      for (int c : node.zeroOther[p]) forwardConnection(m_program.connections[c], t, t + 1);
-    }
-  }
+  // Streams are independent inside a chunk: each worker steps its own through all frames.
+  inParallel([&](int first, int count) { forwardSteps(node, first, count); });
 }
 
 }  // namespace rnnwb

@@ -15,13 +15,17 @@
 namespace rnnwb {
 
 struct CpuBackendOptions {
+  /// Threads for the frame-by-frame part: the streams of a chunk are split among them (each
+  /// steps its own streams through all frames, with single-threaded BLAS); the products over all
+  /// frames use OpenBLAS's threads. 0: as many as OpenBLAS uses (blasThreads()).
+  int threads = 0;
   /// Time every sgemm and count its flops (stats()); costs a clock read per product.
   bool profile = false;
 };
 
 /// What the products cost since the last resetStats() (with options.profile).
 struct CpuBackendStats {
-  double blasSeconds = 0;  // wall time inside cblas_sgemm
+  double blasSeconds = 0;  // time inside cblas_sgemm, summed over the threads that call it
   double blasFlops = 0;    // 2*m*n*k summed over the products
   long long blasCalls = 0;
 };
