@@ -119,7 +119,6 @@ const std::vector<std::string> kRunOptions = {"GRAPH",
                                               "--h",
                                               "--h-prime",
                                               "--optimizer",
-                                              "--lr",
                                               "--momentum",
                                               "--clip",
                                               "--no-lr-halving",
@@ -238,12 +237,13 @@ int runTrain(CLI::App* cmd, const TrainOptions& o) {
     for (const std::string& name : kRunOptions)
       if (cmd->count(name))
         throw std::invalid_argument("--resume continues the run as " + o.runDir +
-                                    "/config.json says; only --steps or --epochs may change "
+                                    "/config.json says; only --steps, --epochs or --lr may change "
                                     "(got " +
                                     name + ")");
     train::ResumeOverrides overrides;
     if (cmd->count("--steps")) overrides.steps = o.config.steps;
     if (cmd->count("--epochs")) overrides.epochs = o.config.epochs;
+    if (cmd->count("--lr")) overrides.learningRate = o.config.optimizer.learningRate;
     trainer = train::Trainer::resume(o.runDir, overrides, &progress);
   } else {
     trainer = train::Trainer::startNew(resolveConfig(cmd, o), o.runDir, &progress);

@@ -117,10 +117,18 @@ void TestTrainCli::runFolderHasItsFiles() {
   QCOMPARE(again.exitCode, 1);
   QVERIFY2(again.err.contains("already holds a run; continue it with --resume"),
            qPrintable(again.err));
-  again = runCli({"train", "--resume", "--run-dir", dir, "--lr", "0.5"});
+  again = runCli({"train", "--resume", "--run-dir", dir, "--seed", "5"});
   QCOMPARE(again.exitCode, 1);
-  QVERIFY2(again.err.contains("only --steps or --epochs may change (got --lr)"),
+  QVERIFY2(again.err.contains("only --steps, --epochs or --lr may change (got --seed)"),
            qPrintable(again.err));
+  // A resume may go on longer, with another learning rate (after a run diverged, say).
+  const Run longer =
+      runCli({"train", "--resume", "--run-dir", dir, "--steps", "15", "--lr", "0.5"});
+  QCOMPARE(longer.exitCode, 0);
+  QVERIFY2(longer.err.contains("learning rate set to 0.5 from step 10 on"), qPrintable(longer.err));
+  const auto metrics = rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString());
+  QCOMPARE(metrics.back().step, std::int64_t(15));
+  QCOMPARE(metrics.back().lr, 0.5);
 }
 
 void TestTrainCli::configFileWithOverrides() {

@@ -42,6 +42,12 @@ void checkTaskFitsShape(const TrainConfig& c) {
         std::to_string(c.hPrime));
 }
 
+std::string shortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 std::string firstNonFinite(const ParameterSet& set) {
   for (const ParameterView& view : set.layout().views())
     if (!allFinite(set.view(view))) return view.key;
@@ -129,6 +135,13 @@ class Trainer::Loop {
   const TrainConfig& config() const { return m_config; }
   std::int64_t totalSteps() const { return m_totalSteps; }
   const TrainingPosition& position() const { return m_position; }
+  /// Continues with another learning rate (a resume that asks for one).
+  void setLearningRate(double rate) {
+    if (!(rate > 0.0) || !std::isfinite(rate))
+      throw std::invalid_argument("learning rate must be > 0, got " + std::to_string(rate));
+    m_schedule.restore(rate, m_schedule.previousValidLoss(), m_schedule.halvings());
+    m_position.learningRate = rate;
+  }
   void message(const std::string& text) {
     if (m_log) m_log->write(text);
     if (m_observer) m_observer->onMessage(text);
@@ -216,10 +229,9 @@ class Trainer::Loop {
     r.validLoss = mean;
     if (m_schedule.onValidation(mean)) {
       m_optimizer->reset();
-      message("step " + std::to_string(m_position.step) +
-              ": validation loss got worse; "
-              "learning rate halved to " +
-              std::to_string(m_schedule.rate()) + ", optimizer state reset");
+      message("step " + std::to_string(m_position.step) + ": validation loss got worse; " +
+              "learning rate halved to " + shortNumber(m_schedule.rate()) +
+              ", optimizer state reset");
     }
     m_position.learningRate = m_schedule.rate();
     m_position.previousValidLoss = m_schedule.previousValidLoss();
@@ -302,6 +314,7 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
     throw std::invalid_argument("the run is already at step " +
                                 std::to_string(loop->position().step) + "; it cannot end at step " +
                                 std::to_string(loop->totalSteps()));
+  if (overrides.learningRate) loop->setLearningRate(*overrides.learningRate);
   // Reports written after that checkpoint are about to be written again.
   truncateMetricsAfter(folder.metricsPath(), checkpoint ? loop->position().step : 0);
   if (overrides.steps || overrides.epochs) {
@@ -311,6 +324,9 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   }
   loop->openOutputs();
   loop->describeStart(true);
+  if (overrides.learningRate)
+    loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +
+                  std::to_string(loop->position().step) + " on (--lr)");
   return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
 }
 

@@ -50,10 +50,13 @@ struct TrainOutcome {
   std::optional<MetricsRecord> lastReport;
 };
 
-/// Changes a resumed run may make: only how long it runs.
+/// Changes a resumed run may make: how long it runs, and the learning rate from the checkpoint
+/// on (to continue with a smaller rate after a run diverged; the run is then no longer the same
+/// as one never stopped, and the log says so).
 struct ResumeOverrides {
   std::optional<std::int64_t> steps;
   std::optional<double> epochs;
+  std::optional<double> learningRate;
 };
 
 class Trainer {
