@@ -127,7 +127,8 @@ const std::vector<std::string> kRunOptions = {"GRAPH",
                                               "--report-every",
                                               "--keep-checkpoints",
                                               "--seed",
-                                              "--backend"};
+                                              "--backend",
+                                              "--threads"};
 
 void addRunOptions(CLI::App* cmd, TrainOptions& o) {
   train::TrainConfig& c = o.config;
@@ -169,6 +170,7 @@ void addRunOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--seed", c.seed, "Seed of the weights and generated data")
       ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
+  cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
 }
 
 train::OptimizerKind optimizerKind(const std::string& name) {
@@ -217,6 +219,7 @@ train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
   over("--keep-checkpoints", c.keepCheckpoints, given.keepCheckpoints);
   over("--seed", c.seed, given.seed);
   over("--backend", c.backend, given.backend);
+  over("--threads", c.threads, given.threads);
   if (cmd->count("--optimizer")) c.optimizer.kind = optimizerKind(o.optimizer);
   if (o.noHalving) c.halveLrWhenWorse = false;
   if (c.graph.empty())

@@ -54,6 +54,7 @@ void TestTrainConfig::roundTrip() {
   c.reportEvery = 3;
   c.keepCheckpoints = 5;
   c.seed = 0xFFFFFFFFFFFFull;
+  c.threads = 2;
   validateTrainConfig(c);
   const json j = json::parse(toJson(c).dump());
   QCOMPARE(j["format"], "rnnwb.train-config");

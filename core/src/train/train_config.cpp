@@ -147,7 +147,8 @@ nlohmann::ordered_json toJson(const TrainConfig& c) {
                                 {"report_every", c.reportEvery},
                                 {"keep_checkpoints", c.keepCheckpoints},
                                 {"seed", c.seed},
-                                {"backend", c.backend}};
+                                {"backend", c.backend},
+                                {"threads", c.threads}};
 }
 
 TrainConfig trainConfigFromJson(const json& j, const std::string& source,
@@ -181,6 +182,7 @@ TrainConfig trainConfigFromJson(const json& j, const std::string& source,
   r.read("keep_checkpoints", c.keepCheckpoints);
   r.read("seed", c.seed);
   r.read("backend", c.backend);
+  r.read("threads", c.threads);
   r.rejectUnknown();
   return c;
 }
@@ -227,6 +229,8 @@ void validateTrainConfig(const TrainConfig& c) {
   if (c.keepCheckpoints < 1)
     throw std::invalid_argument("keep_checkpoints must be >= 1, got " +
                                 std::to_string(c.keepCheckpoints));
+  if (c.threads < 0)
+    throw std::invalid_argument("threads must be >= 0, got " + std::to_string(c.threads));
   if (c.backend != "cpu")
     throw std::invalid_argument("unknown backend '" + c.backend + "' (this build has: cpu)");
   requirePositive("learning_rate", c.optimizer.learningRate);

@@ -20,8 +20,13 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::unique_ptr<Backend> makeBackend(const std::string& name, const CompiledPlan& plan) {
-  if (name == "cpu") return std::make_unique<CpuBackend>(plan);
+std::unique_ptr<Backend> makeBackend(const TrainConfig& c, const CompiledPlan& plan) {
+  const std::string& name = c.backend;
+  if (name == "cpu") {
+    // Results are bit-for-bit repeatable for one thread count; the resolved config keeps it.
+    if (c.threads > 0) setBlasThreads(c.threads);
+    return std::make_unique<CpuBackend>(plan);
+  }
   throw std::invalid_argument("unknown backend '" + name + "' (this build has: cpu)");
 }
 
@@ -71,7 +76,7 @@ class Trainer::Loop {
     checkTaskFitsShape(m_config);
     m_task = makeTask(m_config.task, {m_config.streams, m_config.hPrime}, m_config.seed);
     m_task->checkGraph(m_plan);
-    m_backend = makeBackend(m_config.backend, m_plan);
+    m_backend = makeBackend(m_config, m_plan);
     m_totalSteps = stepsFor(m_config, *m_task);
     m_params = initParameters(m_plan, m_config.seed);
     m_grads = ParameterSet::zerosLike(m_params);

@@ -45,6 +45,7 @@ struct TrainConfig {
   int keepCheckpoints = 3;              // the newest checkpoints kept in the run folder
   std::uint64_t seed = 1;               // initialization and generated data
   std::string backend = "cpu";
+  int threads = 0;  // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
 
   bool operator==(const TrainConfig&) const = default;
   /// h with its default applied.
