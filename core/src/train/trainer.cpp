@@ -329,6 +329,7 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   }
   loop->openOutputs();
   loop->describeStart(true);
+  if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
   if (overrides.learningRate)
     loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +
                   std::to_string(loop->position().step) + " on (--lr)");
