@@ -28,15 +28,18 @@ def main(path):
         values = [r[key] for r in runs.get((kind, label, k), [])]
         return statistics.median(values) if values else float("nan")
 
-    print("\n| threads | model | rnnwb frames/s | PyTorch | PyTorch frames/s | ratio |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("\n| threads | model | rnnwb frames/s | PyTorch | PyTorch frames/s | ratio | "
+          "ratio per CPU second |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for k in threads:
         for ours, theirs, name in (("lstm", "lstm", "torch.nn.LSTM"),
                                    ("peephole", "peephole", "cell loop, input products hoisted"),
                                    ("peephole", "peephole-naive", "cell loop, naive")):
             a = median("engine", ours, k, "frames_per_s")
             b = median("torch", theirs, k, "frames_per_s")
-            print(f"| {k} | {ours} | {a:,.0f} | {name} | {b:,.0f} | {a / b:.2f}x |")
+            cpu = (median("engine", ours, k, "frames_per_cpu_s") /
+                   median("torch", theirs, k, "frames_per_cpu_s"))
+            print(f"| {k} | {ours} | {a:,.0f} | {name} | {b:,.0f} | {a / b:.2f}x | {cpu:.2f}x |")
     print("\n| threads | model | GFLOP/s in sgemm | sgemm peak GFLOP/s | share of peak | "
           "time in sgemm | GFLOP/s overall |")
     print("| --- | --- | --- | --- | --- | --- | --- |")

@@ -7,7 +7,7 @@
 
 namespace rnnwb {
 
-void CpuBackend::Engine::startBackward() {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::startBackward() {
   // mse: dL/dy = y - target on the predicted frames. cross_entropy's y - onehot goes straight to
   // ds in finishLayerBackward.
   const auto& outputs = m_plan.outputLayers();
@@ -24,7 +24,7 @@ void CpuBackend::Engine::startBackward() {
   }
 }
 
-void CpuBackend::Engine::finishLayerBackward(int layer, Rows range) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows range) {
   const Layer& spec = m_plan.graph().layers[layer];
   const int size = spec.size;
   const std::size_t rows = static_cast<std::size_t>(range.count);
@@ -77,7 +77,7 @@ void CpuBackend::Engine::finishLayerBackward(int layer, Rows range) {
   }
 }
 
-void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, Rows range) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, Rows range) {
   // Nothing upstream of an input layer needs its gradient.
   if (m_plan.graph().layers[op.from].isInput()) return;
   const int rows = range.count;
@@ -101,7 +101,7 @@ void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, Rows ra
   }
 }
 
-void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, Rows rows) {
   if (group.connections.size() == 1) {
     backwardConnection(m_program.connections[group.connections.front()], rows);
     return;
@@ -145,7 +145,7 @@ void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
   for (int c : node.external) backwardConnection(m_program.connections[c], frames(0, m_frames));
 }
 
-void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;
   const int rows = m_frames * m_streams;
   for (int layer : node.layers) {

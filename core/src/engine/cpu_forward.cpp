@@ -8,7 +8,7 @@
 
 namespace rnnwb {
 
-void CpuBackend::Engine::initDestinations(int layer) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer) {
   const Layer& spec = m_plan.graph().layers[layer];
   const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
   if (spec.kind == LayerKind::Multiplicative) {
@@ -28,7 +28,7 @@ void CpuBackend::Engine::initDestinations(int layer) {
     std::memcpy(sum + r * spec.size, m_params + bias->offset, sizeof(float) * spec.size);
 }
 
-void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, Rows rows) {
   const float* source = y(op.from, earlier(rows, op.delay).first);
   float* dest = destination(op, rows.first);
   const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
@@ -49,7 +49,7 @@ void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, Rows row
   }
 }
 
-void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, Rows rows) {
   if (group.connections.size() == 1) {
     forwardConnection(m_program.connections[group.connections.front()], rows);
     return;
@@ -71,7 +71,7 @@ void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, Rows rows)
   }
 }
 
-void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
   const Layer& spec = m_plan.graph().layers[layer];
   const std::size_t count = static_cast<std::size_t>(rows.count) * spec.size;
   float* sum = s(layer, rows.first);
