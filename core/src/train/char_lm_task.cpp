@@ -1,6 +1,5 @@
 #include "rnnwb/core/train/char_lm_task.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 namespace rnnwb::train {
@@ -48,14 +47,10 @@ TaskChunk CharLmTask::trainingFrames(std::int64_t begin, int frames) const {
   return chunkOf(0, m_trainStream, begin, frames);
 }
 
-std::vector<TaskChunk> CharLmTask::validationChunks(int frames) const {
-  std::vector<TaskChunk> chunks;
-  const std::int64_t predicted = m_validStream - 1;
-  for (std::int64_t begin = 0; begin < predicted; begin += frames) {
-    const int n = static_cast<int>(std::min<std::int64_t>(frames, predicted - begin));
-    chunks.push_back(chunkOf(m_trainLength, m_validStream, begin, n));
-  }
-  return chunks;
+std::int64_t CharLmTask::validationLength() const { return m_validStream - 1; }
+
+TaskChunk CharLmTask::validationFrames(std::int64_t begin, int frames) const {
+  return chunkOf(m_trainLength, m_validStream, begin, frames);
 }
 
 }  // namespace rnnwb::train

@@ -94,11 +94,14 @@ ChunkLoss forwardBackwardWindow(Backend& backend, const ParameterSet& params,
   return loss;
 }
 
-ChunkLoss evaluateChunks(Backend& backend, const ParameterSet& params,
-                         const std::vector<TaskChunk>& chunks) {
+ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const Task& task,
+                             int frames) {
   ChunkLoss total;
   StreamState state;
-  for (const TaskChunk& chunk : chunks) {
+  const std::int64_t length = task.validationLength();
+  for (std::int64_t begin = 0; begin < length; begin += frames) {
+    const TaskChunk chunk = task.validationFrames(
+        begin, static_cast<int>(std::min<std::int64_t>(frames, length - begin)));
     SequenceBatch batch = toBatch(chunk);
     total.predicted += chunk.predictedFrames();
     if (chunk.targetMask.empty()) {

@@ -40,8 +40,9 @@ ChunkLoss forwardBackwardWindow(Backend& backend, const ParameterSet& params,
                                 const TaskChunk& chunk, const TruncationWindow& window,
                                 StreamState& state, ParameterSet& gradients);
 
-/// The validation loss: every chunk in order from an empty state, forward only.
-ChunkLoss evaluateChunks(Backend& backend, const ParameterSet& params,
-                         const std::vector<TaskChunk>& chunks);
+/// The validation loss: the task's validation set in chunks of `frames` frames, in order from an
+/// empty state, forward only.
+ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const Task& task,
+                             int frames);
 
 }  // namespace rnnwb::train

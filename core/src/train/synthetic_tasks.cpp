@@ -21,16 +21,6 @@ void requireAtLeast(const char* what, int value, int minimum) {
 
 int perStream(int sequences, int streams) { return (sequences + streams - 1) / streams; }
 
-/// Cuts `sequenceFrames` frames per stream into chunks of at most `frames`.
-template <typename ChunkOf>
-std::vector<TaskChunk> cutValidation(std::int64_t sequenceFrames, int frames, ChunkOf chunkOf) {
-  std::vector<TaskChunk> chunks;
-  for (std::int64_t begin = 0; begin < sequenceFrames; begin += frames)
-    chunks.push_back(
-        chunkOf(begin, static_cast<int>(std::min<std::int64_t>(frames, sequenceFrames - begin))));
-  return chunks;
-}
-
 }  // namespace
 
 AddingTask::AddingTask(int sequenceLength, int validationSequences, std::uint64_t seed,
@@ -75,9 +65,12 @@ TaskChunk AddingTask::trainingFrames(std::int64_t begin, int frames) const {
   return chunkOf(kTrainingData, begin, frames);
 }
 
-std::vector<TaskChunk> AddingTask::validationChunks(int frames) const {
-  return cutValidation(static_cast<std::int64_t>(m_validSequencesPerStream) * m_length, frames,
-                       [&](std::int64_t b, int n) { return chunkOf(kValidationData, b, n); });
+std::int64_t AddingTask::validationLength() const {
+  return static_cast<std::int64_t>(m_validSequencesPerStream) * m_length;
+}
+
+TaskChunk AddingTask::validationFrames(std::int64_t begin, int frames) const {
+  return chunkOf(kValidationData, begin, frames);
 }
 
 CopyTask::CopyTask(int length, int delay, int alphabet, int validationSequences, std::uint64_t seed,
@@ -129,10 +122,12 @@ TaskChunk CopyTask::trainingFrames(std::int64_t begin, int frames) const {
   return chunkOf(kTrainingData, begin, frames);
 }
 
-std::vector<TaskChunk> CopyTask::validationChunks(int frames) const {
-  return cutValidation(static_cast<std::int64_t>(m_validSequencesPerStream) * sequenceLength(),
-                       frames,
-                       [&](std::int64_t b, int n) { return chunkOf(kValidationData, b, n); });
+std::int64_t CopyTask::validationLength() const {
+  return static_cast<std::int64_t>(m_validSequencesPerStream) * sequenceLength();
+}
+
+TaskChunk CopyTask::validationFrames(std::int64_t begin, int frames) const {
+  return chunkOf(kValidationData, begin, frames);
 }
 
 }  // namespace rnnwb::train

@@ -1,5 +1,6 @@
 #include "rnnwb/core/train/task.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace rnnwb::train {
@@ -55,6 +56,15 @@ void Task::checkGraph(const CompiledPlan& plan) const {
     throw std::invalid_argument(task + " needs the loss '" + std::string(toString(needed)) +
                                 "' on output layer '" + out.id + "', it has '" +
                                 std::string(toString(out.loss)) + "'");
+}
+
+std::vector<TaskChunk> Task::validationChunks(int frames) const {
+  std::vector<TaskChunk> chunks;
+  const std::int64_t length = validationLength();
+  for (std::int64_t begin = 0; begin < length; begin += frames)
+    chunks.push_back(
+        validationFrames(begin, static_cast<int>(std::min<std::int64_t>(frames, length - begin))));
+  return chunks;
 }
 
 TaskChunk Task::emptyChunk(int frames, bool withMask) const {

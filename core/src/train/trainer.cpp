@@ -225,8 +225,7 @@ class Trainer::Loop {
   }
 
   void validateInto(MetricsRecord& r) {
-    if (m_validation.empty()) m_validation = m_task->validationChunks(m_config.effectiveH());
-    const ChunkLoss loss = evaluateChunks(*m_backend, m_params, m_validation);
+    const ChunkLoss loss = evaluateValidation(*m_backend, m_params, *m_task, m_config.effectiveH());
     const double mean =
         loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted));
     if (!std::isfinite(mean))
@@ -264,7 +263,6 @@ class Trainer::Loop {
   StreamState m_streams;
   TrainingPosition m_position;
   std::int64_t m_totalSteps = 0;
-  std::vector<TaskChunk> m_validation;
   std::unique_ptr<RunLog> m_log;
   std::unique_ptr<MetricsWriter> m_metrics;
   Clock::time_point m_sessionStart, m_intervalStart;

@@ -24,7 +24,8 @@ class CharLmTask final : public Task {
   bool reportsBitsPerCharacter() const override { return true; }
   std::int64_t framesPerEpoch() const override { return m_framesPerEpoch; }
   TaskChunk trainingFrames(std::int64_t begin, int frames) const override;
-  std::vector<TaskChunk> validationChunks(int frames) const override;
+  std::int64_t validationLength() const override;
+  TaskChunk validationFrames(std::int64_t begin, int frames) const override;
 
   const TextCorpus& corpus() const { return *m_corpus; }
 

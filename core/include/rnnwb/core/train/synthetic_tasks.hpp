@@ -24,7 +24,8 @@ class AddingTask final : public Task {
   TargetKind targetKind() const override { return TargetKind::Value; }
   std::int64_t framesPerEpoch() const override { return 0; }
   TaskChunk trainingFrames(std::int64_t begin, int frames) const override;
-  std::vector<TaskChunk> validationChunks(int frames) const override;
+  std::int64_t validationLength() const override;
+  TaskChunk validationFrames(std::int64_t begin, int frames) const override;
 
  private:
   TaskChunk chunkOf(std::uint64_t purpose, std::int64_t begin, int frames) const;
@@ -51,7 +52,8 @@ class CopyTask final : public Task {
   TargetKind targetKind() const override { return TargetKind::Class; }
   std::int64_t framesPerEpoch() const override { return 0; }
   TaskChunk trainingFrames(std::int64_t begin, int frames) const override;
-  std::vector<TaskChunk> validationChunks(int frames) const override;
+  std::int64_t validationLength() const override;
+  TaskChunk validationFrames(std::int64_t begin, int frames) const override;
   /// The loss per frame of the best network without memory (predicts blanks, then guesses).
   double memorylessLoss() const;
 

@@ -64,9 +64,13 @@ class Task {
   /// data cursor is all a checkpoint needs (and BPTT(h; h') can read frames again).
   virtual TaskChunk trainingFrames(std::int64_t begin, int frames) const = 0;
 
-  /// The validation set for the same N streams, cut into chunks of at most `frames` frames.
-  /// It is the same for every call; the caller evaluates it from a fresh state.
-  virtual std::vector<TaskChunk> validationChunks(int frames) const = 0;
+  /// The validation set: validationLength() frames of each of the same N streams, the same for
+  /// every call, evaluated in order from a fresh state. Read a chunk at a time with
+  /// validationFrames(begin, frames), so that a large set never sits in memory at once.
+  virtual std::int64_t validationLength() const = 0;
+  virtual TaskChunk validationFrames(std::int64_t begin, int frames) const = 0;
+  /// The whole validation set in chunks of at most `frames` frames (small sets, tests).
+  std::vector<TaskChunk> validationChunks(int frames) const;
 
  protected:
   /// An empty chunk of the right sizes for `frames` frames of all streams.
