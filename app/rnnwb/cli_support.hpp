@@ -30,4 +30,7 @@ void registerExport(CLI::App& app, int& exitCode);
 void registerFormat(CLI::App& app, int& exitCode);
 void registerMask(CLI::App& app, int& exitCode);
 void registerPack(CLI::App& app, int& exitCode);
+void registerInit(CLI::App& app, int& exitCode);
+void registerGrad(CLI::App& app, int& exitCode);
+void registerTrain(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerFormat(app, exitCode);
   rnnwb::cli::registerMask(app, exitCode);
   rnnwb::cli::registerPack(app, exitCode);
+  rnnwb::cli::registerInit(app, exitCode);
+  rnnwb::cli::registerGrad(app, exitCode);
+  rnnwb::cli::registerTrain(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,57 @@
+// rnnwb grad GRAPH --weights W --data D -o G: one forward and backward pass of the CPU engine
+// over the whole sequence in D (no truncation), writing the gradients of the summed loss under
+// the weights' keys, plus "loss".
+#include <cmath>
+#include <iostream>
+
+#include "cli_support.hpp"
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/parameter_io.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+namespace rnnwb::cli {
+
+namespace {
+
+struct GradOptions {
+  std::string graph, weights, data, output;
+};
+
+int runGrad(const GradOptions& options) {
+  const CompiledPlan plan(loadValidGraph(options.graph));
+  const ParameterSet params = parametersFromTensors(plan, readSafetensors(options.weights));
+  const SequenceBatch batch = batchFromTensorFile(plan, readSafetensors(options.data));
+  CpuBackend backend(plan);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  const double loss = backend.forwardBackward(params, batch, {}, nullptr, &gradients);
+  if (!std::isfinite(loss) || !gradients.allFinite())
+    throw std::runtime_error("the loss (" + std::to_string(loss) +
+                             ") or a gradient is not finite; " + options.output +
+                             " not written");
+  writeSafetensors(options.output, gradientsToTensors(gradients, loss));
+  std::cout << options.output << ": loss " << loss << " over " << batch.frames << " frames x "
+            << batch.streams << " streams\n";
+  return 0;
+}
+
+}  // namespace
+
+void registerGrad(CLI::App& app, int& exitCode) {
+  auto options = std::make_shared<GradOptions>();
+  CLI::App* cmd = addCommand(app, "grad",
+                             "Gradients of the summed loss over a whole data file (one forward "
+                             "and backward pass, no truncation)",
+                             exitCode, [options] { return runGrad(*options); });
+  requireExistingFile(cmd->add_option("GRAPH", options->graph, "Graph file (*.rnn.json)")->required());
+  requireExistingFile(cmd->add_option("--weights", options->weights,
+                                      "Weights file (*.safetensors), masks included")
+                          ->required());
+  requireExistingFile(cmd->add_option("--data", options->data,
+                                      "Data file (*.safetensors): input[.<id>] F32 [T, N, size], "
+                                      "target[.<id>]")
+                          ->required());
+  cmd->add_option("-o,--output", options->output, "Gradient file to write (*.safetensors)")
+      ->required();
+}
+
+}  // namespace rnnwb::cli

@@ -1,0 +1,281 @@
+// rnnwb train GRAPH --task TASK [options] --run-dir DIR: truncated BPTT(h; h') over N streams,
+// writing a run folder that can be resumed (--resume) and followed by the workbench.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "cli_support.hpp"
+#include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
+#include "rnnwb/core/train/trainer.hpp"
+
+namespace rnnwb::cli {
+namespace {
+
+using train::MetricsRecord;
+
+/// "%.4f" of a value, with " (x.xxx bpc)" when the task reports bits per character.
+std::string lossText(double nats, const std::optional<double>& bits) {
+  char text[64];
+  if (bits)
+    std::snprintf(text, sizeof text, "%.4f (%.3f bpc)", nats, *bits);
+  else
+    std::snprintf(text, sizeof text, "%.4f", nats);
+  return text;
+}
+
+/// "1h02m", "3m05s", "12s".
+std::string durationText(double seconds) {
+  const long s = std::lround(std::max(0.0, seconds));
+  char text[32];
+  if (s >= 3600)
+    std::snprintf(text, sizeof text, "%ldh%02ldm", s / 3600, s % 3600 / 60);
+  else if (s >= 60)
+    std::snprintf(text, sizeof text, "%ldm%02lds", s / 60, s % 60);
+  else
+    std::snprintf(text, sizeof text, "%lds", s);
+  return text;
+}
+
+/// A progress bar on a terminal (redrawn at most ten times a second), plain lines otherwise.
+class ProgressPrinter final : public train::TrainingObserver {
+  using Clock = std::chrono::steady_clock;
+
+ public:
+  ProgressPrinter() : m_terminal(::isatty(STDERR_FILENO) != 0) {}
+  ~ProgressPrinter() override { endBar(); }
+
+  void onStep(std::int64_t step, std::int64_t total) override {
+    const Clock::time_point now = Clock::now();
+    if (m_firstStep < 0) m_firstStep = step - 1, m_start = now;
+    if (!m_terminal || (step != total && now - m_lastDraw < std::chrono::milliseconds(100))) return;
+    m_lastDraw = now;
+    const double elapsed = std::chrono::duration<double>(now - m_start).count();
+    const double perStep =
+        elapsed / static_cast<double>(std::max<std::int64_t>(1, step - m_firstStep));
+    const int width = 30;
+    const int filled = static_cast<int>(width * step / std::max<std::int64_t>(1, total));
+    // "\033[K" clears what a longer previous line left behind.
+    std::fprintf(stderr, "\r[%s%s] %lld/%lld  %s  eta %s\033[K", std::string(filled, '#').c_str(),
+                 std::string(width - filled, '.').c_str(), static_cast<long long>(step),
+                 static_cast<long long>(total), m_figures.c_str(),
+                 durationText(perStep * static_cast<double>(total - step)).c_str());
+    m_barShown = true;
+  }
+  void onReport(const MetricsRecord& r, std::int64_t total) override {
+    if (r.validLoss) m_valid = "  valid " + lossText(*r.validLoss, r.validBpc);
+    char rate[48];
+    std::snprintf(rate, sizeof rate, "  %.0f frames/s", r.framesPerS);
+    m_figures = "loss " + lossText(r.trainLoss, r.trainBpc) + m_valid + rate;
+    if (m_terminal) return;
+    std::fprintf(stderr, "step %lld/%lld  train_loss %s%s  grad_norm %.3g  lr %.3g%s\n",
+                 static_cast<long long>(r.step), static_cast<long long>(total),
+                 lossText(r.trainLoss, r.trainBpc).c_str(),
+                 r.validLoss ? ("  valid_loss " + lossText(*r.validLoss, r.validBpc)).c_str() : "",
+                 r.gradNorm, r.lr, rate);
+  }
+  void onMessage(const std::string& message) override {
+    endBar();
+    std::fprintf(stderr, "rnnwb train: %s\n", message.c_str());
+  }
+
+ private:
+  void endBar() {
+    if (m_barShown) std::fputc('\n', stderr);
+    m_barShown = false;
+  }
+
+  bool m_terminal;
+  bool m_barShown = false;
+  std::string m_figures, m_valid;
+  std::int64_t m_firstStep = -1;
+  Clock::time_point m_start{}, m_lastDraw{};
+};
+
+struct TrainOptions {
+  std::string graph, configFile, runDir;
+  bool resume = false;
+  train::TrainConfig config;
+  std::string optimizer = "adam";
+  bool noHalving = false;
+};
+
+/// Options that describe the run itself; with --resume they come from the folder's config.
+const std::vector<std::string> kRunOptions = {"GRAPH",
+                                              "--config",
+                                              "--task",
+                                              "--text",
+                                              "--valid-fraction",
+                                              "--sequence-length",
+                                              "--length",
+                                              "--delay",
+                                              "--alphabet",
+                                              "--valid-sequences",
+                                              "--streams",
+                                              "--h",
+                                              "--h-prime",
+                                              "--optimizer",
+                                              "--momentum",
+                                              "--clip",
+                                              "--no-lr-halving",
+                                              "--valid-every",
+                                              "--checkpoint-every",
+                                              "--report-every",
+                                              "--keep-checkpoints",
+                                              "--seed",
+                                              "--backend",
+                                              "--threads"};
+
+void addRunOptions(CLI::App* cmd, TrainOptions& o) {
+  train::TrainConfig& c = o.config;
+  cmd->add_option("GRAPH", o.graph, "Graph file (*.rnn.json); overrides the config's \"graph\"");
+  cmd->add_option("--config", o.configFile,
+                  "A JSON config (docs/training.md); options override it");
+  cmd->add_option("--task", c.task.kind, "char-lm, adding or copy")->capture_default_str();
+  cmd->add_option("--text", c.task.text, "char-lm: the UTF-8 text file");
+  cmd->add_option("--valid-fraction", c.task.validFraction,
+                  "char-lm: share of the text (at its end) kept for validation")
+      ->capture_default_str();
+  cmd->add_option("--sequence-length", c.task.sequenceLength, "adding: frames per sequence")
+      ->capture_default_str();
+  cmd->add_option("--length", c.task.length, "copy: symbols to remember")->capture_default_str();
+  cmd->add_option("--delay", c.task.delay, "copy: frames from the last symbol to the delimiter")
+      ->capture_default_str();
+  cmd->add_option("--alphabet", c.task.alphabet, "copy: number of symbols")->capture_default_str();
+  cmd->add_option("--valid-sequences", c.task.validSequences, "adding, copy: validation sequences")
+      ->capture_default_str();
+  cmd->add_option("--streams", c.streams, "N, the streams trained side by side")
+      ->capture_default_str();
+  cmd->add_option("--h", c.h, "Frames back-propagated per update (default 2 h')");
+  cmd->add_option("--h-prime", c.hPrime, "h', new frames per update")->capture_default_str();
+  cmd->add_option("--optimizer", o.optimizer, "sgd (with momentum) or adam")->capture_default_str();
+  cmd->add_option("--lr", c.optimizer.learningRate, "Learning rate")->capture_default_str();
+  cmd->add_option("--momentum", c.optimizer.momentum, "sgd: momentum")->capture_default_str();
+  cmd->add_option("--clip", c.clipNorm, "Largest gradient norm (0: no clipping)")
+      ->capture_default_str();
+  cmd->add_flag("--no-lr-halving", o.noHalving,
+                "Keep the learning rate when validation gets worse");
+  cmd->add_option("--valid-every", c.validEvery, "Updates between validations")
+      ->capture_default_str();
+  cmd->add_option("--checkpoint-every", c.checkpointEvery, "Updates between checkpoints")
+      ->capture_default_str();
+  cmd->add_option("--report-every", c.reportEvery, "Updates between lines of metrics.jsonl")
+      ->capture_default_str();
+  cmd->add_option("--keep-checkpoints", c.keepCheckpoints, "Checkpoints kept")
+      ->capture_default_str();
+  cmd->add_option("--seed", c.seed, "Seed of the weights and generated data")
+      ->capture_default_str();
+  cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
+  cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
+}
+
+train::OptimizerKind optimizerKind(const std::string& name) {
+  const auto kind = train::optimizerKindFromString(name);
+  if (!kind) throw std::invalid_argument("unknown optimizer '" + name + "' (use sgd or adam)");
+  return *kind;
+}
+
+/// The config: the --config file, then every option given on the command line over it.
+train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
+  if (o.configFile.empty()) {
+    train::TrainConfig c = o.config;
+    c.graph = o.graph;
+    c.optimizer.kind = optimizerKind(o.optimizer);
+    c.halveLrWhenWorse = !o.noHalving;
+    if (c.graph.empty()) throw std::invalid_argument("give a GRAPH file (or --config FILE)");
+    return c;
+  }
+  train::TrainConfig c = train::loadTrainConfig(o.configFile);
+  const train::TrainConfig& given = o.config;
+  auto over = [&](const char* name, auto& field, const auto& value) {
+    if (cmd->count(name)) field = value;
+  };
+  if (!o.graph.empty()) c.graph = o.graph;
+  over("--task", c.task.kind, given.task.kind);
+  over("--text", c.task.text, given.task.text);
+  over("--valid-fraction", c.task.validFraction, given.task.validFraction);
+  over("--sequence-length", c.task.sequenceLength, given.task.sequenceLength);
+  over("--length", c.task.length, given.task.length);
+  over("--delay", c.task.delay, given.task.delay);
+  over("--alphabet", c.task.alphabet, given.task.alphabet);
+  over("--valid-sequences", c.task.validSequences, given.task.validSequences);
+  over("--streams", c.streams, given.streams);
+  over("--h", c.h, given.h);
+  over("--h-prime", c.hPrime, given.hPrime);
+  over("--lr", c.optimizer.learningRate, given.optimizer.learningRate);
+  over("--momentum", c.optimizer.momentum, given.optimizer.momentum);
+  over("--clip", c.clipNorm, given.clipNorm);
+  over("--steps", c.steps, given.steps);
+  over("--epochs", c.epochs, given.epochs);
+  if (cmd->count("--steps") && !cmd->count("--epochs")) c.epochs = 0.0;
+  if (cmd->count("--epochs") && !cmd->count("--steps")) c.steps = 0;
+  over("--valid-every", c.validEvery, given.validEvery);
+  over("--checkpoint-every", c.checkpointEvery, given.checkpointEvery);
+  over("--report-every", c.reportEvery, given.reportEvery);
+  over("--keep-checkpoints", c.keepCheckpoints, given.keepCheckpoints);
+  over("--seed", c.seed, given.seed);
+  over("--backend", c.backend, given.backend);
+  over("--threads", c.threads, given.threads);
+  if (cmd->count("--optimizer")) c.optimizer.kind = optimizerKind(o.optimizer);
+  if (o.noHalving) c.halveLrWhenWorse = false;
+  if (c.graph.empty())
+    throw std::invalid_argument(o.configFile + ": no \"graph\" and no GRAPH given");
+  return c;
+}
+
+int exitCodeOf(const train::TrainOutcome& outcome) {
+  return outcome.finished ? 0 : 128 + outcome.stopSignal;  // as a shell reports a signal
+}
+
+int runTrain(CLI::App* cmd, const TrainOptions& o) {
+  if (o.runDir.empty()) throw std::invalid_argument("say where the run goes: --run-dir DIR");
+  ProgressPrinter progress;
+  const train::StopSignalGuard signals;
+  std::unique_ptr<train::Trainer> trainer;
+  if (o.resume) {
+    for (const std::string& name : kRunOptions)
+      if (cmd->count(name))
+        throw std::invalid_argument("--resume continues the run as " + o.runDir +
+                                    "/config.json says; only --steps, --epochs or --lr may change "
+                                    "(got " +
+                                    name + ")");
+    train::ResumeOverrides overrides;
+    if (cmd->count("--steps")) overrides.steps = o.config.steps;
+    if (cmd->count("--epochs")) overrides.epochs = o.config.epochs;
+    if (cmd->count("--lr")) overrides.learningRate = o.config.optimizer.learningRate;
+    trainer = train::Trainer::resume(o.runDir, overrides, &progress);
+  } else {
+    trainer = train::Trainer::startNew(resolveConfig(cmd, o), o.runDir, &progress);
+  }
+  try {
+    return exitCodeOf(trainer->run());
+  } catch (const train::NonFiniteError& e) {
+    const auto kept = train::RunFolder(o.runDir).newestCheckpoint();
+    throw std::runtime_error(std::string(e.what()) + "; training stopped. " +
+                             (kept ? "The last good checkpoint is " + kept->string()
+                                   : std::string("No checkpoint had been written yet.")));
+  }
+}
+
+}  // namespace
+
+void registerTrain(CLI::App& app, int& exitCode) {
+  auto options = std::make_shared<TrainOptions>();
+  auto holder = std::make_shared<CLI::App*>(nullptr);
+  CLI::App* cmd = addCommand(
+      app, "train", "Train a graph by truncated BPTT(h; h') over N streams into a run folder",
+      exitCode, [options, holder] { return runTrain(*holder, *options); });
+  *holder = cmd;
+  addRunOptions(cmd, *options);
+  cmd->add_option("--steps", options->config.steps, "Updates to run");
+  cmd->add_option("--epochs", options->config.epochs, "Passes over the training text (char-lm)");
+  cmd->add_option("--run-dir", options->runDir, "The run folder (created; must not hold a run)");
+  cmd->add_flag("--resume", options->resume,
+                "Continue the run in --run-dir from its newest checkpoint");
+}
+
+}  // namespace rnnwb::cli

@@ -1,0 +1,50 @@
+#pragma once
+// The engine interface: forward and backward of a CompiledPlan over one chunk of N streams.
+// CpuBackend (cpu_backend.hpp) is the reference implementation; other backends implement the same
+// interface and are tested against it. Nothing above this interface knows which one runs.
+//
+// Contracts common to every backend:
+// - A backend is built for one plan, which must outlive it, and is not thread-safe (it keeps
+//   workspaces between calls; chunks may change T and N between calls).
+// - `params` must have the plan's layout (ParameterSet(plan) or initParameters(plan, ...)).
+// - stateIn is empty (every stream starts a sequence) or holds batch.streams streams; stateOut,
+//   when not null, receives the state after batch.carryFrameCount() frames (stateOut may be
+//   &stateIn).
+// - The return value is the SUMMED loss over the predicted frames of all streams (double). It is
+//   NaN or infinite when the computation overflowed: callers check std::isfinite and
+//   ParameterSet::allFinite.
+// - The same inputs give bit-identical results on the same machine and thread count.
+#include <string_view>
+#include <vector>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/parameter_set.hpp"
+#include "rnnwb/core/engine/sequence_batch.hpp"
+#include "rnnwb/core/engine/stream_state.hpp"
+#include "rnnwb/core/tensor.hpp"
+
+namespace rnnwb {
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  /// "cpu", "cuda", ...: for logs and run configs.
+  virtual std::string_view name() const = 0;
+  virtual const CompiledPlan& plan() const = 0;
+
+  /// Forward, then backward through the whole chunk. `gradients` (same layout as params) is
+  /// overwritten with d(summed loss)/d(params); masked-out entries are 0.
+  virtual double forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
+                                 const StreamState& stateIn, StreamState* stateOut,
+                                 ParameterSet* gradients) = 0;
+
+  /// Forward only (validation, inference). `outputs`, when not null, receives y of every output
+  /// layer (plan.outputLayers() order), F32 [T, N, size]. batch.targets may be empty, in which
+  /// case the loss is 0.
+  virtual double forward(const ParameterSet& params, const SequenceBatch& batch,
+                         const StreamState& stateIn, StreamState* stateOut,
+                         std::vector<Tensor>* outputs = nullptr) = 0;
+};
+
+}  // namespace rnnwb

@@ -1,0 +1,62 @@
+#pragma once
+// A training checkpoint: one safetensors file that holds everything a run needs to continue
+// exactly where it stopped.
+//
+//   connections.<id>.weight, layers.<id>.bias, connections.<id>.mask   the weights (so that a
+//                                        checkpoint is also a weights file for `rnnwb grad`)
+//   optimizer.<buffer>.<weight key>      the optimizer's buffers (velocity; m and v), same shapes
+//   streams.<layer id>                   each stream's carried frames, F32 [frames, N, size]
+//   __metadata__                         step, data cursor, learning-rate schedule, the sums of the
+//                                        report interval in progress, wall time (doubles in C99
+//                                        hexadecimal, so that they read back bit for bit)
+//
+// The data of every task depends only on the seed and the cursor, so the cursor is the whole
+// random state of a run. Files are written to a temporary file and renamed.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/parameter_set.hpp"
+#include "rnnwb/core/engine/stream_state.hpp"
+#include "rnnwb/core/train/optimizer.hpp"
+
+namespace rnnwb::train {
+
+/// The sums of the report interval in progress (metrics are means over it).
+struct ReportInterval {
+  double lossSum = 0.0;              // summed loss of its updates
+  std::int64_t predictedFrames = 0;  // frames that loss is summed over
+  double gradNormSum = 0.0;          // gradient norms before clipping, summed
+  std::int64_t updates = 0;
+  bool operator==(const ReportInterval&) const = default;
+};
+
+/// Where the loop is, besides weights, optimizer and streams.
+struct TrainingPosition {
+  std::int64_t step = 0;     // updates done
+  std::int64_t cursor = 0;   // training frames handed out per stream (all epochs)
+  double wallSeconds = 0.0;  // training time over every session of the run
+  double learningRate = 0.0;
+  std::optional<double> previousValidLoss;
+  int halvings = 0;
+  ReportInterval interval;
+  bool operator==(const TrainingPosition&) const = default;
+};
+
+struct Checkpoint {
+  ParameterSet parameters;
+  OptimizerState optimizer;
+  StreamState streams;
+  TrainingPosition position;
+};
+
+/// Writes atomically; throws std::runtime_error naming the file on failure.
+void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
+                    const Checkpoint& checkpoint);
+/// Reads a checkpoint for this plan, N streams and optimizer; throws std::runtime_error naming
+/// the file and what is missing or does not fit (another graph, another optimizer, another N).
+Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan, int streams,
+                          OptimizerKind optimizer);
+
+}  // namespace rnnwb::train

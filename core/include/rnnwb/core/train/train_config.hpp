@@ -1,0 +1,73 @@
+#pragma once
+// Everything that defines a training run, as `rnnwb train` options or as a JSON file
+// (docs/training.md has the keys). A run folder keeps the resolved config (every default filled
+// in, paths absolute), so that `--resume` and the workbench read back exactly what ran.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "rnnwb/core/train/optimizer.hpp"
+
+namespace rnnwb::train {
+
+inline constexpr std::string_view kTrainConfigFormat = "rnnwb.train-config";
+inline constexpr int kTrainConfigVersion = 1;
+
+struct TaskConfig {
+  std::string kind = "char-lm";  // "char-lm", "adding", "copy"
+  std::string text;              // char-lm: the UTF-8 text file
+  double validFraction = 0.05;   // char-lm: the share of the text kept for validation (the end)
+  int sequenceLength = 100;      // adding: T, the frames of one sequence
+  int length = 10;               // copy: L, the symbols to remember
+  int delay = 20;                // copy: frames from the last symbol to the delimiter, inclusive
+  int alphabet = 8;              // copy: K symbols
+  int validSequences = 256;      // adding, copy: sequences in the validation set
+  bool operator==(const TaskConfig&) const = default;
+};
+
+struct TrainConfig {
+  std::string graph;  // the graph file
+  TaskConfig task;
+  int streams = 16;  // N
+  int h = 0;         // frames back-propagated per update; 0 means 2 * hPrime
+  int hPrime = 32;   // new frames per update
+  OptimizerSettings optimizer;
+  double clipNorm = 1.0;          // largest gradient norm; 0 turns clipping off
+  bool halveLrWhenWorse = true;   // halve the rate (and reset the optimizer) when valid gets worse
+  std::int64_t steps = 0;         // updates to run; 0: use epochs
+  double epochs = 0.0;            // passes over the training text (char-lm only)
+  std::int64_t validEvery = 500;  // updates between validations (0: only at the end)
+  std::int64_t checkpointEvery = 1000;  // updates between checkpoints (0: only at the end)
+  std::int64_t reportEvery = 10;        // updates between lines of metrics.jsonl
+  int keepCheckpoints = 3;              // the newest checkpoints kept in the run folder
+  std::uint64_t seed = 1;               // initialization and generated data
+  std::string backend = "cpu";
+  int threads = 0;  // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
+
+  bool operator==(const TrainConfig&) const = default;
+  /// h with its default applied.
+  int effectiveH() const { return h > 0 ? h : 2 * hPrime; }
+};
+
+/// The config as JSON, every field written (the resolved form a run folder keeps), in the order
+/// of docs/training.md.
+nlohmann::ordered_json toJson(const TrainConfig& config);
+/// Reads a config. Missing keys keep their defaults; unknown keys, wrong types and values out of
+/// range throw std::invalid_argument naming the key (prefixed with `source`). Relative paths
+/// ("graph", "task.text") are resolved against `baseDir` when it is not empty.
+TrainConfig trainConfigFromJson(const nlohmann::json& json, const std::string& source,
+                                const std::filesystem::path& baseDir = {});
+/// Reads a config file (relative paths resolve against its folder).
+TrainConfig loadTrainConfig(const std::filesystem::path& path);
+
+/// Throws std::invalid_argument with a message that names the option for any value out of range
+/// or any combination that cannot run (h < h', neither steps nor epochs, epochs on a task whose
+/// data never ends, an unknown task or backend, a char-lm task without a text).
+void validateTrainConfig(const TrainConfig& config);
+
+std::optional<OptimizerKind> optimizerKindFromString(std::string_view text);
+
+}  // namespace rnnwb::train

@@ -1,0 +1,87 @@
+#pragma once
+// The training loop: truncated BPTT(h; h') over N streams of a task, on a Backend, writing a run
+// folder (run_folder.hpp) that can be resumed exactly.
+//
+// Each update runs the window of truncationWindow() for every stream, divides the gradient of
+// the summed loss by the number of predicted frames (N x h' when every frame has a target: the
+// spec's mean training loss), clips its norm, and steps the optimizer. Every report_every updates
+// a line goes to metrics.jsonl; every valid_every updates the validation set is evaluated (and the
+// learning rate halved, the optimizer reset, when it got worse); every checkpoint_every updates a
+// checkpoint is written. The last update does all three.
+//
+// A NaN or infinity in the loss, the gradients or the updated weights throws NonFiniteError
+// naming the step; nothing is written for that step, so the newest checkpoint is the last good one.
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "rnnwb/core/train/metrics.hpp"
+#include "rnnwb/core/train/train_config.hpp"
+
+namespace rnnwb::train {
+
+class NonFiniteError : public std::runtime_error {
+ public:
+  NonFiniteError(std::int64_t step, const std::string& what)
+      : std::runtime_error("step " + std::to_string(step) + ": " + what), m_step(step) {}
+  std::int64_t step() const { return m_step; }
+
+ private:
+  std::int64_t m_step;
+};
+
+/// What the loop tells whoever shows its progress. Called on the training thread.
+class TrainingObserver {
+ public:
+  virtual ~TrainingObserver() = default;
+  virtual void onStep(std::int64_t /*step*/, std::int64_t /*totalSteps*/) {}
+  virtual void onReport(const MetricsRecord& /*record*/, std::int64_t /*totalSteps*/) {}
+  virtual void onMessage(const std::string& /*message*/) {}
+};
+
+struct TrainOutcome {
+  bool finished = false;  // false: stopped by a stop request before the last step
+  int stopSignal = 0;     // the signal that stopped it, when not finished
+  std::int64_t step = 0;  // updates done
+  std::int64_t totalSteps = 0;
+  std::optional<MetricsRecord> lastReport;
+};
+
+/// Changes a resumed run may make: how long it runs, and the learning rate from the checkpoint
+/// on (to continue with a smaller rate after a run diverged; the run is then no longer the same
+/// as one never stopped, and the log says so).
+struct ResumeOverrides {
+  std::optional<std::int64_t> steps;
+  std::optional<double> epochs;
+  std::optional<double> learningRate;
+};
+
+class Trainer {
+ public:
+  /// A new run: validates the config, reads the graph (config.graph) and the task's data, checks
+  /// that they fit, and creates the run folder (which must not hold a run yet).
+  static std::unique_ptr<Trainer> startNew(const TrainConfig& config,
+                                           const std::filesystem::path& runDir,
+                                           TrainingObserver* observer = nullptr);
+  /// Continues the run a folder holds from its newest checkpoint (from the start when it has
+  /// none); metrics written after that checkpoint are dropped, since they will be written again.
+  static std::unique_ptr<Trainer> resume(const std::filesystem::path& runDir,
+                                         const ResumeOverrides& overrides,
+                                         TrainingObserver* observer = nullptr);
+  ~Trainer();
+
+  /// Runs until the last step or a stop request (stop_signal.hpp), then writes a checkpoint.
+  TrainOutcome run();
+  const TrainConfig& config() const;
+  std::int64_t totalSteps() const;
+
+ private:
+  class Loop;
+  explicit Trainer(std::unique_ptr<Loop> loop);
+  std::unique_ptr<Loop> m_loop;
+};
+
+}  // namespace rnnwb::train

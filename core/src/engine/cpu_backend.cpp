@@ -1,0 +1,40 @@
+#include "rnnwb/core/engine/cpu_backend.hpp"
+
+#include <cblas.h>
+
+#include "cpu_engine.hpp"
+#include "rnnwb/core/check.hpp"
+
+namespace rnnwb {
+
+CpuBackend::CpuBackend(const CompiledPlan& plan, CpuBackendOptions options)
+    : m_engine(std::make_unique<Engine>(plan, options)) {}
+
+CpuBackend::~CpuBackend() = default;
+
+const CompiledPlan& CpuBackend::plan() const { return m_engine->plan(); }
+
+double CpuBackend::forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
+                                   const StreamState& stateIn, StreamState* stateOut,
+                                   ParameterSet* gradients) {
+  WB_CHECK(gradients != nullptr, "forwardBackward needs a gradient buffer");
+  return m_engine->run(params, batch, stateIn, stateOut, gradients, nullptr);
+}
+
+double CpuBackend::forward(const ParameterSet& params, const SequenceBatch& batch,
+                           const StreamState& stateIn, StreamState* stateOut,
+                           std::vector<Tensor>* outputs) {
+  return m_engine->run(params, batch, stateIn, stateOut, nullptr, outputs);
+}
+
+const CpuBackendStats& CpuBackend::stats() const { return m_engine->stats; }
+
+void CpuBackend::resetStats() { m_engine->stats = {}; }
+
+void setBlasThreads(int threads) {
+  if (threads > 0) openblas_set_num_threads(threads);
+}
+
+int blasThreads() { return openblas_get_num_threads(); }
+
+}  // namespace rnnwb

@@ -1,0 +1,177 @@
+// The backward pass of the CPU engine: the schedule in reverse, recurrent nodes frame by frame
+// from the last frame, then every weight gradient as one product over all frames of the chunk.
+#include <algorithm>
+
+#include "cpu_engine.hpp"
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb {
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::startBackward() {
+  // mse: dL/dy = y - target on the predicted frames. cross_entropy's y - onehot goes straight to
+  // ds in finishLayerBackward.
+  const auto& outputs = m_plan.outputLayers();
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const int l = outputs[o];
+    if (m_plan.graph().layers[l].loss != LossKind::Mse) continue;
+    const auto targets = m_batch->targets[o].f32();
+    const std::size_t row = static_cast<std::size_t>(m_streams) * m_layers[l].size;
+    const std::size_t first = m_batch->firstPredictedFrame * row;
+    const std::size_t last = static_cast<std::size_t>(m_frames) * row;
+    const float* out = y(l, 0);
+    float* grad = dy(l, 0);
+    for (std::size_t i = first; i < last; ++i) grad[i] = out[i] - targets[i];
+  }
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows range) {
+  const Layer& spec = m_plan.graph().layers[layer];
+  const int size = spec.size;
+  const std::size_t rows = static_cast<std::size_t>(range.count);
+  const std::size_t count = rows * size;
+  const float* out = y(layer, range.first);
+  const float* grad = dy(layer, range.first);
+  float* gradSum = ds(layer, range.first);
+  if (spec.activation == Activation::Softmax) {
+    for (std::size_t r = 0; r < rows; ++r)
+      math::softmaxBackward(out + r * size, grad + r * size, gradSum + r * size, size);
+  } else {
+    switch (spec.activation) {  // one loop per activation, so that each vectorizes
+      case Activation::Sigmoid:
+        for (std::size_t i = 0; i < count; ++i) gradSum[i] = grad[i] * out[i] * (1.0f - out[i]);
+        break;
+      case Activation::Tanh:
+        for (std::size_t i = 0; i < count; ++i) gradSum[i] = grad[i] * (1.0f - out[i] * out[i]);
+        break;
+      case Activation::Relu:
+        for (std::size_t i = 0; i < count; ++i) gradSum[i] = out[i] > 0.0f ? grad[i] : 0.0f;
+        break;
+      default:
+        std::copy_n(grad, count, gradSum);
+    }
+  }
+  if (spec.loss == LossKind::CrossEntropy) {
+    const auto& outputs = m_plan.outputLayers();
+    const auto o = std::find(outputs.begin(), outputs.end(), layer) - outputs.begin();
+    const auto classes = m_batch->targets[o].i64();
+    const std::ptrdiff_t firstPredicted =
+        static_cast<std::ptrdiff_t>(m_batch->firstPredictedFrame) * m_streams;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::ptrdiff_t row = range.first + static_cast<std::ptrdiff_t>(r);
+      if (row < firstPredicted) continue;
+      for (int i = 0; i < size; ++i) gradSum[r * size + i] += out[r * size + i];
+      gradSum[r * size + classes[row]] -= 1.0f;
+    }
+  }
+  if (spec.kind != LayerKind::Multiplicative) return;
+  // dz_m = ds * product of the other factors (no division: factors may be 0).
+  const auto& anterior = m_plan.anterior(layer);
+  for (int c : anterior) {
+    float* gradZ = destinationGrad(m_program.connections[c], range.first);
+    std::copy_n(gradSum, count, gradZ);
+    for (int other : anterior) {
+      if (other == c) continue;
+      const float* z = destination(m_program.connections[other], range.first);
+      for (std::size_t i = 0; i < count; ++i) gradZ[i] *= z[i];
+    }
+  }
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, Rows range) {
+  // Nothing upstream of an input layer needs its gradient.
+  if (m_plan.graph().layers[op.from].isInput()) return;
+  const int rows = range.count;
+  const float* grad = destinationGrad(op, range.first);
+  float* sourceGrad = dy(op.from, earlier(range, op.delay).first);
+  switch (op.type) {
+    case ConnectionType::Full:
+      gemm(false, false, rows, op.cols, op.rows, grad, op.rows, weights(op), op.cols, 1.0f,
+           sourceGrad, op.cols);
+      break;
+    case ConnectionType::Diagonal: {
+      const float* w = weights(op);
+      for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < op.rows; ++i) sourceGrad[r * op.rows + i] += w[i] * grad[r * op.rows + i];
+      break;
+    }
+    case ConnectionType::Identity:
+      for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * op.rows; ++i)
+        sourceGrad[i] += grad[i];
+      break;
+  }
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, Rows rows) {
+  if (group.connections.size() == 1) {
+    backwardConnection(m_program.connections[group.connections.front()], rows);
+    return;
+  }
+  if (m_plan.graph().layers[group.from].isInput()) return;
+  float* stack = stackRows(group, rows);
+  int column = 0;
+  for (int c : group.connections) {
+    const cpu::ConnectionOp& op = m_program.connections[c];
+    const float* grad = destinationGrad(op, rows.first);
+    for (int r = 0; r < rows.count; ++r)
+      std::copy_n(grad + static_cast<std::size_t>(r) * op.rows, op.rows,
+                  stack + static_cast<std::size_t>(r) * group.rows + column);
+    column += op.rows;
+  }
+  gemm(false, false, rows.count, group.cols, group.rows, stack, group.rows,
+       m_params + group.weightOffset, group.cols, 1.0f,
+       dy(group.from, earlier(rows, group.delay).first), group.cols);
+}
+
+void CpuBackend::Engine::backwardSteps(const cpu::NodeOp& node, int firstStream,
+                                       int streamCount) {
+  for (int t = m_frames - 1; t >= 0; --t) {
+    const Rows rows{static_cast<std::ptrdiff_t>(t) * m_streams + firstStream, streamCount};
+    for (std::size_t p = node.layers.size(); p-- > 0;) {
+      for (const cpu::StackedGroup& group : node.zeroGroups[p]) backwardGroup(group, rows);
+      for (int c : node.zeroOther[p]) backwardConnection(m_program.connections[c], rows);
+      finishLayerBackward(node.layers[p], rows);
+    }
+    for (const cpu::StackedGroup& group : node.delayedGroups) backwardGroup(group, rows);
+    for (int c : node.delayedOther) backwardConnection(m_program.connections[c], rows);
+  }
+}
+
+void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
+  if (m_plan.graph().layers[node.layers.front()].isInput()) return;
+  if (node.recurrent)
+    inParallel([&](int first, int count) { backwardSteps(node, first, count); });
+  else
+    finishLayerBackward(node.layers.front(), frames(0, m_frames));
+  for (int c : node.external) backwardConnection(m_program.connections[c], frames(0, m_frames));
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
+  if (m_plan.graph().layers[node.layers.front()].isInput()) return;
+  const int rows = m_frames * m_streams;
+  for (int layer : node.layers) {
+    if (const ParameterView* bias = m_layout->layerBias(layer)) {
+      const float* gradSum = ds(layer, 0);
+      float* out = gradients + bias->offset;
+      const int size = m_layers[layer].size;
+      for (int r = 0; r < rows; ++r)
+        for (int i = 0; i < size; ++i) out[i] += gradSum[static_cast<std::size_t>(r) * size + i];
+    }
+    for (int c : m_plan.anterior(layer)) {
+      const cpu::ConnectionOp& op = m_program.connections[c];
+      const float* grad = destinationGrad(op, 0);
+      const float* source = y(op.from, earlier(frames(0, 1), op.delay).first);
+      float* out = gradients + op.weightOffset;
+      if (op.type == ConnectionType::Full) {
+        gemm(true, false, op.rows, op.cols, rows, grad, op.rows, source, op.cols, 1.0f, out,
+             op.cols);
+      } else if (op.type == ConnectionType::Diagonal) {
+        for (int r = 0; r < rows; ++r)
+          for (int i = 0; i < op.rows; ++i)
+            out[i] += grad[static_cast<std::size_t>(r) * op.rows + i] *
+                      source[static_cast<std::size_t>(r) * op.rows + i];
+      }
+    }
+  }
+}
+
+}  // namespace rnnwb

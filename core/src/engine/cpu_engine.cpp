@@ -1,0 +1,201 @@
+#include "cpu_engine.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include <cblas.h>
+
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb {
+
+CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
+    : m_plan(plan),
+      m_options(options),
+      m_layout(std::make_shared<const ParameterLayout>(plan)),
+      m_program(cpu::lowerPlan(plan, *m_layout)) {
+  const auto& layers = plan.graph().layers;
+  m_layers.resize(layers.size());
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
+    m_layers[l].size = layers[l].size;
+  }
+  m_workers = options.threads > 0 ? options.threads : std::max(1, openblas_get_num_threads());
+  m_z.resize(m_program.zBufferCount);
+  m_dz.resize(m_program.zBufferCount);
+}
+
+void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
+  m_frames = frames;
+  m_streams = streams;
+  const std::size_t rows = static_cast<std::size_t>(frames) * streams;
+  for (LayerBuffers& b : m_layers) {
+    const std::size_t padded = (static_cast<std::size_t>(b.delay) * streams + rows) * b.size;
+    b.y.resize(padded);
+    b.s.resize(rows * b.size);
+    if (backward) {
+      b.dy.assign(padded, 0.0f);
+      b.ds.resize(rows * b.size);
+    }
+  }
+  for (const cpu::ConnectionOp& op : m_program.connections) {
+    if (op.zBuffer < 0) continue;
+    m_z[op.zBuffer].resize(rows * op.rows);
+    if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
+  }
+  m_stack.resize(static_cast<std::size_t>(streams) * m_program.widestGroupRows);
+}
+
+void CpuBackend::Engine::loadInputs(const SequenceBatch& batch, const StreamState& stateIn) {
+  for (std::size_t l = 0; l < m_layers.size(); ++l) {
+    LayerBuffers& b = m_layers[l];
+    const std::size_t carried = static_cast<std::size_t>(b.delay) * m_streams * b.size;
+    if (stateIn.empty()) {
+      std::fill(b.y.begin(), b.y.begin() + carried, 0.0f);
+    } else {
+      const auto frames = stateIn.layerFrames(static_cast<int>(l));
+      std::copy(frames.begin(), frames.end(), b.y.begin());
+    }
+  }
+  const auto& inputs = m_plan.inputLayers();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto values = batch.inputs[i].f32();
+    std::copy(values.begin(), values.end(), y(inputs[i], 0));
+  }
+}
+
+void CpuBackend::Engine::saveState(int carryFrames, StreamState& stateOut) const {
+  StreamState state(m_plan, m_streams);
+  for (std::size_t l = 0; l < m_layers.size(); ++l) {
+    const LayerBuffers& b = m_layers[l];
+    if (b.delay == 0) continue;
+    // The state after c frames is chunk frames [c - D, c): buffer frames [c, c + D).
+    const std::size_t row = static_cast<std::size_t>(m_streams) * b.size;
+    auto target = state.layerFrames(static_cast<int>(l));
+    std::copy_n(b.y.begin() + carryFrames * row, target.size(), target.begin());
+  }
+  stateOut = std::move(state);
+}
+
+double CpuBackend::Engine::loss() const {
+  double total = 0.0;
+  const auto& outputs = m_plan.outputLayers();
+  const auto& layers = m_plan.graph().layers;
+  for (std::size_t o = 0; o < outputs.size() && o < m_batch->targets.size(); ++o) {
+    const int l = outputs[o];
+    const int size = layers[l].size;
+    const LayerBuffers& b = m_layers[l];
+    const std::size_t first = static_cast<std::size_t>(m_batch->firstPredictedFrame) * m_streams;
+    const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
+    if (layers[l].loss == LossKind::CrossEntropy) {
+      const auto classes = m_batch->targets[o].i64();
+      for (std::size_t r = first; r < rows; ++r)
+        total += math::crossEntropyFromLogits(b.s.data() + r * size, size,
+                                              static_cast<int>(classes[r]));
+    } else {
+      const auto targets = m_batch->targets[o].f32();
+      const float* out = b.y.data() + static_cast<std::size_t>(b.delay) * m_streams * size;
+      for (std::size_t i = first * size; i < rows * size; ++i) {
+        const double diff = static_cast<double>(out[i]) - targets[i];
+        total += 0.5 * diff * diff;
+      }
+    }
+  }
+  return total;
+}
+
+void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, const float* a,
+                              int lda, const float* b, int ldb, float beta, float* c, int ldc) {
+  if (m == 0 || n == 0 || k == 0) return;
+  const auto start = m_options.profile ? std::chrono::steady_clock::now()
+                                       : std::chrono::steady_clock::time_point();
+  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
+              m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  if (m_options.profile) {
+    const std::lock_guard<std::mutex> lock(m_statsMutex);
+    stats.blasSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    stats.blasFlops += 2.0 * m * n * k;
+    ++stats.blasCalls;
+  }
+}
+
+float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
+  if (op.zBuffer < 0) return s(op.to, row);
+  return m_z[op.zBuffer].data() + row * op.rows;
+}
+
+float* CpuBackend::Engine::destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
+  if (op.zBuffer < 0) return ds(op.to, row);
+  return m_dz[op.zBuffer].data() + row * op.rows;
+}
+
+void CpuBackend::Engine::inParallel(const std::function<void(int, int)>& step) {
+  const int workers = std::min(m_workers, m_streams);
+  if (workers <= 1) {
+    step(0, m_streams);
+    return;
+  }
+  // Each worker calls BLAS on its own small products; OpenBLAS's own threads would only fight
+  // over the same cores.
+  const int blas = openblas_get_num_threads();
+  openblas_set_num_threads(1);
+  std::vector<std::thread> threads;
+  for (int w = 1; w < workers; ++w) {
+    const int first = m_streams * w / workers, end = m_streams * (w + 1) / workers;
+    threads.emplace_back([&step, first, end] { step(first, end - first); });
+  }
+  step(0, m_streams / workers);
+  for (std::thread& thread : threads) thread.join();
+  openblas_set_num_threads(blas);
+}
+
+double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& batch,
+                               const StreamState& stateIn, StreamState* stateOut,
+                               ParameterSet* gradients, std::vector<Tensor>* outputs) {
+  batch.check(m_plan, gradients != nullptr);
+  if (!(params.layout() == *m_layout))
+    throw std::invalid_argument("parameters of another graph (their layout differs from the "
+                                "plan's)");
+  if (!stateIn.empty() && stateIn.streams() != batch.streams)
+    throw std::invalid_argument("a state of " + std::to_string(stateIn.streams()) +
+                                " streams for a batch of " + std::to_string(batch.streams));
+  m_params = params.values().data();
+  m_batch = &batch;
+  prepare(batch.frames, batch.streams, gradients != nullptr);
+  loadInputs(batch, stateIn);
+  for (const cpu::NodeOp& node : m_program.nodes) forwardNode(node);
+  const double total = loss();
+  if (outputs) {
+    outputs->clear();
+    for (int l : m_plan.outputLayers()) {
+      const float* first = y(l, 0);
+      const std::size_t count = static_cast<std::size_t>(m_frames) * m_streams * m_layers[l].size;
+      outputs->push_back(Tensor::fromF32({m_frames, m_streams, m_layers[l].size},
+                                         std::vector<float>(first, first + count)));
+    }
+  }
+  if (gradients) {
+    if (!(gradients->layout() == *m_layout))
+      throw std::invalid_argument("a gradient buffer of another graph");
+    gradients->fill(0.0f);
+    startBackward();
+    for (auto node = m_program.nodes.rbegin(); node != m_program.nodes.rend(); ++node) {
+      backwardNode(*node);
+      parameterGradients(*node, gradients->values().data());
+    }
+    // The parameters' masks decide which gradients exist (the gradient buffer may have been
+    // made for the graph's own masks while the weights came with others).
+    const auto mask = params.mask();
+    auto values = gradients->values();
+    for (std::size_t i = 0; i < mask.size(); ++i)
+      if (mask[i] == 0.0f) values[i] = 0.0f;
+  }
+  if (stateOut) saveState(batch.carryFrameCount(), *stateOut);
+  return total;
+}
+
+}  // namespace rnnwb

@@ -1,0 +1,134 @@
+// The forward pass of the CPU engine: plain nodes over all frames at once, recurrent nodes frame
+// by frame after their external inputs have been computed for all frames.
+#include <algorithm>
+#include <cstring>
+
+#include "cpu_engine.hpp"
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb {
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer) {
+  const Layer& spec = m_plan.graph().layers[layer];
+  const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
+  if (spec.kind == LayerKind::Multiplicative) {
+    for (int c : m_plan.anterior(layer)) {
+      const cpu::ConnectionOp& op = m_program.connections[c];
+      std::fill_n(destination(op, 0), rows * op.rows, 0.0f);
+    }
+    return;
+  }
+  float* sum = s(layer, 0);
+  const ParameterView* bias = m_layout->layerBias(layer);
+  if (!bias) {
+    std::fill_n(sum, rows * spec.size, 0.0f);
+    return;
+  }
+  for (std::size_t r = 0; r < rows; ++r)
+    std::memcpy(sum + r * spec.size, m_params + bias->offset, sizeof(float) * spec.size);
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, Rows rows) {
+  const float* source = y(op.from, earlier(rows, op.delay).first);
+  float* dest = destination(op, rows.first);
+  const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
+  switch (op.type) {
+    case ConnectionType::Full:
+      gemm(false, true, rows.count, op.rows, op.cols, source, op.cols, weights(op), op.cols, 1.0f,
+           dest, op.rows);
+      break;
+    case ConnectionType::Diagonal: {
+      const float* w = weights(op);
+      for (int r = 0; r < rows.count; ++r)
+        for (int i = 0; i < op.rows; ++i) dest[r * op.rows + i] += w[i] * source[r * op.rows + i];
+      break;
+    }
+    case ConnectionType::Identity:
+      for (std::size_t i = 0; i < count; ++i) dest[i] += source[i];
+      break;
+  }
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, Rows rows) {
+  if (group.connections.size() == 1) {
+    forwardConnection(m_program.connections[group.connections.front()], rows);
+    return;
+  }
+  // One product for every connection of the group, then each takes its columns.
+  float* stack = stackRows(group, rows);
+  gemm(false, true, rows.count, group.rows, group.cols, y(group.from, earlier(rows, group.delay).first),
+       group.cols, m_params + group.weightOffset, group.cols, 0.0f, stack, group.rows);
+  int column = 0;
+  for (int c : group.connections) {
+    const cpu::ConnectionOp& op = m_program.connections[c];
+    float* dest = destination(op, rows.first);
+    for (int r = 0; r < rows.count; ++r) {
+      const float* part = stack + static_cast<std::size_t>(r) * group.rows + column;
+      float* row = dest + static_cast<std::size_t>(r) * op.rows;
+      for (int i = 0; i < op.rows; ++i) row[i] += part[i];
+    }
+    column += op.rows;
+  }
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
+  const Layer& spec = m_plan.graph().layers[layer];
+  const std::size_t count = static_cast<std::size_t>(rows.count) * spec.size;
+  float* sum = s(layer, rows.first);
+  if (spec.kind == LayerKind::Multiplicative) {
+    bool first = true;
+    for (int c : m_plan.anterior(layer)) {
+      const float* z = destination(m_program.connections[c], rows.first);
+      if (first) std::copy_n(z, count, sum);
+      else for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
+      first = false;
+    }
+  }
+  float* out = y(layer, rows.first);
+  // One loop per activation, so that each vectorizes.
+  switch (spec.activation) {
+    case Activation::Softmax:
+      for (int r = 0; r < rows.count; ++r)
+        math::softmax(sum + static_cast<std::size_t>(r) * spec.size,
+                      out + static_cast<std::size_t>(r) * spec.size, spec.size);
+      break;
+    case Activation::Sigmoid:
+      for (std::size_t i = 0; i < count; ++i) out[i] = math::sigmoid(sum[i]);
+      break;
+    case Activation::Tanh:
+      for (std::size_t i = 0; i < count; ++i) out[i] = math::tanhApprox(sum[i]);
+      break;
+    case Activation::Relu:
+      for (std::size_t i = 0; i < count; ++i) out[i] = sum[i] > 0.0f ? sum[i] : 0.0f;
+      break;
+    default:
+      std::copy_n(sum, count, out);
+  }
+}
+
+void CpuBackend::Engine::forwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount) {
+  for (int t = 0; t < m_frames; ++t) {
+    const Rows rows{static_cast<std::ptrdiff_t>(t) * m_streams + firstStream, streamCount};
+    for (const cpu::StackedGroup& group : node.delayedGroups) forwardGroup(group, rows);
+    for (int c : node.delayedOther) forwardConnection(m_program.connections[c], rows);
+    for (std::size_t p = 0; p < node.layers.size(); ++p) {
+      finishLayer(node.layers[p], rows);
+      for (const cpu::StackedGroup& group : node.zeroGroups[p]) forwardGroup(group, rows);
+      for (int c : node.zeroOther[p]) forwardConnection(m_program.connections[c], rows);
+    }
+  }
+}
+
+void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
+  if (m_plan.graph().layers[node.layers.front()].isInput()) return;  // loaded with the batch
+  for (int layer : node.layers) initDestinations(layer);
+  for (int c : node.external) forwardConnection(m_program.connections[c], frames(0, m_frames));
+  if (!node.recurrent) {
+    finishLayer(node.layers.front(), frames(0, m_frames));
+    return;
+  }
+  // Streams are independent inside a chunk: each worker steps its own through all frames.
+  inParallel([&](int first, int count) { forwardSteps(node, first, count); });
+}
+
+}  // namespace rnnwb

@@ -1,0 +1,43 @@
+#include "rnnwb/core/engine/parameter_init.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "rnnwb/core/connection_mask.hpp"
+
+namespace rnnwb {
+namespace {
+
+// FNV-1a of the key mixed with the run seed: each tensor gets its own stream.
+std::uint64_t tensorSeed(std::uint64_t seed, std::string_view key) {
+  std::uint64_t hash = 0xCBF29CE484222325ULL;
+  for (unsigned char c : key) {
+    hash ^= c;
+    hash *= 0x100000001B3ULL;
+  }
+  return SplitMix64(seed ^ hash).next();
+}
+
+}  // namespace
+
+ParameterSet initParameters(const CompiledPlan& plan, std::uint64_t seed) {
+  ParameterSet parameters(plan);
+  const Graph& graph = plan.graph();
+  for (const ParameterView& view : parameters.layout().views()) {
+    if (view.connection < 0) continue;  // biases start at 0
+    const Connection& connection = graph.connections[view.connection];
+    double bound = 1.0;
+    if (connection.type == ConnectionType::Full) {
+      const double fanIn = std::max(1.0, connection.density * static_cast<double>(view.shape[1]));
+      bound = 1.0 / std::sqrt(fanIn);
+    }
+    SplitMix64 random(tensorSeed(seed, view.key));
+    auto values = parameters.view(view);
+    for (float& v : values) v = static_cast<float>((2.0 * random.nextUnit() - 1.0) * bound);
+  }
+  parameters.applyMasks();
+  return parameters;
+}
+
+}  // namespace rnnwb

@@ -1,0 +1,178 @@
+#include "rnnwb/core/engine/parameter_set.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "rnnwb/core/check.hpp"
+#include "rnnwb/core/connection_mask.hpp"
+
+namespace rnnwb {
+namespace {
+
+// Full connections that an engine may stack: same source, same delay, targets in the same node.
+bool sameStack(const CompiledPlan& plan, int a, int b) {
+  const auto& connections = plan.graph().connections;
+  return connections[a].type == ConnectionType::Full &&
+         connections[b].type == ConnectionType::Full && plan.fromLayer(a) == plan.fromLayer(b) &&
+         connections[a].delay == connections[b].delay &&
+         plan.nodeOfLayer(plan.toLayer(a)) == plan.nodeOfLayer(plan.toLayer(b));
+}
+
+}  // namespace
+
+ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
+  const Graph& graph = plan.graph();
+  const int connectionCount = static_cast<int>(graph.connections.size());
+  m_viewOfConnection.assign(connectionCount, -1);
+  m_viewOfLayer.assign(graph.layers.size(), -1);
+  auto addWeight = [&](int c) {
+    const Connection& connection = graph.connections[c];
+    const Layer& from = graph.layers[plan.fromLayer(c)];
+    const Layer& to = graph.layers[plan.toLayer(c)];
+    ParameterView view;
+    view.key = "connections." + connection.id + ".weight";
+    view.shape = connection.type == ConnectionType::Full ? Shape{to.size, from.size}
+                                                         : Shape{to.size};
+    view.offset = m_size;
+    view.size = static_cast<std::size_t>(elementCount(view.shape));
+    view.connection = c;
+    m_size += view.size;
+    m_viewOfConnection[c] = static_cast<int>(m_views.size());
+    m_views.push_back(std::move(view));
+  };
+  for (int c = 0; c < connectionCount; ++c) {
+    if (graph.connections[c].type == ConnectionType::Identity || m_viewOfConnection[c] >= 0)
+      continue;
+    addWeight(c);
+    for (int other = c + 1; other < connectionCount; ++other)
+      if (m_viewOfConnection[other] < 0 && sameStack(plan, c, other)) addWeight(other);
+  }
+  for (int l = 0; l < static_cast<int>(graph.layers.size()); ++l) {
+    const Layer& layer = graph.layers[l];
+    if (layer.kind != LayerKind::Additive || !layer.bias) continue;
+    ParameterView view;
+    view.key = "layers." + layer.id + ".bias";
+    view.shape = {layer.size};
+    view.offset = m_size;
+    view.size = static_cast<std::size_t>(layer.size);
+    view.layer = l;
+    m_size += view.size;
+    m_viewOfLayer[l] = static_cast<int>(m_views.size());
+    m_views.push_back(std::move(view));
+  }
+}
+
+const ParameterView* ParameterLayout::connectionWeight(int connection) const {
+  const int v = m_viewOfConnection.at(connection);
+  return v < 0 ? nullptr : &m_views[v];
+}
+
+const ParameterView* ParameterLayout::layerBias(int layer) const {
+  const int v = m_viewOfLayer.at(layer);
+  return v < 0 ? nullptr : &m_views[v];
+}
+
+const ParameterView* ParameterLayout::find(std::string_view key) const {
+  for (const ParameterView& view : m_views)
+    if (view.key == key) return &view;
+  return nullptr;
+}
+
+bool ParameterLayout::operator==(const ParameterLayout& other) const {
+  if (m_size != other.m_size || m_views.size() != other.m_views.size()) return false;
+  for (std::size_t i = 0; i < m_views.size(); ++i)
+    if (m_views[i].key != other.m_views[i].key || m_views[i].offset != other.m_views[i].offset ||
+        m_views[i].shape != other.m_views[i].shape)
+      return false;
+  return true;
+}
+
+ParameterSet::ParameterSet(const CompiledPlan& plan)
+    : m_layout(std::make_shared<const ParameterLayout>(plan)), m_values(m_layout->size(), 0.0f) {
+  const Graph& graph = plan.graph();
+  std::vector<float> mask;
+  for (const ParameterView& view : m_layout->views()) {
+    if (view.connection < 0 || !graph.connections[view.connection].isSparse()) continue;
+    if (mask.empty()) mask.assign(m_values.size(), 1.0f);
+    const auto bits = rnnwb::connectionMask(graph.connections[view.connection],
+                                            static_cast<int>(view.shape[0]),
+                                            static_cast<int>(view.shape[1]));
+    for (std::size_t i = 0; i < view.size; ++i) mask[view.offset + i] = bits[i] ? 1.0f : 0.0f;
+  }
+  if (!mask.empty()) m_mask = std::make_shared<const std::vector<float>>(std::move(mask));
+}
+
+ParameterSet ParameterSet::zerosLike(const ParameterSet& other) {
+  ParameterSet copy = other;
+  copy.fill(0.0f);
+  return copy;
+}
+
+std::span<float> ParameterSet::view(const ParameterView& view) {
+  WB_CHECK(view.offset + view.size <= m_values.size(), "view '" + view.key + "' out of range");
+  return std::span<float>(m_values).subspan(view.offset, view.size);
+}
+
+std::span<const float> ParameterSet::view(const ParameterView& view) const {
+  WB_CHECK(view.offset + view.size <= m_values.size(), "view '" + view.key + "' out of range");
+  return std::span<const float>(m_values).subspan(view.offset, view.size);
+}
+
+std::span<float> ParameterSet::at(std::string_view key) {
+  const ParameterView* v = m_layout->find(key);
+  if (!v) throw std::out_of_range("no parameter '" + std::string(key) + "'");
+  return view(*v);
+}
+
+std::span<const float> ParameterSet::at(std::string_view key) const {
+  const ParameterView* v = m_layout->find(key);
+  if (!v) throw std::out_of_range("no parameter '" + std::string(key) + "'");
+  return view(*v);
+}
+
+std::span<const float> ParameterSet::mask() const {
+  if (!m_mask) return {};
+  return *m_mask;
+}
+
+std::span<const float> ParameterSet::connectionMask(int connection) const {
+  const ParameterView* v = m_layout->connectionWeight(connection);
+  if (!m_mask || !v) return {};
+  const auto part = std::span<const float>(*m_mask).subspan(v->offset, v->size);
+  // A connection whose mask is all ones has no mask, as far as callers are concerned.
+  if (std::all_of(part.begin(), part.end(), [](float m) { return m == 1.0f; })) return {};
+  return part;
+}
+
+void ParameterSet::setMask(std::vector<float> mask) {
+  if (mask.empty()) {
+    m_mask.reset();
+    return;
+  }
+  WB_CHECK(mask.size() == m_values.size(), "a mask of " + std::to_string(mask.size()) +
+                                               " values for " + std::to_string(m_values.size()) +
+                                               " parameters");
+  m_mask = std::make_shared<const std::vector<float>>(std::move(mask));
+  applyMasks();
+}
+
+void ParameterSet::applyMasks() {
+  if (!m_mask) return;
+  const std::vector<float>& mask = *m_mask;
+  for (std::size_t i = 0; i < m_values.size(); ++i)
+    if (mask[i] == 0.0f) m_values[i] = 0.0f;
+}
+
+void ParameterSet::fill(float value) {
+  std::fill(m_values.begin(), m_values.end(), value);
+  if (value != 0.0f) applyMasks();
+}
+
+bool ParameterSet::allFinite() const { return rnnwb::allFinite(m_values); }
+
+bool allFinite(std::span<const float> values) {
+  return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+}
+
+}  // namespace rnnwb

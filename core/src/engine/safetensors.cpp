@@ -1,0 +1,169 @@
+#include "rnnwb/core/safetensors.hpp"
+
+#include <bit>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "rnnwb/core/graph_io.hpp"
+
+static_assert(std::endian::native == std::endian::little,
+              "safetensors data is little-endian; a big-endian host needs byte swapping");
+
+namespace rnnwb {
+namespace {
+
+// A header larger than this is certainly not a weights file (the reference implementation
+// refuses headers over 100 MB too).
+constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
+
+[[noreturn]] void fail(const std::filesystem::path& origin, const std::string& message) {
+  throw std::runtime_error(origin.string() + ": " + message);
+}
+
+std::size_t bytesPerElement(DType dtype) { return dtype == DType::F32 ? 4 : 8; }
+
+Shape parseShape(const nlohmann::json& entry, const std::filesystem::path& origin,
+                 const std::string& key) {
+  if (!entry.contains("shape") || !entry["shape"].is_array())
+    fail(origin, "tensor '" + key + "' has no shape array");
+  Shape shape;
+  for (const auto& d : entry["shape"]) {
+    if (!d.is_number_integer() || d.get<std::int64_t>() < 0)
+      fail(origin, "tensor '" + key + "' has a dimension that is not an integer >= 0");
+    shape.push_back(d.get<std::int64_t>());
+  }
+  return shape;
+}
+
+Tensor parseTensor(const std::string& key, const nlohmann::json& entry, std::string_view data,
+                   const std::filesystem::path& origin) {
+  if (!entry.is_object()) fail(origin, "header entry '" + key + "' is not an object");
+  const std::string dtypeText = entry.value("dtype", std::string());
+  DType dtype;
+  if (dtypeText == "F32") dtype = DType::F32;
+  else if (dtypeText == "I64") dtype = DType::I64;
+  else fail(origin, "tensor '" + key + "' has dtype '" + dtypeText + "' (only F32 and I64 are "
+                    "supported)");
+  const Shape shape = parseShape(entry, origin, key);
+  const auto& offsets = entry.value("data_offsets", nlohmann::json());
+  if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
+      !offsets[1].is_number_unsigned())
+    fail(origin, "tensor '" + key + "' has no valid data_offsets [begin, end]");
+  const auto begin = offsets[0].get<std::uint64_t>();
+  const auto end = offsets[1].get<std::uint64_t>();
+  const auto count = static_cast<std::uint64_t>(elementCount(shape));
+  if (begin > end || end > data.size())
+    fail(origin, "tensor '" + key + "' has data_offsets [" + std::to_string(begin) + ", " +
+                     std::to_string(end) + "] outside the " + std::to_string(data.size()) +
+                     " data bytes");
+  if (end - begin != count * bytesPerElement(dtype))
+    fail(origin, "tensor '" + key + "' holds " + std::to_string(end - begin) + " bytes, but " +
+                     dtypeText + " " + shapeToString(shape) + " needs " +
+                     std::to_string(count * bytesPerElement(dtype)));
+  if (dtype == DType::F32) {
+    std::vector<float> values(count);
+    std::memcpy(values.data(), data.data() + begin, end - begin);
+    return Tensor::fromF32(shape, std::move(values));
+  }
+  std::vector<std::int64_t> values(count);
+  std::memcpy(values.data(), data.data() + begin, end - begin);
+  return Tensor::fromI64(shape, std::move(values));
+}
+
+}  // namespace
+
+const Tensor& TensorFile::at(std::string_view key) const {
+  auto it = tensors.find(std::string(key));
+  if (it == tensors.end()) fail(path, "no tensor '" + std::string(key) + "'");
+  return it->second;
+}
+
+const Tensor& TensorFile::require(std::string_view key, DType dtype, const Shape& shape) const {
+  const Tensor& tensor = at(key);
+  if (tensor.dtype() != dtype || tensor.shape() != shape)
+    fail(path, "tensor '" + std::string(key) + "' is " + tensor.describe() + ", expected " +
+                   std::string(toString(dtype)) + " " + shapeToString(shape));
+  return tensor;
+}
+
+TensorFile parseSafetensors(std::string_view bytes, const std::filesystem::path& origin) {
+  if (bytes.size() < 8) fail(origin, "not a safetensors file (shorter than 8 bytes)");
+  std::uint64_t headerBytes = 0;
+  std::memcpy(&headerBytes, bytes.data(), 8);
+  if (headerBytes > kMaxHeaderBytes || headerBytes > bytes.size() - 8)
+    fail(origin, "not a safetensors file (header length " + std::to_string(headerBytes) +
+                     " for a file of " + std::to_string(bytes.size()) + " bytes)");
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes.substr(8, headerBytes));
+  } catch (const nlohmann::json::exception& e) {
+    fail(origin, std::string("malformed safetensors header: ") + e.what());
+  }
+  if (!header.is_object()) fail(origin, "malformed safetensors header: not a JSON object");
+  const std::string_view data = bytes.substr(8 + headerBytes);
+  TensorFile file;
+  file.path = origin;
+  for (const auto& [key, entry] : header.items()) {
+    if (key == "__metadata__") {
+      if (!entry.is_object()) fail(origin, "__metadata__ is not an object");
+      for (const auto& [name, value] : entry.items()) {
+        if (!value.is_string()) fail(origin, "__metadata__ '" + name + "' is not a string");
+        file.metadata[name] = value.get<std::string>();
+      }
+      continue;
+    }
+    file.tensors.emplace(key, parseTensor(key, entry, data, origin));
+  }
+  return file;
+}
+
+TensorFile readSafetensors(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, "cannot open for reading");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) fail(path, "read error");
+  return parseSafetensors(buffer.str(), path);
+}
+
+std::string serializeSafetensors(const TensorMap& tensors,
+                                 const std::map<std::string, std::string>& metadata) {
+  nlohmann::json header = nlohmann::json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  std::uint64_t offset = 0;
+  for (const auto& [key, tensor] : tensors) {
+    const std::uint64_t bytes = tensor.elements() * bytesPerElement(tensor.dtype());
+    header[key] = {{"dtype", toString(tensor.dtype())},
+                   {"shape", tensor.shape()},
+                   {"data_offsets", {offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string headerText = header.dump();
+  headerText.append((8 - headerText.size() % 8) % 8, ' ');
+  std::string out(8, '\0');
+  const std::uint64_t headerBytes = headerText.size();
+  std::memcpy(out.data(), &headerBytes, 8);
+  out += headerText;
+  out.reserve(out.size() + offset);
+  for (const auto& [key, tensor] : tensors) {
+    if (tensor.dtype() == DType::F32) {
+      const auto values = tensor.f32();
+      out.append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+    } else {
+      const auto values = tensor.i64();
+      out.append(reinterpret_cast<const char*>(values.data()), values.size_bytes());
+    }
+  }
+  return out;
+}
+
+void writeSafetensors(const std::filesystem::path& path, const TensorMap& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  writeFileAtomically(path, serializeSafetensors(tensors, metadata));
+}
+
+}  // namespace rnnwb

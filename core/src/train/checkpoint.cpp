@@ -1,0 +1,141 @@
+#include "rnnwb/core/train/checkpoint.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "rnnwb/core/engine/parameter_io.hpp"
+#include "rnnwb/core/safetensors.hpp"
+
+namespace rnnwb::train {
+namespace {
+
+constexpr const char* kMarker = "rnnwb.checkpoint";
+
+std::string hexDouble(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%a", value);
+  return buffer;
+}
+
+class MetadataReader {
+ public:
+  explicit MetadataReader(const TensorFile& file) : m_file(file) {}
+  const std::string& text(const std::string& key) const {
+    const auto it = m_file.metadata.find(key);
+    if (it == m_file.metadata.end())
+      throw std::runtime_error(m_file.path.string() + ": checkpoint metadata '" + key +
+                               "' is missing");
+    return it->second;
+  }
+  double real(const std::string& key) const {
+    const std::string& s = text(key);
+    char* end = nullptr;
+    const double value = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0') bad(key, s);
+    return value;
+  }
+  std::int64_t integer(const std::string& key) const {
+    const std::string& s = text(key);
+    char* end = nullptr;
+    const long long value = std::strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end != '\0') bad(key, s);
+    return value;
+  }
+
+ private:
+  [[noreturn]] void bad(const std::string& key, const std::string& value) const {
+    throw std::runtime_error(m_file.path.string() + ": checkpoint metadata '" + key +
+                             "' is not a number: '" + value + "'");
+  }
+  const TensorFile& m_file;
+};
+
+std::map<std::string, std::string> positionMetadata(const TrainingPosition& p,
+                                                    const OptimizerState& optimizer) {
+  std::string buffers;
+  for (const auto& [name, values] : optimizer.buffers)
+    buffers += (buffers.empty() ? "" : ",") + name;
+  return {{kMarker, "1"},
+          {"step", std::to_string(p.step)},
+          {"cursor", std::to_string(p.cursor)},
+          {"wall_s", hexDouble(p.wallSeconds)},
+          {"lr", hexDouble(p.learningRate)},
+          {"previous_valid_loss", p.previousValidLoss ? hexDouble(*p.previousValidLoss) : ""},
+          {"halvings", std::to_string(p.halvings)},
+          {"interval_loss_sum", hexDouble(p.interval.lossSum)},
+          {"interval_predicted_frames", std::to_string(p.interval.predictedFrames)},
+          {"interval_grad_norm_sum", hexDouble(p.interval.gradNormSum)},
+          {"interval_updates", std::to_string(p.interval.updates)},
+          {"optimizer_buffers", buffers},
+          {"optimizer_updates", std::to_string(optimizer.updates)}};
+}
+
+TrainingPosition readPosition(const MetadataReader& m) {
+  TrainingPosition p;
+  p.step = m.integer("step");
+  p.cursor = m.integer("cursor");
+  p.wallSeconds = m.real("wall_s");
+  p.learningRate = m.real("lr");
+  if (!m.text("previous_valid_loss").empty()) p.previousValidLoss = m.real("previous_valid_loss");
+  p.halvings = static_cast<int>(m.integer("halvings"));
+  p.interval.lossSum = m.real("interval_loss_sum");
+  p.interval.predictedFrames = m.integer("interval_predicted_frames");
+  p.interval.gradNormSum = m.real("interval_grad_norm_sum");
+  p.interval.updates = m.integer("interval_updates");
+  return p;
+}
+
+std::vector<std::string> splitNames(const std::string& list) {
+  std::vector<std::string> names;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');) names.push_back(name);
+  return names;
+}
+
+}  // namespace
+
+void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
+                    const Checkpoint& c) {
+  TensorMap tensors = parametersToTensors(c.parameters, true);
+  ParameterSet buffer = ParameterSet::zerosLike(c.parameters);
+  for (const auto& [name, values] : c.optimizer.buffers) {
+    std::copy(values.begin(), values.end(), buffer.values().begin());
+    tensors.merge(parametersToTensors(buffer, false, "optimizer." + name + "."));
+  }
+  tensors.merge(c.streams.toTensors(plan, "streams."));
+  writeSafetensors(path, tensors, positionMetadata(c.position, c.optimizer));
+}
+
+Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan, int streams,
+                          OptimizerKind optimizer) {
+  const TensorFile file = readSafetensors(path);
+  if (!file.metadata.count(kMarker))
+    throw std::runtime_error(path.string() + ": not a training checkpoint (no '" +
+                             std::string(kMarker) + "' in its metadata)");
+  const MetadataReader meta(file);
+  Checkpoint c{parametersFromTensors(plan, file), {}, {}, readPosition(meta)};
+  const std::vector<std::string> expected = optimizer == OptimizerKind::Sgd
+                                                ? std::vector<std::string>{"velocity"}
+                                                : std::vector<std::string>{"m", "v"};
+  if (splitNames(meta.text("optimizer_buffers")) != expected)
+    throw std::runtime_error(path.string() +
+                             ": the checkpoint holds the state of another "
+                             "optimizer than '" +
+                             std::string(toString(optimizer)) + "'");
+  ParameterSet buffer = ParameterSet::zerosLike(c.parameters);
+  for (const std::string& name : expected) {
+    readParameterValues(file, "optimizer." + name + ".", buffer);
+    c.optimizer.buffers.emplace_back(
+        name, std::vector<float>(buffer.values().begin(), buffer.values().end()));
+  }
+  c.optimizer.updates = meta.integer("optimizer_updates");
+  // A run that had not yet carried any state (still inside its first chunk) saved none.
+  bool anyState = false;
+  for (const auto& [key, tensor] : file.tensors) anyState |= key.rfind("streams.", 0) == 0;
+  if (anyState) c.streams = StreamState::fromTensors(plan, file, "streams.", streams);
+  return c;
+}
+
+}  // namespace rnnwb::train

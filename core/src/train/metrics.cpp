@@ -1,0 +1,129 @@
+#include "rnnwb/core/train/metrics.hpp"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "rnnwb/core/graph_io.hpp"
+
+namespace rnnwb::train {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> optionalNumber(const json& j, const char* key) {
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+double number(const json& j, const char* key) { return optionalNumber(j, key).value_or(0.0); }
+
+}  // namespace
+
+std::string toJsonLine(const MetricsRecord& r) {
+  // nlohmann writes doubles with the shortest text that reads back to the same value; ordered so
+  // that a person reading the file sees step first.
+  nlohmann::ordered_json j = {{"step", r.step}, {"frames", r.frames}, {"train_loss", r.trainLoss}};
+  if (r.trainBpc) j["train_bpc"] = *r.trainBpc;
+  if (r.validLoss) j["valid_loss"] = *r.validLoss;
+  if (r.validBpc) j["valid_bpc"] = *r.validBpc;
+  j["grad_norm"] = r.gradNorm;
+  j["lr"] = r.lr;
+  j["frames_per_s"] = r.framesPerS;
+  j["wall_s"] = r.wallS;
+  return j.dump();
+}
+
+std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
+  const json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  const auto step = j.find("step");
+  if (step == j.end() || !step->is_number_integer()) return std::nullopt;
+  MetricsRecord r;
+  r.step = step->get<std::int64_t>();
+  if (const auto f = j.find("frames"); f != j.end() && f->is_number_integer())
+    r.frames = f->get<std::int64_t>();
+  r.trainLoss = number(j, "train_loss");
+  r.validLoss = optionalNumber(j, "valid_loss");
+  r.framesPerS = number(j, "frames_per_s");
+  r.gradNorm = number(j, "grad_norm");
+  r.lr = number(j, "lr");
+  r.wallS = number(j, "wall_s");
+  r.trainBpc = optionalNumber(j, "train_bpc");
+  r.validBpc = optionalNumber(j, "valid_bpc");
+  return r;
+}
+
+std::vector<MetricsRecord> MetricsReader::readNew() {
+  std::vector<MetricsRecord> records;
+  m_restarted = false;
+  std::ifstream in(m_path, std::ios::binary);
+  struct stat info {};
+  if (!in || ::stat(m_path.c_str(), &info) != 0) return records;
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<std::uintmax_t>(in.tellg());
+  const auto inode = static_cast<std::uintmax_t>(info.st_ino);
+  if (m_offset > 0 && (inode != m_inode || size < m_offset)) {
+    m_offset = 0;  // the file was replaced (a resumed run dropped lines)
+    m_skipped = 0;
+    m_restarted = true;
+  }
+  m_inode = inode;
+  in.seekg(static_cast<std::streamoff>(m_offset));
+  std::string tail(size - m_offset, '\0');
+  in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+  tail.resize(static_cast<std::size_t>(in.gcount()));
+  std::size_t begin = 0;
+  for (std::size_t end; (end = tail.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    const std::string line = tail.substr(begin, end - begin);
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (auto record = parseMetricsLine(line))
+      records.push_back(*record);
+    else
+      ++m_skipped;
+  }
+  m_offset += begin;  // an unfinished last line is read again next time
+  return records;
+}
+
+std::vector<MetricsRecord> readMetricsFile(const std::filesystem::path& path) {
+  return MetricsReader(path).readNew();
+}
+
+MetricsWriter::MetricsWriter(const std::filesystem::path& path) : m_path(path) {
+  m_file = std::fopen(path.c_str(), "ab");
+  if (!m_file) throw std::runtime_error(path.string() + ": cannot open for appending");
+}
+
+MetricsWriter::~MetricsWriter() {
+  if (m_file) std::fclose(m_file);
+}
+
+void MetricsWriter::append(const MetricsRecord& record) {
+  // One fwrite of the whole line, then a flush, so that a follower never sees half a line
+  // except while this very write is in progress.
+  const std::string line = toJsonLine(record) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size() || std::fflush(m_file) != 0)
+    throw std::runtime_error(m_path.string() + ": write failed (disk full?)");
+}
+
+void truncateMetricsAfter(const std::filesystem::path& path, std::int64_t lastStep) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return;
+  std::ostringstream kept;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // a line without its newline was never finished
+    const auto record = parseMetricsLine(line);
+    if (record && record->step <= lastStep) kept << line << '\n';
+  }
+  in.close();
+  writeFileAtomically(path, kept.str());
+}
+
+}  // namespace rnnwb::train

@@ -1,0 +1,337 @@
+#include "rnnwb/core/train/trainer.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include "chunk_runner.hpp"
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/checkpoint.hpp"
+#include "rnnwb/core/train/learning_rate_schedule.hpp"
+#include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
+#include "rnnwb/core/train/task_factory.hpp"
+
+namespace rnnwb::train {
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::unique_ptr<Backend> makeBackend(const TrainConfig& c, const CompiledPlan& plan) {
+  const std::string& name = c.backend;
+  if (name == "cpu") {
+    // Results are bit-for-bit repeatable for one thread count; the resolved config keeps it.
+    if (c.threads > 0) setBlasThreads(c.threads);
+    return std::make_unique<CpuBackend>(plan);
+  }
+  throw std::invalid_argument("unknown backend '" + name + "' (this build has: cpu)");
+}
+
+std::int64_t stepsFor(const TrainConfig& c, const Task& task) {
+  if (c.steps > 0) return c.steps;
+  const double frames = c.epochs * static_cast<double>(task.framesPerEpoch());
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(frames / c.hPrime)));
+}
+
+void checkTaskFitsShape(const TrainConfig& c) {
+  if (c.task.kind == "adding" && c.hPrime < c.task.sequenceLength)
+    throw std::invalid_argument(
+        "the adding task has a target only at the end of each sequence, so "
+        "h' must be >= sequence_length (" +
+        std::to_string(c.task.sequenceLength) +
+        ") for every update to "
+        "have one; got h' = " +
+        std::to_string(c.hPrime));
+}
+
+std::string shortNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
+std::string firstNonFinite(const ParameterSet& set) {
+  for (const ParameterView& view : set.layout().views())
+    if (!allFinite(set.view(view))) return view.key;
+  return "?";
+}
+
+}  // namespace
+
+class Trainer::Loop {
+ public:
+  Loop(TrainConfig config, const fs::path& runDir, const fs::path& graphFile,
+       TrainingObserver* observer)
+      : m_config(std::move(config)),
+        m_folder(runDir),
+        m_observer(observer),
+        m_plan(loadValidGraph(graphFile)),
+        m_params(m_plan),
+        m_grads(m_plan),
+        m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse) {
+    validateTrainConfig(m_config);
+    checkTaskFitsShape(m_config);
+    m_task = makeTask(m_config.task, {m_config.streams, m_config.hPrime}, m_config.seed);
+    m_task->checkGraph(m_plan);
+    m_backend = makeBackend(m_config, m_plan);
+    m_totalSteps = stepsFor(m_config, *m_task);
+    m_params = initParameters(m_plan, m_config.seed);
+    m_grads = ParameterSet::zerosLike(m_params);
+    m_optimizer = makeOptimizer(m_config.optimizer, m_params.size());
+    m_position.learningRate = m_schedule.rate();
+  }
+
+  void openOutputs() {
+    m_log = std::make_unique<RunLog>(m_folder.logPath());
+    m_metrics = std::make_unique<MetricsWriter>(m_folder.metricsPath());
+  }
+
+  void restore(const fs::path& checkpointFile) {
+    Checkpoint c =
+        loadCheckpoint(checkpointFile, m_plan, m_config.streams, m_config.optimizer.kind);
+    m_params = std::move(c.parameters);
+    m_grads = ParameterSet::zerosLike(m_params);
+    m_optimizer->restore(c.optimizer);
+    m_streams = std::move(c.streams);
+    m_position = c.position;
+    m_schedule.restore(m_position.learningRate, m_position.previousValidLoss, m_position.halvings);
+  }
+
+  void describeStart(bool resumed) {
+    const std::string what =
+        resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
+    message("run " + what + ": task " + m_task->name() + ", " + std::to_string(m_params.size()) +
+            " parameters, N = " + std::to_string(m_config.streams) + ", h = " +
+            std::to_string(m_config.effectiveH()) + ", h' = " + std::to_string(m_config.hPrime) +
+            ", " + std::string(toString(m_config.optimizer.kind)) + ", " +
+            std::to_string(m_totalSteps) + " steps, backend " + std::string(m_backend->name()));
+  }
+
+  TrainOutcome run() {
+    m_sessionStart = m_intervalStart = Clock::now();
+    m_wallAtSessionStart = m_position.wallSeconds;
+    m_intervalFrames = 0;
+    TrainOutcome outcome;
+    outcome.totalSteps = m_totalSteps;
+    while (m_position.step < m_totalSteps) {
+      if (const int signal = stopRequested()) {
+        writeCheckpoint();
+        message("stopped by signal " + std::to_string(signal) + " after step " +
+                std::to_string(m_position.step) + "; continue with --resume");
+        outcome.stopSignal = signal;
+        break;
+      }
+      try {
+        runOneStep(outcome);
+      } catch (const std::exception& e) {
+        message(std::string("error: ") + e.what());
+        throw;
+      }
+    }
+    outcome.finished = m_position.step >= m_totalSteps;
+    outcome.step = m_position.step;
+    if (outcome.finished) message("finished at step " + std::to_string(m_position.step));
+    return outcome;
+  }
+
+  const TrainConfig& config() const { return m_config; }
+  std::int64_t totalSteps() const { return m_totalSteps; }
+  const TrainingPosition& position() const { return m_position; }
+  /// Continues with another learning rate (a resume that asks for one).
+  void setLearningRate(double rate) {
+    if (!(rate > 0.0) || !std::isfinite(rate))
+      throw std::invalid_argument("learning rate must be > 0, got " + std::to_string(rate));
+    m_schedule.restore(rate, m_schedule.previousValidLoss(), m_schedule.halvings());
+    m_position.learningRate = rate;
+  }
+  void message(const std::string& text) {
+    if (m_log) m_log->write(text);
+    if (m_observer) m_observer->onMessage(text);
+  }
+
+ private:
+  void runOneStep(TrainOutcome& outcome) {
+    update();
+    if (m_observer) m_observer->onStep(m_position.step, m_totalSteps);
+    const std::int64_t step = m_position.step;
+    const bool last = step == m_totalSteps;
+    const bool validate = last || (m_config.validEvery > 0 && step % m_config.validEvery == 0);
+    if (validate || step % m_config.reportEvery == 0) outcome.lastReport = report(validate);
+    if (last || (m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0))
+      writeCheckpoint();
+  }
+
+  void update() {
+    const std::int64_t step = m_position.step + 1;
+    const std::int64_t epoch = m_task->framesPerEpoch();
+    const std::int64_t position = epoch > 0 ? m_position.cursor % epoch : m_position.cursor;
+    if (position == 0) m_streams = StreamState();  // a new epoch: the text starts afresh
+    const TruncationWindow window =
+        truncationWindow(position, m_config.effectiveH(), m_config.hPrime);
+    const TaskChunk chunk = m_task->trainingFrames(window.begin, window.frames);
+    const ChunkLoss loss =
+        forwardBackwardWindow(*m_backend, m_params, chunk, window, m_streams, m_grads);
+    if (!std::isfinite(loss.summed))
+      throw NonFiniteError(step, "the training loss is " + std::to_string(loss.summed));
+    if (!m_grads.allFinite())
+      throw NonFiniteError(step,
+                           "the gradient of '" + firstNonFinite(m_grads) + "' is NaN or infinite");
+    const float scale = loss.predicted > 0 ? 1.0f / static_cast<float>(loss.predicted) : 1.0f;
+    for (float& g : m_grads.values()) g *= scale;
+    const double norm = clipGradientNorm(m_grads.values(), m_config.clipNorm);
+    m_optimizer->step(m_params.values(), m_grads.values(), m_schedule.rate());
+    if (!m_params.allFinite())
+      throw NonFiniteError(step, "the update made '" + firstNonFinite(m_params) +
+                                     "' NaN or infinite (gradient norm " + std::to_string(norm) +
+                                     ")");
+    m_position.step = step;
+    m_position.cursor += m_config.hPrime;
+    m_position.interval.lossSum += loss.summed;
+    m_position.interval.predictedFrames += loss.predicted;
+    m_position.interval.gradNormSum += norm;
+    m_position.interval.updates += 1;
+    m_intervalFrames += static_cast<std::int64_t>(m_config.streams) * m_config.hPrime;
+  }
+
+  MetricsRecord report(bool validate) {
+    const ReportInterval& in = m_position.interval;
+    const Clock::time_point now = Clock::now();
+    MetricsRecord r;
+    r.step = m_position.step;
+    r.frames = m_position.step * m_config.streams * m_config.hPrime;
+    r.trainLoss =
+        in.predictedFrames > 0 ? in.lossSum / static_cast<double>(in.predictedFrames) : 0.0;
+    r.gradNorm = in.updates > 0 ? in.gradNormSum / static_cast<double>(in.updates) : 0.0;
+    r.lr = m_schedule.rate();
+    const double seconds = std::chrono::duration<double>(now - m_intervalStart).count();
+    r.framesPerS = seconds > 0 ? static_cast<double>(m_intervalFrames) / seconds : 0.0;
+    if (validate) validateInto(r);
+    r.wallS =
+        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+    if (m_task->reportsBitsPerCharacter()) {
+      r.trainBpc = r.trainLoss / std::numbers::ln2;
+      if (r.validLoss) r.validBpc = *r.validLoss / std::numbers::ln2;
+    }
+    m_metrics->append(r);
+    if (m_observer) m_observer->onReport(r, m_totalSteps);
+    m_position.interval = {};
+    m_position.wallSeconds = r.wallS;
+    m_intervalStart = Clock::now();
+    m_intervalFrames = 0;
+    return r;
+  }
+
+  void validateInto(MetricsRecord& r) {
+    const ChunkLoss loss = evaluateValidation(*m_backend, m_params, *m_task, m_config.effectiveH());
+    const double mean =
+        loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted));
+    if (!std::isfinite(mean))
+      throw NonFiniteError(m_position.step, "the validation loss is " + std::to_string(mean));
+    r.validLoss = mean;
+    if (m_schedule.onValidation(mean)) {
+      m_optimizer->reset();
+      message("step " + std::to_string(m_position.step) + ": validation loss got worse; " +
+              "learning rate halved to " + shortNumber(m_schedule.rate()) +
+              ", optimizer state reset");
+    }
+    m_position.learningRate = m_schedule.rate();
+    m_position.previousValidLoss = m_schedule.previousValidLoss();
+    m_position.halvings = m_schedule.halvings();
+  }
+
+  void writeCheckpoint() {
+    m_position.wallSeconds =
+        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+    const fs::path path = m_folder.checkpointPath(m_position.step);
+    saveCheckpoint(path, m_plan, Checkpoint{m_params, m_optimizer->state(), m_streams, m_position});
+    m_folder.pruneCheckpoints(m_config.keepCheckpoints);
+    if (m_log) m_log->write("checkpoint " + path.filename().string());
+  }
+
+  TrainConfig m_config;
+  RunFolder m_folder;
+  TrainingObserver* m_observer;
+  CompiledPlan m_plan;
+  std::unique_ptr<Task> m_task;
+  std::unique_ptr<Backend> m_backend;
+  ParameterSet m_params, m_grads;
+  std::unique_ptr<Optimizer> m_optimizer;
+  LearningRateSchedule m_schedule;
+  StreamState m_streams;
+  TrainingPosition m_position;
+  std::int64_t m_totalSteps = 0;
+  std::unique_ptr<RunLog> m_log;
+  std::unique_ptr<MetricsWriter> m_metrics;
+  Clock::time_point m_sessionStart, m_intervalStart;
+  double m_wallAtSessionStart = 0.0;
+  std::int64_t m_intervalFrames = 0;
+};
+
+Trainer::Trainer(std::unique_ptr<Loop> loop) : m_loop(std::move(loop)) {}
+Trainer::~Trainer() = default;
+TrainOutcome Trainer::run() { return m_loop->run(); }
+const TrainConfig& Trainer::config() const { return m_loop->config(); }
+std::int64_t Trainer::totalSteps() const { return m_loop->totalSteps(); }
+
+std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::path& runDir,
+                                           TrainingObserver* observer) {
+  validateTrainConfig(config);
+  if (config.graph.empty()) throw std::invalid_argument("no graph file given");
+  TrainConfig resolved = config;
+  resolved.h = config.effectiveH();
+  resolved.graph = fs::absolute(config.graph).lexically_normal().string();
+  if (!resolved.task.text.empty())
+    resolved.task.text = fs::absolute(resolved.task.text).lexically_normal().string();
+  // Everything that can be wrong with the graph, the data or the options is found before the
+  // run folder is made, so a failed start leaves nothing behind.
+  auto loop = std::make_unique<Loop>(resolved, runDir, resolved.graph, observer);
+  const RunFolder folder(runDir);
+  folder.createForNewRun();
+  saveGraphFile(loadValidGraph(resolved.graph), folder.graphPath());
+  // The run stands alone: its config names its own copy of the graph (relative to the folder).
+  TrainConfig kept = resolved;
+  kept.graph = folder.graphPath().filename().string();
+  writeFileAtomically(folder.configPath(), toJson(kept).dump(2) + "\n");
+  loop->openOutputs();
+  loop->describeStart(false);
+  return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
+}
+
+std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOverrides& overrides,
+                                         TrainingObserver* observer) {
+  const RunFolder folder(runDir);
+  if (!folder.holdsRun())
+    throw std::runtime_error(runDir.string() +
+                             " holds no run to resume (no config.json and "
+                             "graph.rnn.json)");
+  TrainConfig config = loadTrainConfig(folder.configPath());
+  if (overrides.steps) config.steps = *overrides.steps, config.epochs = 0.0;
+  if (overrides.epochs) config.epochs = *overrides.epochs, config.steps = 0;
+  auto loop = std::make_unique<Loop>(config, runDir, folder.graphPath(), observer);
+  const auto checkpoint = folder.newestCheckpoint();
+  if (checkpoint) loop->restore(*checkpoint);
+  if (loop->totalSteps() < loop->position().step)
+    throw std::invalid_argument("the run is already at step " +
+                                std::to_string(loop->position().step) + "; it cannot end at step " +
+                                std::to_string(loop->totalSteps()));
+  if (overrides.learningRate) loop->setLearningRate(*overrides.learningRate);
+  // Reports written after that checkpoint are about to be written again.
+  truncateMetricsAfter(folder.metricsPath(), checkpoint ? loop->position().step : 0);
+  if (overrides.steps || overrides.epochs) {
+    TrainConfig kept = config;
+    kept.graph = folder.graphPath().filename().string();
+    writeFileAtomically(folder.configPath(), toJson(kept).dump(2) + "\n");
+  }
+  loop->openOutputs();
+  loop->describeStart(true);
+  if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
+  if (overrides.learningRate)
+    loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +
+                  std::to_string(loop->position().step) + " on (--lr)");
+  return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
+}
+
+}  // namespace rnnwb::train

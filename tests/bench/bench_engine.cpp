@@ -1,0 +1,163 @@
+// Training throughput of the CPU engine (forward + backward), and the machine's sgemm peak.
+// Usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames T]
+//                    [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME]
+// GRAPH's input layers get --input units, output layers --output, all others --hidden (0 keeps
+// the file's sizes). Prints one JSON object per line: the engine run, then the sgemm peak; see
+// tests/bench/run_engine_bench.sh and docs/benchmarks.md.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <iostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <cblas.h>
+#include <nlohmann/json.hpp>
+
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+using namespace rnnwb;
+
+namespace {
+
+struct Options {
+  std::string graph, label;
+  int input = 0, hidden = 0, output = 0, streams = 32, frames = 64, repeat = 20, threads = 2;
+  int sgemm = 2048;
+};
+
+Graph resized(Graph graph, const Options& o) {
+  for (Layer& layer : graph.layers) {
+    const int size = layer.isInput() ? o.input : layer.isOutput() ? o.output : o.hidden;
+    if (size > 0) layer.size = size;
+  }
+  return graph;
+}
+
+SequenceBatch randomBatch(const CompiledPlan& plan, int frames, int streams) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  SequenceBatch batch;
+  batch.frames = frames;
+  batch.streams = streams;
+  for (int l : plan.inputLayers()) {
+    Tensor t = Tensor::zerosF32({frames, streams, plan.graph().layers[l].size});
+    for (float& v : t.f32()) v = uniform(rng);
+    batch.inputs.push_back(std::move(t));
+  }
+  for (int l : plan.outputLayers()) {
+    const Layer& layer = plan.graph().layers[l];
+    if (layer.loss == LossKind::CrossEntropy) {
+      Tensor t = Tensor::zerosI64({frames, streams});
+      for (auto& v : t.i64()) v = std::uniform_int_distribution<int>(0, layer.size - 1)(rng);
+      batch.targets.push_back(std::move(t));
+    } else {
+      Tensor t = Tensor::zerosF32({frames, streams, layer.size});
+      for (float& v : t.f32()) v = uniform(rng);
+      batch.targets.push_back(std::move(t));
+    }
+  }
+  return batch;
+}
+
+/// CPU time of the whole process (all threads): less disturbed than wall time by other work.
+double processSeconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
+}
+
+double seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+nlohmann::json benchEngine(const Options& o) {
+  const CompiledPlan plan(resized(loadValidGraph(o.graph), o));
+  const ParameterSet params = initParameters(plan, 1);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  const SequenceBatch batch = randomBatch(plan, o.frames, o.streams);
+  CpuBackend backend(plan, {.profile = true});
+  StreamState state;
+  for (int warm = 0; warm < 2; ++warm) backend.forwardBackward(params, batch, state, &state, &gradients);
+  backend.resetStats();
+  // Each chunk timed alone: the median is the figure, the best one shows what an idle machine
+  // gives (these machines are shared).
+  std::vector<double> chunkSeconds;
+  double loss = 0;
+  const double cpuStart = processSeconds();
+  for (int r = 0; r < o.repeat; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    loss = backend.forwardBackward(params, batch, state, &state, &gradients);
+    chunkSeconds.push_back(seconds(start));
+  }
+  const double cpu = processSeconds() - cpuStart;
+  double wall = 0;
+  for (double s : chunkSeconds) wall += s;
+  std::sort(chunkSeconds.begin(), chunkSeconds.end());
+  const CpuBackendStats& stats = backend.stats();
+  const double framesPerChunk = double(o.frames) * o.streams;
+  return {{"bench", "engine"},
+          {"label", o.label},
+          {"graph", o.graph},
+          {"threads", o.threads},
+          {"streams", o.streams},
+          {"frames", o.frames},
+          {"repeat", o.repeat},
+          {"parameters", params.size()},
+          {"frames_per_s", framesPerChunk / chunkSeconds[chunkSeconds.size() / 2]},
+          {"frames_per_s_best", framesPerChunk / chunkSeconds.front()},
+          {"frames_per_cpu_s", framesPerChunk * o.repeat / cpu},
+          {"wall_s", wall},
+          {"cpu_s", cpu},
+          {"blas_share", stats.blasSeconds / wall},
+          {"blas_gflops", stats.blasFlops / stats.blasSeconds / 1e9},
+          {"total_gflops", stats.blasFlops / wall / 1e9},
+          {"flops_per_frame", stats.blasFlops / (framesPerChunk * o.repeat)},
+          {"blas_calls_per_chunk", double(stats.blasCalls) / o.repeat},
+          {"loss", loss}};
+}
+
+nlohmann::json benchSgemm(const Options& o) {
+  const int n = o.sgemm;
+  std::vector<float> a(std::size_t(n) * n, 0.5f), b(a), c(a.size(), 0.0f);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+              0.0f, c.data(), n);
+  double best = 0;
+  for (int r = 0; r < 5; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
+                n, 0.0f, c.data(), n);
+    best = std::max(best, 2.0 * n * n * double(n) / seconds(start) / 1e9);
+  }
+  return {{"bench", "sgemm"}, {"size", n}, {"threads", o.threads}, {"gflops", best}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    std::cerr << "usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] "
+                 "[--frames T] [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME]\n";
+    return 2;
+  }
+  Options o;
+  o.graph = argv[1];
+  o.label = o.graph;
+  for (int i = 2; i + 1 < argc; i += 2) {
+    const std::string key = argv[i], value = argv[i + 1];
+    if (key == "--label") { o.label = value; continue; }
+    int* target = key == "--input" ? &o.input : key == "--hidden" ? &o.hidden
+                : key == "--output" ? &o.output : key == "--streams" ? &o.streams
+                : key == "--frames" ? &o.frames : key == "--repeat" ? &o.repeat
+                : key == "--threads" ? &o.threads : key == "--sgemm" ? &o.sgemm : nullptr;
+    if (!target) { std::cerr << "unknown option " << key << '\n'; return 2; }
+    *target = std::stoi(value);
+  }
+  setBlasThreads(o.threads);
+  std::cout << benchEngine(o).dump() << '\n' << benchSgemm(o).dump() << std::endl;
+  return 0;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/python3
+"""The PyTorch side of the engine benchmarks (tests/bench/run_engine_bench.sh, docs/benchmarks.md).
+
+Trains with truncated BPTT(h; h' = h) on random data, N streams, the state carried across chunks
+(detached), summed cross-entropy loss, and times forward + backward per chunk:
+  lstm      torch.nn.LSTM(input, hidden) + Linear(hidden, output), the standard LSTM
+  peephole  the equations of examples/lstm-peephole.rnn.json as a per-frame cell loop, with the
+            input products of all frames hoisted out of the loop (as a careful user writes it)
+  peephole-naive  the same cell loop with every product inside the loop
+Prints one JSON object per line: frames per second of wall time (median chunk, best chunk) and
+frames per second of process CPU time (all threads), which a loaded machine disturbs less.
+"""
+import argparse
+import json
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+class PeepholeLstm(torch.nn.Module):
+    """i = s(Wxi x + Whi h' + wci c' + bi), f = s(Wxf x + Whf h' + wcf c' + bf),
+    g = tanh(Wxg x + Whg h' + bg), c = i g + f c', o = s(Wxo x + Who h' + wco c + bo),
+    h = o tanh(c), y = softmax(Why h + by): primes are the previous frame."""
+
+    def __init__(self, inputs, hidden, outputs, hoisted):
+        super().__init__()
+        self.hidden, self.hoisted = hidden, hoisted
+        self.wx = torch.nn.Linear(inputs, 4 * hidden)            # i, f, g, o with their biases
+        self.wh = torch.nn.Linear(hidden, 4 * hidden, bias=False)
+        self.peep = torch.nn.Parameter(torch.empty(3, hidden).uniform_(-1, 1))
+        self.out = torch.nn.Linear(hidden, outputs)
+
+    def forward(self, x, state):
+        h, c = state
+        n = self.hidden
+        # unbind, not xs[t]: the backward of 64 slices would add 64 full-size zero tensors.
+        xs = self.wx(x).unbind(0) if self.hoisted else None
+        outputs = []
+        for t in range(x.shape[0]):
+            gates = (xs[t] if self.hoisted else self.wx(x[t])) + self.wh(h)
+            i = torch.sigmoid(gates[:, :n] + self.peep[0] * c)
+            f = torch.sigmoid(gates[:, n:2 * n] + self.peep[1] * c)
+            g = torch.tanh(gates[:, 2 * n:3 * n])
+            c = i * g + f * c
+            o = torch.sigmoid(gates[:, 3 * n:] + self.peep[2] * c)
+            h = o * torch.tanh(c)
+            outputs.append(h)
+        return self.out(torch.stack(outputs)), (h, c)
+
+
+class StandardLstm(torch.nn.Module):
+    def __init__(self, inputs, hidden, outputs):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(inputs, hidden)
+        self.out = torch.nn.Linear(hidden, outputs)
+
+    def forward(self, x, state):
+        hs, (h, c) = self.lstm(x, (state[0].unsqueeze(0), state[1].unsqueeze(0)))
+        return self.out(hs), (h[0], c[0])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("model", choices=["lstm", "peephole", "peephole-naive"])
+    parser.add_argument("--input", type=int, default=128)
+    parser.add_argument("--hidden", type=int, default=256)
+    parser.add_argument("--output", type=int, default=128)
+    parser.add_argument("--streams", type=int, default=32)
+    parser.add_argument("--frames", type=int, default=64)
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(1)
+    if args.model == "lstm":
+        model = StandardLstm(args.input, args.hidden, args.output)
+    else:
+        model = PeepholeLstm(args.input, args.hidden, args.output, args.model == "peephole")
+    x = torch.rand(args.frames, args.streams, args.input) * 2 - 1
+    target = torch.randint(0, args.output, (args.frames * args.streams,))
+    state = (torch.zeros(args.streams, args.hidden), torch.zeros(args.streams, args.hidden))
+
+    def chunk(state):
+        model.zero_grad(set_to_none=False)
+        logits, state = model(x, state)
+        loss = F.cross_entropy(logits.reshape(-1, args.output), target, reduction="sum")
+        loss.backward()
+        return loss.item(), (state[0].detach(), state[1].detach())
+
+    for _ in range(2):
+        _, state = chunk(state)
+    times = []
+    cpu_start = time.process_time()
+    for _ in range(args.repeat):
+        start = time.perf_counter()
+        loss, state = chunk(state)
+        times.append(time.perf_counter() - start)
+    cpu = time.process_time() - cpu_start
+    frames = args.frames * args.streams
+    ordered = sorted(times)
+    print(json.dumps({
+        "bench": "torch", "label": args.model, "threads": args.threads,
+        "torch": torch.__version__, "streams": args.streams, "frames": args.frames,
+        "repeat": args.repeat, "parameters": sum(p.numel() for p in model.parameters()),
+        "frames_per_s": frames / ordered[len(ordered) // 2],
+        "frames_per_s_best": frames / ordered[0], "frames_per_cpu_s": frames * args.repeat / cpu,
+        "wall_s": sum(times), "cpu_s": cpu, "loss": loss}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,252 @@
+// The CPU backend's chunking contracts: carried state makes chunks equal one long chunk,
+// BPTT(h; h') with h covering the sequence equals full BPTT, N streams equal N separate runs,
+// runs repeat bit for bit, and overflow is visible to the caller.
+#include <QtTest>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "engine_test_support.hpp"
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::testing;
+
+namespace {
+
+// Delays 1 and 2 inside recurrent nodes, a delayed input, multiplicative gates: every way a
+// state crosses a chunk boundary.
+CompiledPlan examplePlan(const char* name, int size = 5) {
+  return CompiledPlan(withLayerSize(loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name), size));
+}
+
+void compareClose(std::span<const float> a, std::span<const float> b, double tolerance,
+                  const char* what) {
+  QCOMPARE(a.size(), b.size());
+  double largest = 0;
+  for (float v : b) largest = std::max(largest, std::abs(double(v)));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    QVERIFY2(std::abs(double(a[i]) - b[i]) <= tolerance * (largest + 1e-30),
+             qPrintable(QString("%1[%2]: %3 vs %4").arg(what).arg(i).arg(a[i]).arg(b[i])));
+}
+
+void addInto(ParameterSet& sum, const ParameterSet& part) {
+  for (std::size_t i = 0; i < sum.size(); ++i) sum.values()[i] += part.values()[i];
+}
+
+}  // namespace
+
+class TestCpuBackend : public QObject {
+  Q_OBJECT
+ private slots:
+  void chunksEqualOneLongChunk_data();
+  void chunksEqualOneLongChunk();
+  void truncatedEqualsFullWhenWindowCoversSequence_data();
+  void truncatedEqualsFullWhenWindowCoversSequence();
+  void streamsEqualSeparateRuns_data();
+  void streamsEqualSeparateRuns();
+  void carryFramesSelectsTheState();
+  void workersSplitTheStreams();
+  void repeatsBitForBit();
+  void overflowIsVisible();
+  void rejectsMismatchedInputs();
+};
+
+void TestCpuBackend::chunksEqualOneLongChunk_data() {
+  QTest::addColumn<QString>("example");
+  for (const char* name : {"two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json",
+                           "gru.rnn.json", "jordan.rnn.json", "mi-rnn.rnn.json"})
+    QTest::newRow(name) << name;
+}
+
+void TestCpuBackend::chunksEqualOneLongChunk() {
+  QFETCH(QString, example);
+  const CompiledPlan plan = examplePlan(qPrintable(example));
+  ParameterSet params(plan);
+  randomizeParameters(params, 3);
+  const SequenceBatch whole = randomBatch(plan, 12, 3, 4);
+  CpuBackend backend(plan);
+  std::vector<Tensor> longOutputs;
+  StreamState longState;
+  const double longLoss = backend.forward(params, whole, {}, &longState, &longOutputs);
+
+  double chunkLoss = 0;
+  StreamState state;
+  for (int first = 0; first < 12; first += 4) {
+    std::vector<Tensor> outputs;
+    chunkLoss += backend.forward(params, sliceFrames(whole, first, 4), state, &state, &outputs);
+    const auto expected = sliceFrames(SequenceBatch{12, 3, longOutputs, {}, 0, -1}, first, 4);
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+      compareClose(outputs[o].f32(), expected.inputs[o].f32(), 1e-5, "output");
+  }
+  QVERIFY(std::abs(chunkLoss - longLoss) <= 1e-5 * std::abs(longLoss));
+  for (int l = 0; l < state.layerCount(); ++l)
+    compareClose(state.layerFrames(l), longState.layerFrames(l), 1e-5, "state");
+}
+
+void TestCpuBackend::truncatedEqualsFullWhenWindowCoversSequence_data() {
+  QTest::addColumn<QString>("example");
+  QTest::addColumn<int>("newFrames");  // h'
+  for (const char* name : {"two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json", "gru.rnn.json"}) {
+    QTest::newRow(qPrintable(QString(name) + " h'=3")) << name << 3;
+    QTest::newRow(qPrintable(QString(name) + " h'=4")) << name << 4;
+  }
+}
+
+// The trainer's BPTT(h; h') procedure (sequence_batch.hpp) over a sequence that starts from a
+// carried state, with h as long as the sequence: the sum of its per-update gradients must equal
+// the gradient of one chunk over the whole sequence.
+void TestCpuBackend::truncatedEqualsFullWhenWindowCoversSequence() {
+  QFETCH(QString, example);
+  QFETCH(int, newFrames);
+  const CompiledPlan plan = examplePlan(qPrintable(example), 4);
+  ParameterSet params(plan);
+  randomizeParameters(params, 8);
+  const int warmUp = 3, length = 12, window = length;
+  const SequenceBatch data = randomBatch(plan, warmUp + length, 2, 6);
+  CpuBackend backend(plan);
+  StreamState start;
+  backend.forward(params, sliceFrames(data, 0, warmUp), {}, &start);
+
+  ParameterSet full = ParameterSet::zerosLike(params);
+  const double fullLoss = backend.forwardBackward(params, sliceFrames(data, warmUp, length), start,
+                                                  nullptr, &full);
+
+  ParameterSet sum = ParameterSet::zerosLike(params), part = ParameterSet::zerosLike(params);
+  double loss = 0;
+  StreamState windowState = start;  // the state before the window's first frame
+  int windowStart = 0;              // in frames of the sequence
+  for (int seen = 0; seen < length; seen += newFrames) {
+    const int end = std::min(length, seen + newFrames);
+    SequenceBatch chunk = sliceFrames(data, warmUp + windowStart, end - windowStart);
+    chunk.firstPredictedFrame = seen - windowStart;
+    const int nextStart = std::max(0, end - window);
+    chunk.carryFrames = nextStart - windowStart;
+    loss += backend.forwardBackward(params, chunk, windowState, &windowState, &part);
+    addInto(sum, part);
+    windowStart = nextStart;
+  }
+  QVERIFY2(std::abs(loss - fullLoss) <= 1e-5 * std::abs(fullLoss),
+           qPrintable(QString("%1 vs %2").arg(loss).arg(fullLoss)));
+  compareClose(sum.values(), full.values(), 2e-5, "gradient");
+}
+
+void TestCpuBackend::streamsEqualSeparateRuns_data() {
+  QTest::addColumn<QString>("example");
+  for (const char* name : {"stacked-lstm.rnn.json", "sparse-rnn.rnn.json", "two-recurrent-nodes.rnn.json"})
+    QTest::newRow(name) << name;
+}
+
+void TestCpuBackend::streamsEqualSeparateRuns() {
+  QFETCH(QString, example);
+  const CompiledPlan plan = examplePlan(qPrintable(example), 6);
+  ParameterSet params(plan);
+  randomizeParameters(params, 21);
+  const SequenceBatch batch = randomBatch(plan, 7, 3, 22);
+  const StreamState state = randomState(plan, 3, 23);
+  CpuBackend backend(plan);
+  ParameterSet together = ParameterSet::zerosLike(params);
+  StreamState stateOut;
+  const double loss = backend.forwardBackward(params, batch, state, &stateOut, &together);
+
+  ParameterSet sum = ParameterSet::zerosLike(params), one = ParameterSet::zerosLike(params);
+  double separateLoss = 0;
+  for (int n = 0; n < 3; ++n) {
+    StreamState single;
+    separateLoss += backend.forwardBackward(params, selectStream(batch, n),
+                                            state.selectStreams({n}), &single, &one);
+    addInto(sum, one);
+    const StreamState expected = stateOut.selectStreams({n});
+    for (int l = 0; l < single.layerCount(); ++l)
+      compareClose(single.layerFrames(l), expected.layerFrames(l), 1e-5, "state");
+  }
+  QVERIFY(std::abs(separateLoss - loss) <= 1e-5 * std::abs(loss));
+  compareClose(sum.values(), together.values(), 2e-5, "gradient");
+}
+
+void TestCpuBackend::carryFramesSelectsTheState() {
+  const CompiledPlan plan = examplePlan("two-recurrent-nodes.rnn.json");
+  ParameterSet params(plan);
+  randomizeParameters(params, 1);
+  const SequenceBatch batch = randomBatch(plan, 8, 2, 2);
+  const StreamState state = randomState(plan, 2, 3);
+  CpuBackend backend(plan);
+  for (int carry : {0, 1, 3, 8}) {
+    SequenceBatch chunk = batch;
+    chunk.carryFrames = carry;
+    StreamState viaCarry, direct = state;
+    backend.forward(params, chunk, state, &viaCarry);
+    if (carry > 0) backend.forward(params, sliceFrames(batch, 0, carry), state, &direct);
+    for (int l = 0; l < direct.layerCount(); ++l)
+      compareClose(viaCarry.layerFrames(l), direct.layerFrames(l), 1e-5, "state");
+  }
+}
+
+void TestCpuBackend::workersSplitTheStreams() {
+  const CompiledPlan plan = examplePlan("lstm-peephole.rnn.json", 6);
+  ParameterSet params(plan);
+  randomizeParameters(params, 2);
+  const SequenceBatch batch = randomBatch(plan, 9, 5, 3);
+  const StreamState state = randomState(plan, 5, 4);
+  CpuBackend one(plan, {.threads = 1}), three(plan, {.threads = 3});
+  ParameterSet a = ParameterSet::zerosLike(params), b = ParameterSet::zerosLike(params);
+  StreamState stateA, stateB;
+  const double lossA = one.forwardBackward(params, batch, state, &stateA, &a);
+  const double lossB = three.forwardBackward(params, batch, state, &stateB, &b);
+  QVERIFY(std::abs(lossA - lossB) <= 1e-6 * std::abs(lossA));
+  compareClose(a.values(), b.values(), 1e-5, "gradient");
+  for (int l = 0; l < stateA.layerCount(); ++l)
+    compareClose(stateA.layerFrames(l), stateB.layerFrames(l), 1e-6, "state");
+}
+
+void TestCpuBackend::repeatsBitForBit() {
+  const CompiledPlan plan = examplePlan("lstm-peephole.rnn.json", 16);
+  ParameterSet params(plan);
+  randomizeParameters(params, 5);
+  const SequenceBatch batch = randomBatch(plan, 20, 4, 6);
+  CpuBackend first(plan), second(plan);
+  ParameterSet a = ParameterSet::zerosLike(params), b = ParameterSet::zerosLike(params);
+  const double lossA = first.forwardBackward(params, batch, {}, nullptr, &a);
+  first.forwardBackward(params, sliceFrames(batch, 0, 5), {}, nullptr, &b);  // other shapes between
+  const double lossB = second.forwardBackward(params, batch, {}, nullptr, &b);
+  QCOMPARE(lossA, lossB);
+  QVERIFY(std::memcmp(a.values().data(), b.values().data(), a.size() * sizeof(float)) == 0);
+}
+
+void TestCpuBackend::overflowIsVisible() {
+  const CompiledPlan plan = examplePlan("elman.rnn.json");
+  ParameterSet params(plan);
+  randomizeParameters(params, 1);
+  params.values()[0] = std::numeric_limits<float>::quiet_NaN();
+  CpuBackend backend(plan);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  const double loss = backend.forwardBackward(params, randomBatch(plan, 4, 2, 1), {}, nullptr,
+                                              &gradients);
+  QVERIFY(!std::isfinite(loss));
+  QVERIFY(!gradients.allFinite());
+}
+
+void TestCpuBackend::rejectsMismatchedInputs() {
+  const CompiledPlan plan = examplePlan("elman.rnn.json");
+  const CompiledPlan other = examplePlan("gru.rnn.json");
+  ParameterSet params(plan);
+  CpuBackend backend(plan);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  SequenceBatch batch = randomBatch(plan, 4, 2, 1);
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                           backend.forward(ParameterSet(other), batch, {}, nullptr));
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                           backend.forward(params, batch, StreamState(plan, 3), nullptr));
+  batch.targets[0].i64()[5] = 99;
+  try {
+    backend.forwardBackward(params, batch, {}, nullptr, &gradients);
+    QFAIL("a class out of range was accepted");
+  } catch (const std::invalid_argument& e) {
+    QVERIFY2(QString(e.what()).contains("class 99 at frame 2, stream 1"), e.what());
+  }
+}
+
+QTEST_APPLESS_MAIN(TestCpuBackend)
+#include "tst_cpubackend.moc"

@@ -1,0 +1,62 @@
+#pragma once
+// What the training tests share: small graphs and texts written to a temporary folder.
+#include <QtTest>
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "rnnwb/core/train/metrics.hpp"
+
+namespace train_test {
+
+inline void writeText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+/// The first `bytes` bytes of the shipped corpus (ASCII, so any cut is valid UTF-8).
+inline std::string corpusPrefix(std::size_t bytes) {
+  std::ifstream in(std::string(RNNWB_EXAMPLES_DIR) + "/data/kjv-genesis-2samuel.txt",
+                   std::ios::binary);
+  std::string text(bytes, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(bytes));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+/// An Elman network x -> h (tanh, delay-1 self-loop) -> y with the given output activation/loss.
+inline std::string elmanGraph(int inputs, int hidden, int outputs, bool classes) {
+  nlohmann::json y = {{"id", "y"}, {"kind", "additive"}, {"size", outputs}};
+  if (classes)
+    y.update({{"activation", "softmax"}, {"loss", "cross_entropy"}});
+  else
+    y["loss"] = "mse";
+  const nlohmann::json g = {
+      {"format", "rnnwb.graph"},
+      {"version", 1},
+      {"name", "elman-test"},
+      {"layers",
+       {{{"id", "x"}, {"kind", "input"}, {"size", inputs}},
+        {{"id", "h"}, {"kind", "additive"}, {"size", hidden}, {"activation", "tanh"}},
+        y}},
+      {"connections",
+       {{{"from", "x"}, {"to", "h"}},
+        {{"from", "h"}, {"to", "h"}, {"delay", 1}},
+        {{"from", "h"}, {"to", "y"}}}}};
+  return g.dump();
+}
+
+/// Metrics equal in everything but the timing keys (frames_per_s, wall_s).
+inline bool sameLearning(rnnwb::train::MetricsRecord a, rnnwb::train::MetricsRecord b) {
+  a.framesPerS = b.framesPerS = 0.0;
+  a.wallS = b.wallS = 0.0;
+  return a == b;
+}
+
+inline QString describe(const rnnwb::train::MetricsRecord& r) {
+  return QString::fromStdString(rnnwb::train::toJsonLine(r));
+}
+
+}  // namespace train_test
