@@ -43,9 +43,8 @@ class CpuBackend final : public Backend {
   double forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
                          const StreamState& stateIn, StreamState* stateOut,
                          ParameterSet* gradients) override;
-  double forward(const ParameterSet& params, const SequenceBatch& batch,
-                 const StreamState& stateIn, StreamState* stateOut,
-                 std::vector<Tensor>* outputs = nullptr) override;
+  double forward(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
+                 StreamState* stateOut, std::vector<Tensor>* outputs = nullptr) override;
 
   const CpuBackendStats& stats() const;
   void resetStats();
