@@ -26,8 +26,7 @@ int runGrad(const GradOptions& options) {
   const double loss = backend.forwardBackward(params, batch, {}, nullptr, &gradients);
   if (!std::isfinite(loss) || !gradients.allFinite())
     throw std::runtime_error("the loss (" + std::to_string(loss) +
-                             ") or a gradient is not finite; " + options.output +
-                             " not written");
+                             ") or a gradient is not finite; " + options.output + " not written");
   writeSafetensors(options.output, gradientsToTensors(gradients, loss));
   std::cout << options.output << ": loss " << loss << " over " << batch.frames << " frames x "
             << batch.streams << " streams\n";
@@ -42,10 +41,11 @@ void registerGrad(CLI::App& app, int& exitCode) {
                              "Gradients of the summed loss over a whole data file (one forward "
                              "and backward pass, no truncation)",
                              exitCode, [options] { return runGrad(*options); });
-  requireExistingFile(cmd->add_option("GRAPH", options->graph, "Graph file (*.rnn.json)")->required());
-  requireExistingFile(cmd->add_option("--weights", options->weights,
-                                      "Weights file (*.safetensors), masks included")
-                          ->required());
+  requireExistingFile(
+      cmd->add_option("GRAPH", options->graph, "Graph file (*.rnn.json)")->required());
+  requireExistingFile(
+      cmd->add_option("--weights", options->weights, "Weights file (*.safetensors), masks included")
+          ->required());
   requireExistingFile(cmd->add_option("--data", options->data,
                                       "Data file (*.safetensors): input[.<id>] F32 [T, N, size], "
                                       "target[.<id>]")

@@ -36,7 +36,8 @@ void registerInit(CLI::App& app, int& exitCode) {
                              "Write initial weights of a graph (and the masks of sparse "
                              "connections) to a safetensors file",
                              exitCode, [options] { return runInit(*options); });
-  requireExistingFile(cmd->add_option("GRAPH", options->graph, "Graph file (*.rnn.json)")->required());
+  requireExistingFile(
+      cmd->add_option("GRAPH", options->graph, "Graph file (*.rnn.json)")->required());
   cmd->add_option("--seed", options->seed, "Seed of the initial values (default 0)");
   cmd->add_option("-o,--output", options->output, "Weights file to write (*.safetensors)")
       ->required();

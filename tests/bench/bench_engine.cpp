@@ -82,7 +82,8 @@ nlohmann::json benchEngine(const Options& o) {
   const SequenceBatch batch = randomBatch(plan, o.frames, o.streams);
   CpuBackend backend(plan, {.profile = true});
   StreamState state;
-  for (int warm = 0; warm < 2; ++warm) backend.forwardBackward(params, batch, state, &state, &gradients);
+  for (int warm = 0; warm < 2; ++warm)
+    backend.forwardBackward(params, batch, state, &state, &gradients);
   backend.resetStats();
   // Each chunk timed alone: the median is the figure, the best one shows what an idle machine
   // gives (these machines are shared).
@@ -129,8 +130,8 @@ nlohmann::json benchSgemm(const Options& o) {
   double best = 0;
   for (int r = 0; r < 5; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(),
-                n, 0.0f, c.data(), n);
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n,
+                0.0f, c.data(), n);
     best = std::max(best, 2.0 * n * n * double(n) / seconds(start) / 1e9);
   }
   return {{"bench", "sgemm"}, {"size", n}, {"threads", o.threads}, {"gflops", best}};
@@ -149,12 +150,23 @@ int main(int argc, char** argv) {
   o.label = o.graph;
   for (int i = 2; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--label") { o.label = value; continue; }
-    int* target = key == "--input" ? &o.input : key == "--hidden" ? &o.hidden
-                : key == "--output" ? &o.output : key == "--streams" ? &o.streams
-                : key == "--frames" ? &o.frames : key == "--repeat" ? &o.repeat
-                : key == "--threads" ? &o.threads : key == "--sgemm" ? &o.sgemm : nullptr;
-    if (!target) { std::cerr << "unknown option " << key << '\n'; return 2; }
+    if (key == "--label") {
+      o.label = value;
+      continue;
+    }
+    int* target = key == "--input"     ? &o.input
+                  : key == "--hidden"  ? &o.hidden
+                  : key == "--output"  ? &o.output
+                  : key == "--streams" ? &o.streams
+                  : key == "--frames"  ? &o.frames
+                  : key == "--repeat"  ? &o.repeat
+                  : key == "--threads" ? &o.threads
+                  : key == "--sgemm"   ? &o.sgemm
+                                       : nullptr;
+    if (!target) {
+      std::cerr << "unknown option " << key << '\n';
+      return 2;
+    }
     *target = std::stoi(value);
   }
   setBlasThreads(o.threads);

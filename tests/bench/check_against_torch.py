@@ -65,7 +65,7 @@ def main():
         subprocess.run([args.rnnwb, "init", args.graph, "--seed", "5", "-o", weights],
                        check=True, stdout=subprocess.DEVNULL)
         w = read_safetensors(weights)
-        inputs, hidden = w["connections.x->i.weight"].shape[1], w["connections.x->i.weight"].shape[0]
+        hidden, inputs = w["connections.x->i.weight"].shape
         outputs = w["connections.h->y.weight"].shape[0]
         rng = np.random.default_rng(1)
         x = rng.uniform(-1, 1, (args.frames, args.streams, inputs)).astype(np.float32)
@@ -82,7 +82,8 @@ def main():
             [w[f"connections.x->{k}.weight"] for k in gates])))
         lstm.weight_hh_l0.copy_(torch.from_numpy(np.concatenate(
             [w[f"connections.h->{k}@1.weight"] for k in gates])))
-        lstm.bias_ih_l0.copy_(torch.from_numpy(np.concatenate([w[f"layers.{k}.bias"] for k in gates])))
+        lstm.bias_ih_l0.copy_(torch.from_numpy(np.concatenate(
+            [w[f"layers.{k}.bias"] for k in gates])))
         lstm.bias_hh_l0.zero_()
         linear.weight.copy_(torch.from_numpy(w["connections.h->y.weight"]))
         linear.bias.copy_(torch.from_numpy(w["layers.y.bias"]))

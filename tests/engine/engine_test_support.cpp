@@ -88,8 +88,10 @@ SequenceBatch slice(const SequenceBatch& batch, int first, int count, int stream
   SequenceBatch out;
   out.frames = count;
   out.streams = streams;
-  for (const Tensor& t : batch.inputs) out.inputs.push_back(sliceTensor(t, first, count, stream, streams));
-  for (const Tensor& t : batch.targets) out.targets.push_back(sliceTensor(t, first, count, stream, streams));
+  for (const Tensor& t : batch.inputs)
+    out.inputs.push_back(sliceTensor(t, first, count, stream, streams));
+  for (const Tensor& t : batch.targets)
+    out.targets.push_back(sliceTensor(t, first, count, stream, streams));
   return out;
 }
 

@@ -60,10 +60,14 @@ struct Evaluator {
 
   static double activate(Activation a, double s) {
     switch (a) {
-      case Activation::Sigmoid: return 1.0 / (1.0 + std::exp(-s));
-      case Activation::Tanh: return std::tanh(s);
-      case Activation::Relu: return s > 0 ? s : 0.0;
-      default: return s;
+      case Activation::Sigmoid:
+        return 1.0 / (1.0 + std::exp(-s));
+      case Activation::Tanh:
+        return std::tanh(s);
+      case Activation::Relu:
+        return s > 0 ? s : 0.0;
+      default:
+        return s;
     }
   }
 
@@ -120,7 +124,8 @@ struct Evaluator {
     std::copy(out.begin(), out.end(), y[layer].begin() + base);
     if (!spec.isOutput() || t < batch.firstPredictedFrame) return 0;
     const auto& outputs = plan.outputLayers();
-    const int o = static_cast<int>(std::find(outputs.begin(), outputs.end(), layer) - outputs.begin());
+    const int o =
+        static_cast<int>(std::find(outputs.begin(), outputs.end(), layer) - outputs.begin());
     return frameLoss(layer, o, t, n, s, out);
   }
 };

@@ -19,7 +19,8 @@ namespace {
 // Delays 1 and 2 inside recurrent nodes, a delayed input, multiplicative gates: every way a
 // state crosses a chunk boundary.
 CompiledPlan examplePlan(const char* name, int size = 5) {
-  return CompiledPlan(withLayerSize(loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name), size));
+  return CompiledPlan(
+      withLayerSize(loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name), size));
 }
 
 void compareClose(std::span<const float> a, std::span<const float> b, double tolerance,
@@ -56,8 +57,8 @@ class TestCpuBackend : public QObject {
 
 void TestCpuBackend::chunksEqualOneLongChunk_data() {
   QTest::addColumn<QString>("example");
-  for (const char* name : {"two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json",
-                           "gru.rnn.json", "jordan.rnn.json", "mi-rnn.rnn.json"})
+  for (const char* name : {"two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json", "gru.rnn.json",
+                           "jordan.rnn.json", "mi-rnn.rnn.json"})
     QTest::newRow(name) << name;
 }
 
@@ -89,7 +90,8 @@ void TestCpuBackend::chunksEqualOneLongChunk() {
 void TestCpuBackend::truncatedEqualsFullWhenWindowCoversSequence_data() {
   QTest::addColumn<QString>("example");
   QTest::addColumn<int>("newFrames");  // h'
-  for (const char* name : {"two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json", "gru.rnn.json"}) {
+  for (const char* name :
+       {"two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json", "gru.rnn.json"}) {
     QTest::newRow(qPrintable(QString(name) + " h'=3")) << name << 3;
     QTest::newRow(qPrintable(QString(name) + " h'=4")) << name << 4;
   }
@@ -111,8 +113,8 @@ void TestCpuBackend::truncatedEqualsFullWhenWindowCoversSequence() {
   backend.forward(params, sliceFrames(data, 0, warmUp), {}, &start);
 
   ParameterSet full = ParameterSet::zerosLike(params);
-  const double fullLoss = backend.forwardBackward(params, sliceFrames(data, warmUp, length), start,
-                                                  nullptr, &full);
+  const double fullLoss =
+      backend.forwardBackward(params, sliceFrames(data, warmUp, length), start, nullptr, &full);
 
   ParameterSet sum = ParameterSet::zerosLike(params), part = ParameterSet::zerosLike(params);
   double loss = 0;
@@ -135,7 +137,8 @@ void TestCpuBackend::truncatedEqualsFullWhenWindowCoversSequence() {
 
 void TestCpuBackend::streamsEqualSeparateRuns_data() {
   QTest::addColumn<QString>("example");
-  for (const char* name : {"stacked-lstm.rnn.json", "sparse-rnn.rnn.json", "two-recurrent-nodes.rnn.json"})
+  for (const char* name :
+       {"stacked-lstm.rnn.json", "sparse-rnn.rnn.json", "two-recurrent-nodes.rnn.json"})
     QTest::newRow(name) << name;
 }
 
@@ -222,8 +225,8 @@ void TestCpuBackend::overflowIsVisible() {
   params.values()[0] = std::numeric_limits<float>::quiet_NaN();
   CpuBackend backend(plan);
   ParameterSet gradients = ParameterSet::zerosLike(params);
-  const double loss = backend.forwardBackward(params, randomBatch(plan, 4, 2, 1), {}, nullptr,
-                                              &gradients);
+  const double loss =
+      backend.forwardBackward(params, randomBatch(plan, 4, 2, 1), {}, nullptr, &gradients);
   QVERIFY(!std::isfinite(loss));
   QVERIFY(!gradients.allFinite());
 }

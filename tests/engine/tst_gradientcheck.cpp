@@ -53,9 +53,9 @@ class TestGradientCheck : public QObject {
 };
 
 void TestGradientCheck::matchesFiniteDifferences_data() {
-  QTest::addColumn<QString>("json");      // graph text, or empty with a file
-  QTest::addColumn<QString>("file");      // example file, resized
-  QTest::addColumn<int>("randomSeed");    // > 0: a random valid graph instead
+  QTest::addColumn<QString>("json");    // graph text, or empty with a file
+  QTest::addColumn<QString>("file");    // example file, resized
+  QTest::addColumn<int>("randomSeed");  // > 0: a random valid graph instead
   QTest::addColumn<int>("firstPredicted");
   QTest::addColumn<bool>("withState");
 
@@ -69,16 +69,18 @@ void TestGradientCheck::matchesFiniteDifferences_data() {
   QTest::newRow("softmax cross_entropy") << elman("tanh", ce) << "" << 0 << 0 << false;
   QTest::newRow("state and partial prediction") << elman("tanh", ce) << "" << 0 << 2 << true;
   QTest::newRow("multiplicative plain node")
-      << graphText(layer("x", "input", 3) + "," + layer("a", "additive", 3, "\"activation\": \"tanh\"") +
-                       "," + layer("m", "multiplicative", 3, "\"activation\": \"tanh\"") + "," +
-                       layer("y", "additive", 2, mse),
-                   edge("x", "a") + "," + edge("a", "m", "\"type\": \"identity\"") + "," +
-                       edge("x", "m") + "," + edge("x", "m", "\"type\": \"diagonal\", \"id\": \"d\"") +
-                       "," + edge("m", "y"))
+      << graphText(
+             layer("x", "input", 3) + "," + layer("a", "additive", 3, "\"activation\": \"tanh\"") +
+                 "," + layer("m", "multiplicative", 3, "\"activation\": \"tanh\"") + "," +
+                 layer("y", "additive", 2, mse),
+             edge("x", "a") + "," + edge("a", "m", "\"type\": \"identity\"") + "," +
+                 edge("x", "m") + "," + edge("x", "m", "\"type\": \"diagonal\", \"id\": \"d\"") +
+                 "," + edge("m", "y"))
       << "" << 0 << 0 << false;
   QTest::newRow("multiplicative recurrent, delays 2 and 3")
-      << graphText(layer("x", "input", 3) + "," + layer("h", "multiplicative", 3, "\"activation\": \"tanh\"") +
-                       "," + layer("g", "additive", 3, "\"activation\": \"sigmoid\"") + "," +
+      << graphText(layer("x", "input", 3) + "," +
+                       layer("h", "multiplicative", 3, "\"activation\": \"tanh\"") + "," +
+                       layer("g", "additive", 3, "\"activation\": \"sigmoid\"") + "," +
                        layer("y", "additive", 3, mse),
                    edge("x", "h") + "," + edge("g", "h", "\"type\": \"identity\"") + "," +
                        edge("h", "g", "\"delay\": 3") + "," + edge("x", "g", "\"delay\": 2") + "," +
@@ -86,13 +88,15 @@ void TestGradientCheck::matchesFiniteDifferences_data() {
                        edge("h", "y", "\"type\": \"identity\", \"delay\": 2"))
       << "" << 0 << 1 << true;
   QTest::newRow("output inside the loop (Jordan)")
-      << graphText(layer("x", "input", 3) + "," + layer("h", "additive", 4, "\"activation\": \"tanh\"") +
-                       "," + layer("y", "additive", 3, ce),
+      << graphText(layer("x", "input", 3) + "," +
+                       layer("h", "additive", 4, "\"activation\": \"tanh\"") + "," +
+                       layer("y", "additive", 3, ce),
                    edge("x", "h") + "," + edge("y", "h", "\"delay\": 1") + "," + edge("h", "y"))
       << "" << 0 << 0 << true;
   QTest::newRow("stacked groups, no bias")
-      << graphText(layer("x", "input", 2) + "," + layer("h", "additive", 3, "\"activation\": \"tanh\"") +
-                       "," + layer("a", "additive", 3, "\"activation\": \"sigmoid\", \"bias\": false") +
+      << graphText(layer("x", "input", 2) + "," +
+                       layer("h", "additive", 3, "\"activation\": \"tanh\"") + "," +
+                       layer("a", "additive", 3, "\"activation\": \"sigmoid\", \"bias\": false") +
                        "," + layer("b", "additive", 2, "\"activation\": \"tanh\"") + "," +
                        layer("c", "additive", 4, "\"activation\": \"relu\"") + "," +
                        layer("y", "additive", 3, mse),
@@ -102,10 +106,11 @@ void TestGradientCheck::matchesFiniteDifferences_data() {
                        edge("c", "h") + "," + edge("h", "y"))
       << "" << 0 << 0 << true;
   QTest::newRow("sparse recurrent weights")
-      << graphText(layer("x", "input", 3) + "," + layer("h", "additive", 6, "\"activation\": \"tanh\"") +
-                       "," + layer("y", "additive", 3, ce),
-                   edge("x", "h") + "," + edge("h", "h", "\"delay\": 1, \"density\": 0.4, \"seed\": 3") +
-                       "," + edge("h", "y"))
+      << graphText(
+             layer("x", "input", 3) + "," + layer("h", "additive", 6, "\"activation\": \"tanh\"") +
+                 "," + layer("y", "additive", 3, ce),
+             edge("x", "h") + "," + edge("h", "h", "\"delay\": 1, \"density\": 0.4, \"seed\": 3") +
+                 "," + edge("h", "y"))
       << "" << 0 << 0 << false;
   QTest::newRow("two inputs, two outputs")
       << graphText(layer("u", "input", 2) + "," + layer("v", "input", 3) + "," +
@@ -120,7 +125,8 @@ void TestGradientCheck::matchesFiniteDifferences_data() {
   for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name))
     QTest::newRow(qPrintable("example " + name)) << "" << examples.filePath(name) << 0 << 1 << true;
   for (int seed = 1; seed <= 12; ++seed)
-    QTest::newRow(qPrintable("random graph " + QString::number(seed))) << "" << "" << seed << 0 << true;
+    QTest::newRow(qPrintable("random graph " + QString::number(seed))) << ""
+                                                                       << "" << seed << 0 << true;
 }
 
 void TestGradientCheck::matchesFiniteDifferences() {
@@ -155,8 +161,10 @@ void TestGradientCheck::matchesFiniteDifferences() {
   const double loss = backend.forwardBackward(params, batch, state, nullptr, &gradients);
   const std::vector<double> values(params.values().begin(), params.values().end());
   const double expectedLoss = referenceLoss(plan, params.layout(), values, batch, state);
-  QVERIFY2(std::abs(loss - expectedLoss) <= 1e-5 * (1 + std::abs(expectedLoss)),
-           qPrintable(QString("loss %1, reference %2").arg(loss, 0, 'g', 10).arg(expectedLoss, 0, 'g', 10)));
+  QVERIFY2(
+      std::abs(loss - expectedLoss) <= 1e-5 * (1 + std::abs(expectedLoss)),
+      qPrintable(
+          QString("loss %1, reference %2").arg(loss, 0, 'g', 10).arg(expectedLoss, 0, 'g', 10)));
 
   const std::vector<double> numeric = numericGradient(plan, params, batch, state);
   double errorNorm = 0, referenceNorm = 0, largest = 0;
@@ -173,7 +181,8 @@ void TestGradientCheck::matchesFiniteDifferences() {
       for (const ParameterView& v : params.layout().views())
         if (i >= v.offset && i < v.offset + v.size)
           key = QString::fromStdString(v.key) + "[" + QString::number(i - v.offset) + "]";
-      QFAIL(qPrintable(QString("%1: engine %2, finite differences %3").arg(key).arg(g).arg(numeric[i])));
+      QFAIL(qPrintable(
+          QString("%1: engine %2, finite differences %3").arg(key).arg(g).arg(numeric[i])));
     }
   }
   QVERIFY2(std::sqrt(errorNorm) <= 2e-5 * std::sqrt(referenceNorm) + 1e-7,

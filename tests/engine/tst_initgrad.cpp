@@ -104,12 +104,16 @@ void TestInitGrad::gradEqualsTrainingGradients() {
   for (const ParameterView& v : params.layout().views()) {
     const auto written = file.require(v.key, DType::F32, v.shape).f32();
     const auto expected = sum.view(v);
-    float scale = 0;  // rounding differs between one pass and summed windows: relative to the tensor
+    float scale =
+        0;  // rounding differs between one pass and summed windows: relative to the tensor
     for (float e : expected) scale = std::max(scale, std::abs(e));
     for (std::size_t i = 0; i < v.size; ++i)
       QVERIFY2(std::abs(written[i] - expected[i]) <= 1e-5 * scale + 1e-4 * std::abs(expected[i]),
-               qPrintable(QString("%1[%2]: %3 vs %4").arg(QString::fromStdString(v.key)).arg(i)
-                              .arg(written[i]).arg(expected[i])));
+               qPrintable(QString("%1[%2]: %3 vs %4")
+                              .arg(QString::fromStdString(v.key))
+                              .arg(i)
+                              .arg(written[i])
+                              .arg(expected[i])));
   }
 }
 
@@ -122,7 +126,8 @@ void TestInitGrad::gradNamesMissingAndMisshapenKeys() {
   tensors.erase("connections.h->h@1.mask");
   writeSafetensors(weights.toStdString(), tensors);
   writeSafetensors(data.toStdString(), dataTensors(plan, randomBatch(plan, 3, 1, 1)));
-  Run r = rnnwbCli({"grad", graphFile, "--weights", weights, "--data", data, "-o", dir.filePath("g")});
+  Run r =
+      rnnwbCli({"grad", graphFile, "--weights", weights, "--data", data, "-o", dir.filePath("g")});
   QCOMPARE(r.exitCode, 1);
   QVERIFY2(r.err.contains(weights + ": no tensor 'connections.h->h@1.mask'"), qPrintable(r.err));
 

@@ -38,9 +38,9 @@ void TestParameters::layoutHasTheSpecKeys() {
   QCOMPARE(layout.find("connections.x->i.weight")->shape, (Shape{32, 16}));
   QCOMPARE(layout.find("connections.c->i@1.weight")->shape, (Shape{32}));  // diagonal
   QCOMPARE(layout.find("layers.i.bias")->shape, (Shape{32}));
-  QVERIFY(!layout.find("layers.c.bias"));              // "bias": false
-  QVERIFY(!layout.find("layers.ig.bias"));             // multiplicative
-  QVERIFY(!layout.find("connections.i->ig.weight"));   // identity
+  QVERIFY(!layout.find("layers.c.bias"));             // "bias": false
+  QVERIFY(!layout.find("layers.ig.bias"));            // multiplicative
+  QVERIFY(!layout.find("connections.i->ig.weight"));  // identity
   std::size_t total = 0;
   for (const ParameterView& v : layout.views()) total += v.size;
   QCOMPARE(layout.size(), total);
@@ -78,8 +78,8 @@ void TestParameters::initKeepsMasksOfTheSpec() {
   for (const ParameterView& v : params.layout().views()) {
     if (v.connection < 0 || !plan.graph().connections[v.connection].isSparse()) continue;
     ++sparse;
-    const auto bits = connectionMask(plan.graph().connections[v.connection], int(v.shape[0]),
-                                     int(v.shape[1]));
+    const auto bits =
+        connectionMask(plan.graph().connections[v.connection], int(v.shape[0]), int(v.shape[1]));
     const auto mask = params.connectionMask(v.connection);
     const auto values = params.view(v);
     QCOMPARE(mask.size(), bits.size());
@@ -126,7 +126,8 @@ void TestParameters::loadReportsMissingAndMisshapenKeys() {
     parametersFromTensors(plan, wrong);
     QFAIL("accepted");
   } catch (const std::runtime_error& e) {
-    QVERIFY2(QString(e.what()).contains("'connections.x->h.weight' is F32 [8, 32], expected F32 [32, 8]"),
+    QVERIFY2(QString(e.what()).contains(
+                 "'connections.x->h.weight' is F32 [8, 32], expected F32 [32, 8]"),
              e.what());
   }
 }

@@ -39,8 +39,9 @@ void TestSafetensors::writesTheDocumentedLayout() {
   std::memcpy(&headerBytes, bytes.data(), 8);
   QCOMPARE(headerBytes % 8, std::uint64_t(0));
   const std::string header = bytes.substr(8, headerBytes);
-  QVERIFY2(header.find(R"("x":{"data_offsets":[0,8],"dtype":"F32","shape":[2]})") != std::string::npos,
-           header.c_str());
+  QVERIFY2(
+      header.find(R"("x":{"data_offsets":[0,8],"dtype":"F32","shape":[2]})") != std::string::npos,
+      header.c_str());
   QCOMPARE(bytes.size(), 8 + headerBytes + 8);
   float values[2];
   std::memcpy(values, bytes.data() + 8 + headerBytes, 8);
@@ -97,8 +98,9 @@ void TestSafetensors::requireChecksDtypeAndShape() {
     file.require("connections.a.weight", DType::F32, {3, 4});
     QFAIL("accepted");
   } catch (const std::runtime_error& e) {
-    QCOMPARE(QString(e.what()), QString("w.safetensors: tensor 'connections.a.weight' is F32 [4, 3], "
-                                        "expected F32 [3, 4]"));
+    QCOMPARE(QString(e.what()),
+             QString("w.safetensors: tensor 'connections.a.weight' is F32 [4, 3], "
+                     "expected F32 [3, 4]"));
   }
   QVERIFY_THROWS_EXCEPTION(std::runtime_error, file.at("layers.h.bias"));
 }

@@ -77,7 +77,8 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows
   }
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op, Rows range) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::ConnectionOp& op,
+                                                                Rows range) {
   // Nothing upstream of an input layer needs its gradient.
   if (m_plan.graph().layers[op.from].isInput()) return;
   const int rows = range.count;
@@ -91,7 +92,8 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::Conne
     case ConnectionType::Diagonal: {
       const float* w = weights(op);
       for (int r = 0; r < rows; ++r)
-        for (int i = 0; i < op.rows; ++i) sourceGrad[r * op.rows + i] += w[i] * grad[r * op.rows + i];
+        for (int i = 0; i < op.rows; ++i)
+          sourceGrad[r * op.rows + i] += w[i] * grad[r * op.rows + i];
       break;
     }
     case ConnectionType::Identity:
@@ -101,7 +103,8 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::Conne
   }
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGroup& group,
+                                                           Rows rows) {
   if (group.connections.size() == 1) {
     backwardConnection(m_program.connections[group.connections.front()], rows);
     return;
@@ -122,8 +125,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGro
        dy(group.from, earlier(rows, group.delay).first), group.cols);
 }
 
-void CpuBackend::Engine::backwardSteps(const cpu::NodeOp& node, int firstStream,
-                                       int streamCount) {
+void CpuBackend::Engine::backwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount) {
   for (int t = m_frames - 1; t >= 0; --t) {
     const Rows rows{static_cast<std::ptrdiff_t>(t) * m_streams + firstStream, streamCount};
     for (std::size_t p = node.layers.size(); p-- > 0;) {
@@ -145,7 +147,8 @@ void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
   for (int c : node.external) backwardConnection(m_program.connections[c], frames(0, m_frames));
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node,
+                                                                float* gradients) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;
   const int rows = m_frames * m_streams;
   for (int layer : node.layers) {

@@ -93,8 +93,8 @@ double CpuBackend::Engine::loss() const {
     if (layers[l].loss == LossKind::CrossEntropy) {
       const auto classes = m_batch->targets[o].i64();
       for (std::size_t r = first; r < rows; ++r)
-        total += math::crossEntropyFromLogits(b.s.data() + r * size, size,
-                                              static_cast<int>(classes[r]));
+        total +=
+            math::crossEntropyFromLogits(b.s.data() + r * size, size, static_cast<int>(classes[r]));
     } else {
       const auto targets = m_batch->targets[o].f32();
       const float* out = b.y.data() + static_cast<std::size_t>(b.delay) * m_streams * size;
@@ -158,8 +158,9 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
                                ParameterSet* gradients, std::vector<Tensor>* outputs) {
   batch.check(m_plan, gradients != nullptr);
   if (!(params.layout() == *m_layout))
-    throw std::invalid_argument("parameters of another graph (their layout differs from the "
-                                "plan's)");
+    throw std::invalid_argument(
+        "parameters of another graph (their layout differs from the "
+        "plan's)");
   if (!stateIn.empty() && stateIn.streams() != batch.streams)
     throw std::invalid_argument("a state of " + std::to_string(stateIn.streams()) +
                                 " streams for a batch of " + std::to_string(batch.streams));

@@ -63,8 +63,8 @@ class CpuBackend::Engine {
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
   void saveState(int carryFrames, StreamState& stateOut) const;
   double loss() const;
-  void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda,
-            const float* b, int ldb, float beta, float* c, int ldc);
+  void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda, const float* b,
+            int ldb, float beta, float* c, int ldc);
   float* y(int layer, std::ptrdiff_t row) { return at(m_layers[layer].y, layer, row, true); }
   float* dy(int layer, std::ptrdiff_t row) { return at(m_layers[layer].dy, layer, row, true); }
   float* s(int layer, std::ptrdiff_t row) { return at(m_layers[layer].s, layer, row, false); }

@@ -28,7 +28,8 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer) {
     std::memcpy(sum + r * spec.size, m_params + bias->offset, sizeof(float) * spec.size);
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op,
+                                                               Rows rows) {
   const float* source = y(op.from, earlier(rows, op.delay).first);
   float* dest = destination(op, rows.first);
   const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
@@ -49,15 +50,17 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::Connec
   }
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group, Rows rows) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGroup& group,
+                                                          Rows rows) {
   if (group.connections.size() == 1) {
     forwardConnection(m_program.connections[group.connections.front()], rows);
     return;
   }
   // One product for every connection of the group, then each takes its columns.
   float* stack = stackRows(group, rows);
-  gemm(false, true, rows.count, group.rows, group.cols, y(group.from, earlier(rows, group.delay).first),
-       group.cols, m_params + group.weightOffset, group.cols, 0.0f, stack, group.rows);
+  gemm(false, true, rows.count, group.rows, group.cols,
+       y(group.from, earlier(rows, group.delay).first), group.cols, m_params + group.weightOffset,
+       group.cols, 0.0f, stack, group.rows);
   int column = 0;
   for (int c : group.connections) {
     const cpu::ConnectionOp& op = m_program.connections[c];
@@ -79,8 +82,10 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
     bool first = true;
     for (int c : m_plan.anterior(layer)) {
       const float* z = destination(m_program.connections[c], rows.first);
-      if (first) std::copy_n(z, count, sum);
-      else for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
+      if (first)
+        std::copy_n(z, count, sum);
+      else
+        for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
       first = false;
     }
   }

@@ -37,14 +37,14 @@ struct NodeOp {
   std::vector<StackedGroup> delayedGroups;  // full, delay > 0, inside the node
   std::vector<int> delayedOther;            // diagonal / identity, delay > 0, inside the node
   std::vector<std::vector<StackedGroup>> zeroGroups;  // per position in layers: full, delay 0
-  std::vector<std::vector<int>> zeroOther;             // per position: diagonal / identity
+  std::vector<std::vector<int>> zeroOther;            // per position: diagonal / identity
 };
 
 struct Program {
   std::vector<ConnectionOp> connections;  // one per graph connection, same index
   std::vector<NodeOp> nodes;              // schedule order
   int zBufferCount = 0;
-  int widestGroupRows = 0;                // the largest stacked group (workspace size)
+  int widestGroupRows = 0;  // the largest stacked group (workspace size)
 };
 
 Program lowerPlan(const CompiledPlan& plan, const ParameterLayout& layout);

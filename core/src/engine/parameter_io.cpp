@@ -21,8 +21,8 @@ std::vector<float> masksFromFile(const CompiledPlan& plan, const ParameterLayout
     const std::string key = prefix + maskKey(connection);
     if (!file.contains(key)) {
       if (connection.isSparse())
-        throw std::runtime_error(file.path.string() + ": no tensor '" + key +
-                                 "' (connection '" + connection.id + "' has density " +
+        throw std::runtime_error(file.path.string() + ": no tensor '" + key + "' (connection '" +
+                                 connection.id + "' has density " +
                                  std::to_string(connection.density) + ", so its mask is needed)");
       continue;
     }
@@ -57,7 +57,8 @@ TensorMap parametersToTensors(const ParameterSet& parameters, bool withMasks,
     const std::string key = view.key.substr(0, view.key.size() - 6) + "mask";  // "weight"
     const auto exists = parameters.connectionMask(view.connection);
     if (exists.empty()) continue;
-    tensors[prefix + key] = Tensor::fromF32(view.shape, std::vector<float>(mask.begin(), mask.end()));
+    tensors[prefix + key] =
+        Tensor::fromF32(view.shape, std::vector<float>(mask.begin(), mask.end()));
   }
   return tensors;
 }

@@ -32,8 +32,8 @@ ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
     const Layer& to = graph.layers[plan.toLayer(c)];
     ParameterView view;
     view.key = "connections." + connection.id + ".weight";
-    view.shape = connection.type == ConnectionType::Full ? Shape{to.size, from.size}
-                                                         : Shape{to.size};
+    view.shape =
+        connection.type == ConnectionType::Full ? Shape{to.size, from.size} : Shape{to.size};
     view.offset = m_size;
     view.size = static_cast<std::size_t>(elementCount(view.shape));
     view.connection = c;
@@ -95,9 +95,9 @@ ParameterSet::ParameterSet(const CompiledPlan& plan)
   for (const ParameterView& view : m_layout->views()) {
     if (view.connection < 0 || !graph.connections[view.connection].isSparse()) continue;
     if (mask.empty()) mask.assign(m_values.size(), 1.0f);
-    const auto bits = rnnwb::connectionMask(graph.connections[view.connection],
-                                            static_cast<int>(view.shape[0]),
-                                            static_cast<int>(view.shape[1]));
+    const auto bits =
+        rnnwb::connectionMask(graph.connections[view.connection], static_cast<int>(view.shape[0]),
+                              static_cast<int>(view.shape[1]));
     for (std::size_t i = 0; i < view.size; ++i) mask[view.offset + i] = bits[i] ? 1.0f : 0.0f;
   }
   if (!mask.empty()) m_mask = std::make_shared<const std::vector<float>>(std::move(mask));

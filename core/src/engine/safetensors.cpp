@@ -44,10 +44,14 @@ Tensor parseTensor(const std::string& key, const nlohmann::json& entry, std::str
   if (!entry.is_object()) fail(origin, "header entry '" + key + "' is not an object");
   const std::string dtypeText = entry.value("dtype", std::string());
   DType dtype;
-  if (dtypeText == "F32") dtype = DType::F32;
-  else if (dtypeText == "I64") dtype = DType::I64;
-  else fail(origin, "tensor '" + key + "' has dtype '" + dtypeText + "' (only F32 and I64 are "
-                    "supported)");
+  if (dtypeText == "F32")
+    dtype = DType::F32;
+  else if (dtypeText == "I64")
+    dtype = DType::I64;
+  else
+    fail(origin, "tensor '" + key + "' has dtype '" + dtypeText +
+                     "' (only F32 and I64 are "
+                     "supported)");
   const Shape shape = parseShape(entry, origin, key);
   const auto& offsets = entry.value("data_offsets", nlohmann::json());
   if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||

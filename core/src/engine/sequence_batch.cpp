@@ -46,8 +46,8 @@ void SequenceBatch::check(const CompiledPlan& plan, bool needTargets) const {
     const Layer& layer = layers[plan.inputLayers()[i]];
     const Shape expected{frames, streams, layer.size};
     if (inputs[i].dtype() != DType::F32 || inputs[i].shape() != expected)
-      invalid("input of layer '" + layer.id + "' is " + inputs[i].describe() +
-              ", expected F32 " + shapeToString(expected));
+      invalid("input of layer '" + layer.id + "' is " + inputs[i].describe() + ", expected F32 " +
+              shapeToString(expected));
   }
   if (targets.empty() && !needTargets) return;
   if (targets.size() != plan.outputLayers().size())

@@ -19,8 +19,8 @@ StreamState::StreamState(const CompiledPlan& plan, int streams) : m_streams(stre
 
 void StreamState::resetStream(int stream) {
   if (empty()) return;
-  WB_CHECK(stream >= 0 && stream < m_streams, "stream " + std::to_string(stream) + " of " +
-                                                  std::to_string(m_streams));
+  WB_CHECK(stream >= 0 && stream < m_streams,
+           "stream " + std::to_string(stream) + " of " + std::to_string(m_streams));
   for (std::size_t l = 0; l < m_values.size(); ++l) {
     const std::size_t size = m_sizes[l];
     for (int f = 0; f < m_frames[l]; ++f) {
@@ -42,8 +42,8 @@ StreamState StreamState::selectStreams(const std::vector<int>& streams) const {
     values.reserve(static_cast<std::size_t>(m_frames[l]) * streams.size() * size);
     for (int f = 0; f < m_frames[l]; ++f) {
       for (int s : streams) {
-        WB_CHECK(s >= 0 && s < m_streams, "stream " + std::to_string(s) + " of " +
-                                              std::to_string(m_streams));
+        WB_CHECK(s >= 0 && s < m_streams,
+                 "stream " + std::to_string(s) + " of " + std::to_string(m_streams));
         auto row = m_values[l].begin() + (static_cast<std::size_t>(f) * m_streams + s) * size;
         values.insert(values.end(), row, row + size);
       }
@@ -69,10 +69,9 @@ StreamState StreamState::fromTensors(const CompiledPlan& plan, const TensorFile&
   StreamState state(plan, streams);
   for (std::size_t l = 0; l < state.m_values.size(); ++l) {
     if (state.m_frames[l] == 0) continue;
-    const auto values =
-        file.require(prefix + plan.graph().layers[l].id, DType::F32,
-                     {state.m_frames[l], streams, state.m_sizes[l]})
-            .f32();
+    const auto values = file.require(prefix + plan.graph().layers[l].id, DType::F32,
+                                     {state.m_frames[l], streams, state.m_sizes[l]})
+                            .f32();
     state.m_values[l].assign(values.begin(), values.end());
   }
   return state;

@@ -61,20 +61,28 @@ RNNWB_HOST_DEVICE inline float tanhApprox(float s) {
 /// y = f(s) for every activation but softmax (which needs the whole vector).
 RNNWB_HOST_DEVICE inline float activate(Activation a, float s) {
   switch (a) {
-    case Activation::Sigmoid: return sigmoid(s);
-    case Activation::Tanh: return tanhApprox(s);
-    case Activation::Relu: return s > 0.0f ? s : 0.0f;
-    default: return s;
+    case Activation::Sigmoid:
+      return sigmoid(s);
+    case Activation::Tanh:
+      return tanhApprox(s);
+    case Activation::Relu:
+      return s > 0.0f ? s : 0.0f;
+    default:
+      return s;
   }
 }
 
 /// f'(s) expressed through y = f(s), for every activation but softmax.
 RNNWB_HOST_DEVICE inline float derivativeFromOutput(Activation a, float y) {
   switch (a) {
-    case Activation::Sigmoid: return y * (1.0f - y);
-    case Activation::Tanh: return 1.0f - y * y;
-    case Activation::Relu: return y > 0.0f ? 1.0f : 0.0f;
-    default: return 1.0f;
+    case Activation::Sigmoid:
+      return y * (1.0f - y);
+    case Activation::Tanh:
+      return 1.0f - y * y;
+    case Activation::Relu:
+      return y > 0.0f ? 1.0f : 0.0f;
+    default:
+      return 1.0f;
   }
 }
 

@@ -17,7 +17,9 @@ namespace rnnwb {
 struct CpuBackendOptions {
   /// Threads for the frame-by-frame part: the streams of a chunk are split among them (each
   /// steps its own streams through all frames, with single-threaded BLAS); the products over all
-  /// frames use OpenBLAS's threads. 0: as many as OpenBLAS uses (blasThreads()).
+  /// frames use OpenBLAS's threads. 0: as many as OpenBLAS uses (blasThreads()). While the
+  /// threads run, OpenBLAS is set to one thread (a process-wide setting, restored after), so two
+  /// backends stepping at once in one process should each use threads = 1.
   int threads = 0;
   /// Time every sgemm and count its flops (stats()); costs a clock read per product.
   bool profile = false;
@@ -43,9 +45,8 @@ class CpuBackend final : public Backend {
   double forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
                          const StreamState& stateIn, StreamState* stateOut,
                          ParameterSet* gradients) override;
-  double forward(const ParameterSet& params, const SequenceBatch& batch,
-                 const StreamState& stateIn, StreamState* stateOut,
-                 std::vector<Tensor>* outputs = nullptr) override;
+  double forward(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
+                 StreamState* stateOut, std::vector<Tensor>* outputs = nullptr) override;
 
   const CpuBackendStats& stats() const;
   void resetStats();
