@@ -50,6 +50,7 @@ class TestWordsTrain : public QObject {
   void sigtermStopsWithACheckpointAndResumeIsExact();
   void errorsAreClear_data();
   void errorsAreClear();
+  void nonFiniteNamesTheStep();
 
  private:
   QStringList wordsArgs(const QString& runDir) const;
@@ -200,6 +201,19 @@ void TestWordsTrain::errorsAreClear() {
   QVERIFY2(r.err.contains(error), qPrintable(r.err));
   // A run that could not start leaves no run folder behind.
   QVERIFY(!QFileInfo::exists(m_dir.filePath("errors/config.json")));
+}
+
+void TestWordsTrain::nonFiniteNamesTheStep() {
+  // A learning rate past float's range makes the first update infinite.
+  const QString dir = m_dir.filePath("nan");
+  const Run r = runCli(wordsArgs(dir) + QStringList{"--steps", "5", "--optimizer", "sgd", "--lr",
+                                                    "1e39", "--clip", "0"});
+  QCOMPARE(r.exitCode, 1);
+  QVERIFY2(r.err.contains("rnnwb train: error: step 1: the update made 'layers.0.weight' NaN or "
+                          "infinite"),
+           qPrintable(r.err));
+  QVERIFY2(r.err.contains("No checkpoint had been written yet"), qPrintable(r.err));
+  QVERIFY(rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString()).empty());
 }
 
 QTEST_GUILESS_MAIN(TestWordsTrain)
