@@ -149,8 +149,8 @@ const std::vector<std::string> kRunOptions = {"GRAPH",
 constexpr const char* kDefaultWordsModel = "examples/words-model.json";
 
 void addWordsOptions(CLI::App* cmd, train::TaskConfig& t) {
-  cmd->add_option("--model", t.model, std::string("words: the model config (default ") +
-                                          kDefaultWordsModel + ")");
+  cmd->add_option("--model", t.model,
+                  std::string("words: the model config (default ") + kDefaultWordsModel + ")");
   cmd->add_option("--images", t.images, "words: an IAM folder (default: synthetic words)");
   cmd->add_option("--synthetic-words", t.syntheticWords, "words: synthetic training words")
       ->capture_default_str();

@@ -66,12 +66,20 @@ void TestWordsTrain::initTestCase() {
 }
 
 QStringList TestWordsTrain::wordsArgs(const QString& runDir) const {
-  return {"train",           "--task",  "words",           "--model",         m_model,
-          "--word-list",     m_words,   "--min-font-size", "12",              "--max-font-size",
-          "16",              "--synthetic-words",          "24",              "--valid-words",
-          "8",               "--batch", "4",               "--report-every",  "2",
-          "--valid-every",   "3",       "--checkpoint-every",                 "3",
-          "--threads",       "1",       "--run-dir",       runDir};
+  return {"train", "--task",
+          "words", "--model",
+          m_model, "--word-list",
+          m_words, "--min-font-size",
+          "12",    "--max-font-size",
+          "16",    "--synthetic-words",
+          "24",    "--valid-words",
+          "8",     "--batch",
+          "4",     "--report-every",
+          "2",     "--valid-every",
+          "3",     "--checkpoint-every",
+          "3",     "--threads",
+          "1",     "--run-dir",
+          runDir};
 }
 
 void TestWordsTrain::runFolderIsValid() {
@@ -165,27 +173,28 @@ void TestWordsTrain::errorsAreClear_data() {
   const QString dir = m_dir.filePath("errors");
   const QString missing = m_dir.filePath("no-such-folder");
   QTest::newRow("missing IAM folder")
-      << QStringList{"train", "--task", "words", "--model", m_model, "--images", missing,
-                     "--steps", "1", "--run-dir", dir}
+      << QStringList{"train", "--task",  "words", "--model",   m_model, "--images",
+                     missing, "--steps", "1",     "--run-dir", dir}
       << "rnnwb train: error: --images " + missing + ": no such folder";
   QTest::newRow("not an IAM folder")
-      << QStringList{"train", "--task", "words", "--model", m_model, "--images", m_dir.path(),
-                     "--steps", "1", "--run-dir", dir}
+      << QStringList{"train",      "--task",  "words", "--model",   m_model, "--images",
+                     m_dir.path(), "--steps", "1",     "--run-dir", dir}
       << "rnnwb train: error: --images " + m_dir.path() + ": no words.txt or lines.txt";
   const QString badModel = m_dir.filePath("bad-model.json");
   train_test::writeText(badModel.toStdString(),
                         R"({"alphabet": "ab", "layers": [{"type": "mdlstm", "units": 0}]})");
   QTest::newRow("bad model config")
-      << QStringList{"train", "--task", "words", "--model", badModel, "--steps", "1",
-                     "--run-dir", dir}
+      << QStringList{"train",   "--task", "words",     "--model", badModel,
+                     "--steps", "1",      "--run-dir", dir}
       << "rnnwb train: error: " + badModel + ": layers[0]: 'units' must be a positive integer";
   const QString noModel = m_dir.filePath("no-model.json");
-  QTest::newRow("missing model")
-      << QStringList{"train", "--task", "words", "--model", noModel, "--steps", "1",
-                     "--run-dir", dir}
-      << "rnnwb train: error: " + noModel + ": cannot open";
-  QTest::newRow("bad packer") << QStringList{"train",   "--task", "words", "--model", m_model,
-                                             "--packer", "tight", "--steps", "1", "--run-dir", dir}
+  QTest::newRow("missing model") << QStringList{"train",   "--task",    "words",
+                                                "--model", noModel,     "--steps",
+                                                "1",       "--run-dir", dir}
+                                 << "rnnwb train: error: " + noModel + ": cannot open";
+  QTest::newRow("bad packer") << QStringList{"train", "--task",    "words", "--model",
+                                             m_model, "--packer",  "tight", "--steps",
+                                             "1",     "--run-dir", dir}
                               << "rnnwb train: error: task.packer: unknown packer 'tight' (use "
                                  "baseline, shelf or none)";
   QTest::newRow("resume changes the data")

@@ -55,10 +55,10 @@ WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std
   }
   const std::size_t valid = static_cast<std::size_t>(task.validWords);
   if (all.size() < valid + static_cast<std::size_t>(task.batch))
-    throw std::invalid_argument(data.source + " give " + std::to_string(all.size()) +
-                                " examples: too few for valid_words = " +
-                                std::to_string(task.validWords) +
-                                " and one batch of " + std::to_string(task.batch));
+    throw std::invalid_argument(
+        data.source + " give " + std::to_string(all.size()) +
+        " examples: too few for valid_words = " + std::to_string(task.validWords) +
+        " and one batch of " + std::to_string(task.batch));
   data.valid.assign(std::make_move_iterator(all.end() - valid), std::make_move_iterator(all.end()));
   all.resize(all.size() - valid);
   data.train = std::move(all);

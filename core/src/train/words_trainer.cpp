@@ -92,10 +92,10 @@ class WordsTrainer::Loop {
     m_optimizer = makeOptimizer(m_config.optimizer, m_params.size());
     const std::int64_t perEpoch =
         wordsStepsPerEpoch(static_cast<int>(m_data.train.size()), m_config.task.batch);
-    m_totalSteps = m_config.steps > 0 ? m_config.steps
-                                      : std::max<std::int64_t>(1, static_cast<std::int64_t>(
-                                                                      std::ceil(m_config.epochs *
-                                                                                perEpoch)));
+    m_totalSteps = m_config.steps > 0
+                       ? m_config.steps
+                       : std::max<std::int64_t>(
+                             1, static_cast<std::int64_t>(std::ceil(m_config.epochs * perEpoch)));
     m_position.learningRate = m_schedule.rate();
   }
 
@@ -284,10 +284,10 @@ void WordsTrainer::Loop::writeCheckpoint() {
     std::size_t at = 0;
     for (std::size_t t = 0; t < tensors.size(); ++t) {
       const std::size_t n = tensors[t]->size();
-      out[prefix + m_names[t]] = Tensor::fromF32(
-          {static_cast<std::int64_t>(n)},
-          std::vector<float>(flat.begin() + static_cast<std::ptrdiff_t>(at),
-                             flat.begin() + static_cast<std::ptrdiff_t>(at + n)));
+      out[prefix + m_names[t]] =
+          Tensor::fromF32({static_cast<std::int64_t>(n)},
+                          std::vector<float>(flat.begin() + static_cast<std::ptrdiff_t>(at),
+                                             flat.begin() + static_cast<std::ptrdiff_t>(at + n)));
       at += n;
     }
   };
