@@ -3,9 +3,12 @@
 #include <QtTest>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "rnnwb/core/packing/word_images.hpp"
 #include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/core/train/metrics.hpp"
 #include "train_test_support.hpp"
@@ -51,6 +54,7 @@ class TestWordsTrain : public QObject {
   void errorsAreClear_data();
   void errorsAreClear();
   void nonFiniteNamesTheStep();
+  void iamFolderTrains();
 
  private:
   QStringList wordsArgs(const QString& runDir) const;
@@ -223,6 +227,36 @@ void TestWordsTrain::nonFiniteNamesTheStep() {
            qPrintable(r.err));
   QVERIFY2(r.err.contains("No checkpoint had been written yet"), qPrintable(r.err));
   QVERIFY(rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString()).empty());
+}
+
+void TestWordsTrain::iamFolderTrains() {
+  // An IAM layout (words.txt, images in the a01/a01-000u tree) of 12 synthetic words, one with
+  // an "err" segmentation and one with a character outside the alphabet.
+  const std::filesystem::path root = m_dir.filePath("iam").toStdString();
+  std::filesystem::create_directories(root / "words/a01/a01-000u");
+  rnnwb::packing::SyntheticWordOptions options;
+  options.wordList = m_words.toStdString();
+  options.maxPixelSize = 16;
+  const auto words = rnnwb::packing::generateSyntheticWords(12, options);
+  std::ofstream txt(root / "words.txt");
+  txt << "# a01-000u-00-00 ok 154 1 2 3 4 NN word\n";
+  for (int i = 0; i < 12; ++i) {
+    const std::string id = "a01-000u-00-" + std::to_string(10 + i);
+    rnnwb::packing::writePng(root / "words/a01/a01-000u" / (id + ".png"), words[i].image);
+    const std::string text = i == 5 ? words[i].text + "." : words[i].text;
+    txt << id << (i == 3 ? " err" : " ok") << " 154 1 2 3 4 NN " << text << "\n";
+  }
+  txt.close();
+  const QString dir = m_dir.filePath("iam-run");
+  const Run r = runCli({"train", "--task", "words", "--model", m_model, "--images",
+                        QString::fromStdString(root.string()), "--valid-words", "2", "--batch",
+                        "4", "--steps", "3", "--threads", "1", "--run-dir", dir});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QVERIFY2(r.err.contains("(10 usable entries, 2 left out), 8 training / 2 validation examples"),
+           qPrintable(r.err));
+  const auto metrics = rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString());
+  QCOMPARE(metrics.size(), std::size_t(1));
+  QVERIFY(metrics.back().cer.has_value());
 }
 
 QTEST_GUILESS_MAIN(TestWordsTrain)
