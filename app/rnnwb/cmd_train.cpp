@@ -12,6 +12,7 @@
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
+#include "rnnwb/core/train/words_trainer.hpp"
 
 namespace rnnwb::cli {
 namespace {
@@ -68,6 +69,7 @@ class ProgressPrinter final : public train::TrainingObserver {
   }
   void onReport(const MetricsRecord& r, std::int64_t total) override {
     if (r.validLoss) m_valid = "  valid " + lossText(*r.validLoss, r.validBpc);
+    if (r.cer) m_valid += "  cer " + std::to_string(*r.cer).substr(0, 5);  // the words task
     char rate[48];
     std::snprintf(rate, sizeof rate, "  %.0f frames/s", r.framesPerS);
     m_figures = "loss " + lossText(r.trainLoss, r.trainBpc) + m_valid + rate;
@@ -75,7 +77,10 @@ class ProgressPrinter final : public train::TrainingObserver {
     std::fprintf(stderr, "step %lld/%lld  train_loss %s%s  grad_norm %.3g  lr %.3g%s\n",
                  static_cast<long long>(r.step), static_cast<long long>(total),
                  lossText(r.trainLoss, r.trainBpc).c_str(),
-                 r.validLoss ? ("  valid_loss " + lossText(*r.validLoss, r.validBpc)).c_str() : "",
+                 r.validLoss ? ("  valid_loss " + lossText(*r.validLoss, r.validBpc) +
+                                (r.cer ? "  cer " + std::to_string(*r.cer).substr(0, 5) : ""))
+                                   .c_str()
+                             : "",
                  r.gradNorm, r.lr, rate);
   }
   void onMessage(const std::string& message) override {
@@ -128,14 +133,74 @@ const std::vector<std::string> kRunOptions = {"GRAPH",
                                               "--keep-checkpoints",
                                               "--seed",
                                               "--backend",
-                                              "--threads"};
+                                              "--threads",
+                                              "--model",
+                                              "--images",
+                                              "--synthetic-words",
+                                              "--valid-words",
+                                              "--word-list",
+                                              "--min-font-size",
+                                              "--max-font-size",
+                                              "--batch",
+                                              "--packer"};
+
+/// The words task's model config when none is given (relative to the working directory, as
+/// in the examples of docs/training.md).
+constexpr const char* kDefaultWordsModel = "examples/words-model.json";
+
+void addWordsOptions(CLI::App* cmd, train::TaskConfig& t) {
+  cmd->add_option("--model", t.model,
+                  std::string("words: the model config (default ") + kDefaultWordsModel + ")");
+  cmd->add_option("--images", t.images, "words: an IAM folder (default: synthetic words)");
+  cmd->add_option("--synthetic-words", t.syntheticWords, "words: synthetic training words")
+      ->capture_default_str();
+  cmd->add_option("--valid-words", t.validWords, "words: examples held out for validation")
+      ->capture_default_str();
+  cmd->add_option("--word-list", t.wordList, "words: the synthetic words' list (wamerican)");
+  cmd->add_option("--min-font-size", t.minFontSize, "words: smallest synthetic pixel size")
+      ->capture_default_str();
+  cmd->add_option("--max-font-size", t.maxFontSize, "words: largest synthetic pixel size")
+      ->capture_default_str();
+  cmd->add_option("--batch", t.batch, "words: examples per update")->capture_default_str();
+  cmd->add_option("--packer", t.packer,
+                  "words: baseline, shelf or none (batch padding); default: the model's");
+}
+
+void overrideWordsOptions(CLI::App* cmd, const train::TaskConfig& given, train::TaskConfig& t) {
+  auto over = [&](const char* name, auto& field, const auto& value) {
+    if (cmd->count(name)) field = value;
+  };
+  over("--model", t.model, given.model);
+  over("--images", t.images, given.images);
+  over("--synthetic-words", t.syntheticWords, given.syntheticWords);
+  over("--valid-words", t.validWords, given.validWords);
+  over("--word-list", t.wordList, given.wordList);
+  over("--min-font-size", t.minFontSize, given.minFontSize);
+  over("--max-font-size", t.maxFontSize, given.maxFontSize);
+  over("--batch", t.batch, given.batch);
+  over("--packer", t.packer, given.packer);
+}
+
+/// Runs a trainer (sequence or words) to its end, naming the last good checkpoint on NaN.
+template <typename AnyTrainer>
+int runToEnd(AnyTrainer& trainer, const std::string& runDir) {
+  try {
+    const train::TrainOutcome outcome = trainer.run();
+    return outcome.finished ? 0 : 128 + outcome.stopSignal;  // as a shell reports a signal
+  } catch (const train::NonFiniteError& e) {
+    const auto kept = train::RunFolder(runDir).newestCheckpoint();
+    throw std::runtime_error(std::string(e.what()) + "; training stopped. " +
+                             (kept ? "The last good checkpoint is " + kept->string()
+                                   : std::string("No checkpoint had been written yet.")));
+  }
+}
 
 void addRunOptions(CLI::App* cmd, TrainOptions& o) {
   train::TrainConfig& c = o.config;
   cmd->add_option("GRAPH", o.graph, "Graph file (*.rnn.json); overrides the config's \"graph\"");
   cmd->add_option("--config", o.configFile,
                   "A JSON config (docs/training.md); options override it");
-  cmd->add_option("--task", c.task.kind, "char-lm, adding or copy")->capture_default_str();
+  cmd->add_option("--task", c.task.kind, "char-lm, adding, copy or words")->capture_default_str();
   cmd->add_option("--text", c.task.text, "char-lm: the UTF-8 text file");
   cmd->add_option("--valid-fraction", c.task.validFraction,
                   "char-lm: share of the text (at its end) kept for validation")
@@ -171,6 +236,7 @@ void addRunOptions(CLI::App* cmd, TrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
   cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
+  addWordsOptions(cmd, c.task);
 }
 
 train::OptimizerKind optimizerKind(const std::string& name) {
@@ -186,7 +252,9 @@ train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
     c.graph = o.graph;
     c.optimizer.kind = optimizerKind(o.optimizer);
     c.halveLrWhenWorse = !o.noHalving;
-    if (c.graph.empty()) throw std::invalid_argument("give a GRAPH file (or --config FILE)");
+    if (c.task.kind == "words" && c.task.model.empty()) c.task.model = kDefaultWordsModel;
+    if (c.graph.empty() && c.task.kind != "words")
+      throw std::invalid_argument("give a GRAPH file (or --config FILE)");
     return c;
   }
   train::TrainConfig c = train::loadTrainConfig(o.configFile);
@@ -222,13 +290,11 @@ train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
   over("--threads", c.threads, given.threads);
   if (cmd->count("--optimizer")) c.optimizer.kind = optimizerKind(o.optimizer);
   if (o.noHalving) c.halveLrWhenWorse = false;
-  if (c.graph.empty())
+  overrideWordsOptions(cmd, given.task, c.task);
+  if (c.task.kind == "words" && c.task.model.empty()) c.task.model = kDefaultWordsModel;
+  if (c.graph.empty() && c.task.kind != "words")
     throw std::invalid_argument(o.configFile + ": no \"graph\" and no GRAPH given");
   return c;
-}
-
-int exitCodeOf(const train::TrainOutcome& outcome) {
-  return outcome.finished ? 0 : 128 + outcome.stopSignal;  // as a shell reports a signal
 }
 
 int runTrain(CLI::App* cmd, const TrainOptions& o) {
@@ -247,18 +313,16 @@ int runTrain(CLI::App* cmd, const TrainOptions& o) {
     if (cmd->count("--steps")) overrides.steps = o.config.steps;
     if (cmd->count("--epochs")) overrides.epochs = o.config.epochs;
     if (cmd->count("--lr")) overrides.learningRate = o.config.optimizer.learningRate;
+    if (train::holdsWordsRun(o.runDir))
+      return runToEnd(*train::WordsTrainer::resume(o.runDir, overrides, &progress), o.runDir);
     trainer = train::Trainer::resume(o.runDir, overrides, &progress);
   } else {
-    trainer = train::Trainer::startNew(resolveConfig(cmd, o), o.runDir, &progress);
+    const train::TrainConfig config = resolveConfig(cmd, o);
+    if (config.task.kind == "words")
+      return runToEnd(*train::WordsTrainer::startNew(config, o.runDir, &progress), o.runDir);
+    trainer = train::Trainer::startNew(config, o.runDir, &progress);
   }
-  try {
-    return exitCodeOf(trainer->run());
-  } catch (const train::NonFiniteError& e) {
-    const auto kept = train::RunFolder(o.runDir).newestCheckpoint();
-    throw std::runtime_error(std::string(e.what()) + "; training stopped. " +
-                             (kept ? "The last good checkpoint is " + kept->string()
-                                   : std::string("No checkpoint had been written yet.")));
-  }
+  return runToEnd(*trainer, o.runDir);
 }
 
 }  // namespace

@@ -127,7 +127,7 @@ void TestTrainConfig::validationErrors_data() {
   QTest::newRow("no text") << R"({"task": {"kind": "char-lm"}, "steps": 2})"
                            << "the char-lm task needs a text file (--text FILE)";
   QTest::newRow("task") << R"({"task": {"kind": "sorting"}, "steps": 2})"
-                        << "unknown task 'sorting' (use char-lm, adding or copy)";
+                        << "unknown task 'sorting' (use char-lm, adding, copy or words)";
   QTest::newRow("backend") << "{" + lm + R"(, "steps": 1, "backend": "tpu"})"
                            << "unknown backend 'tpu' (this build has: cpu)";
   QTest::newRow("momentum") << "{" + lm + R"(, "steps": 1, "optimizer": {"kind": "sgd",

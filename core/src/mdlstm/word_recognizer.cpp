@@ -114,6 +114,24 @@ std::vector<std::vector<float>*> WordRecognizer::gradients() {
   return out;
 }
 
+std::vector<std::string> WordRecognizer::parameterNames() const {
+  static const char* const kConv[] = {"weight", "bias"};
+  static const char* const kScan[] = {"input_weight", "left_weight", "up_weight", "bias"};
+  std::vector<std::string> names;
+  for (std::size_t s = 0; s < m_stages.size(); ++s) {
+    const std::string stage = "layers." + std::to_string(s) + ".";
+    if (m_stages[s].config.kind == RecognizerLayerConfig::Kind::BlockConv) {
+      for (const char* t : kConv) names.push_back(stage + t);
+    } else {
+      for (int d = 0; d < 4; ++d)
+        for (const char* t : kScan) names.push_back(stage + "scan" + std::to_string(d) + "." + t);
+    }
+  }
+  names.push_back("output.weight");
+  names.push_back("output.bias");
+  return names;
+}
+
 std::size_t WordRecognizer::parameterCount() {
   std::size_t n = 0;
   for (auto* t : parameters()) n += t->size();
@@ -146,7 +164,9 @@ std::vector<FeatureMap> WordRecognizer::forward(std::vector<FeatureMap> x, Tape&
     }
     std::vector<ExampleSize> sizes;
     for (const FeatureMap& m : x) sizes.push_back({m.height, m.width});
-    const PackedLayout& layout = tape.layouts[s] = packing::packWith(m_config.packer, sizes);
+    const PackedLayout& layout = tape.layouts[s] = m_config.packer == "none"
+                                                       ? packing::padBatch(sizes)
+                                                       : packing::packWith(m_config.packer, sizes);
     const FeatureMap packed = packing::pack(layout, x);
     const int n = stage.config.units;
     FeatureMap all(layout.height, layout.width, 4 * n);
@@ -242,6 +262,8 @@ RecognizerReport WordRecognizer::run(const std::vector<WordExample>& batch, bool
   const int counted = report.examples - report.skipped;
   if (counted > 0) report.loss /= counted;
   report.cer = characters ? double(edits) / double(characters) : 0.0;
+  report.edits = edits;
+  report.characters = characters;
   if (!withBackward) return report;
   for (std::vector<float>* g : gradients()) std::fill(g->begin(), g->end(), 0.0f);
   std::vector<FeatureMap> dx;

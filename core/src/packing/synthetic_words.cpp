@@ -133,7 +133,13 @@ SyntheticWordGenerator::SyntheticWordGenerator(SyntheticWordOptions options)
     : m_words(readWordList(options.wordList)),
       m_fonts(options.fonts.empty() ? defaultFonts() : options.fonts),
       m_random(options.seed),
+      m_minPixelSize(options.minPixelSize),
+      m_maxPixelSize(options.maxPixelSize),
       m_ft(new FreeType) {
+  if (m_minPixelSize < 4 || m_maxPixelSize < m_minPixelSize)
+    throw std::invalid_argument("synthetic words: pixel sizes must satisfy 4 <= min <= max, got " +
+                                std::to_string(m_minPixelSize) + " and " +
+                                std::to_string(m_maxPixelSize));
   if (m_fonts.empty())
     throw std::runtime_error(
         "no fonts for synthetic words: install fonts-urw-base35 or "
@@ -155,7 +161,8 @@ WordImage SyntheticWordGenerator::next() {
   WordStyle s;
   s.font = static_cast<int>(m_random.next() % m_ft->faces.size());
   // Log-uniform sizes: most words small, a few large, as in IAM (heights ~20-200 px).
-  s.pixelSize = static_cast<int>(std::lround(std::exp(uniform(std::log(16.0), std::log(165.0)))));
+  s.pixelSize = static_cast<int>(std::lround(
+      std::exp(uniform(std::log(double(m_minPixelSize)), std::log(double(m_maxPixelSize))))));
   s.slant = uniform(-0.1, 0.45);
   s.stroke = uniform(-0.02, 0.06) * s.pixelSize;
   s.spacing = uniform(-0.04, 0.1) * s.pixelSize;

@@ -96,6 +96,29 @@ std::vector<std::string> splitNames(const std::string& list) {
 
 }  // namespace
 
+std::map<std::string, std::string> checkpointMetadata(const TrainingPosition& position,
+                                                      const OptimizerState& optimizer) {
+  return positionMetadata(position, optimizer);
+}
+
+TrainingPosition readCheckpointPosition(const TensorFile& file, OptimizerKind optimizer,
+                                        std::vector<std::string>& bufferNames,
+                                        std::int64_t& optimizerUpdates) {
+  if (!file.metadata.count(kMarker))
+    throw std::runtime_error(file.path.string() + ": not a training checkpoint (no '" +
+                             std::string(kMarker) + "' in its metadata)");
+  const MetadataReader meta(file);
+  bufferNames = optimizer == OptimizerKind::Sgd ? std::vector<std::string>{"velocity"}
+                                                : std::vector<std::string>{"m", "v"};
+  if (splitNames(meta.text("optimizer_buffers")) != bufferNames)
+    throw std::runtime_error(file.path.string() +
+                             ": the checkpoint holds the state of another "
+                             "optimizer than '" +
+                             std::string(toString(optimizer)) + "'");
+  optimizerUpdates = meta.integer("optimizer_updates");
+  return readPosition(meta);
+}
+
 void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
                     const Checkpoint& c) {
   TensorMap tensors = parametersToTensors(c.parameters, true);
@@ -105,32 +128,23 @@ void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
     tensors.merge(parametersToTensors(buffer, false, "optimizer." + name + "."));
   }
   tensors.merge(c.streams.toTensors(plan, "streams."));
-  writeSafetensors(path, tensors, positionMetadata(c.position, c.optimizer));
+  writeSafetensors(path, tensors, checkpointMetadata(c.position, c.optimizer));
 }
 
 Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan, int streams,
                           OptimizerKind optimizer) {
   const TensorFile file = readSafetensors(path);
-  if (!file.metadata.count(kMarker))
-    throw std::runtime_error(path.string() + ": not a training checkpoint (no '" +
-                             std::string(kMarker) + "' in its metadata)");
-  const MetadataReader meta(file);
-  Checkpoint c{parametersFromTensors(plan, file), {}, {}, readPosition(meta)};
-  const std::vector<std::string> expected = optimizer == OptimizerKind::Sgd
-                                                ? std::vector<std::string>{"velocity"}
-                                                : std::vector<std::string>{"m", "v"};
-  if (splitNames(meta.text("optimizer_buffers")) != expected)
-    throw std::runtime_error(path.string() +
-                             ": the checkpoint holds the state of another "
-                             "optimizer than '" +
-                             std::string(toString(optimizer)) + "'");
+  std::vector<std::string> expected;
+  std::int64_t updates = 0;
+  TrainingPosition position = readCheckpointPosition(file, optimizer, expected, updates);
+  Checkpoint c{parametersFromTensors(plan, file), {}, {}, position};
+  c.optimizer.updates = updates;
   ParameterSet buffer = ParameterSet::zerosLike(c.parameters);
   for (const std::string& name : expected) {
     readParameterValues(file, "optimizer." + name + ".", buffer);
     c.optimizer.buffers.emplace_back(
         name, std::vector<float>(buffer.values().begin(), buffer.values().end()));
   }
-  c.optimizer.updates = meta.integer("optimizer_updates");
   // A run that had not yet carried any state (still inside its first chunk) saved none.
   bool anyState = false;
   for (const auto& [key, tensor] : file.tensors) anyState |= key.rfind("streams.", 0) == 0;

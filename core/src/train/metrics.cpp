@@ -32,6 +32,7 @@ std::string toJsonLine(const MetricsRecord& r) {
   if (r.trainBpc) j["train_bpc"] = *r.trainBpc;
   if (r.validLoss) j["valid_loss"] = *r.validLoss;
   if (r.validBpc) j["valid_bpc"] = *r.validBpc;
+  if (r.cer) j["cer"] = *r.cer;
   j["grad_norm"] = r.gradNorm;
   j["lr"] = r.lr;
   j["frames_per_s"] = r.framesPerS;
@@ -56,6 +57,7 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
   r.wallS = number(j, "wall_s");
   r.trainBpc = optionalNumber(j, "train_bpc");
   r.validBpc = optionalNumber(j, "valid_bpc");
+  r.cer = optionalNumber(j, "cer");
   return r;
 }
 

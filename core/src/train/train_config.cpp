@@ -65,8 +65,20 @@ TaskConfig readTask(const json& object, const std::string& where,
   r.read("delay", t.delay);
   r.read("alphabet", t.alphabet);
   r.read("valid_sequences", t.validSequences);
+  r.read("model", t.model);
+  r.read("images", t.images);
+  r.read("synthetic_words", t.syntheticWords);
+  r.read("valid_words", t.validWords);
+  r.read("word_list", t.wordList);
+  r.read("min_font_size", t.minFontSize);
+  r.read("max_font_size", t.maxFontSize);
+  r.read("batch", t.batch);
+  r.read("packer", t.packer);
   r.rejectUnknown();
   t.text = resolvePath(t.text, base);
+  t.model = resolvePath(t.model, base);
+  t.images = resolvePath(t.images, base);
+  t.wordList = resolvePath(t.wordList, base);
   return t;
 }
 
@@ -87,6 +99,37 @@ OptimizerSettings readOptimizer(const json& object, const std::string& where) {
   return o;
 }
 
+nlohmann::ordered_json wordsTaskJson(const TaskConfig& t) {
+  nlohmann::ordered_json j = {{"kind", t.kind}, {"model", t.model}};
+  if (t.images.empty())
+    j.update({{"synthetic_words", t.syntheticWords},
+              {"word_list", t.wordList},
+              {"min_font_size", t.minFontSize},
+              {"max_font_size", t.maxFontSize}});
+  else
+    j["images"] = t.images;
+  j.update({{"valid_words", t.validWords}, {"batch", t.batch}, {"packer", t.packer}});
+  return j;
+}
+
+void validateWordsTask(const TaskConfig& t) {
+  if (t.model.empty())
+    throw std::invalid_argument("the words task needs a model config (--model FILE)");
+  auto atLeast = [](const char* key, int value, int least) {
+    if (value < least)
+      throw std::invalid_argument(std::string("task.") + key + " must be >= " +
+                                  std::to_string(least) + ", got " + std::to_string(value));
+  };
+  atLeast("synthetic_words", t.syntheticWords, 1);
+  atLeast("valid_words", t.validWords, 0);
+  atLeast("batch", t.batch, 1);
+  atLeast("min_font_size", t.minFontSize, 4);
+  atLeast("max_font_size", t.maxFontSize, t.minFontSize);
+  if (!t.packer.empty() && t.packer != "baseline" && t.packer != "shelf" && t.packer != "none")
+    throw std::invalid_argument("task.packer: unknown packer '" + t.packer +
+                                "' (use baseline, shelf or none)");
+}
+
 nlohmann::ordered_json taskJson(const TaskConfig& t) {
   nlohmann::ordered_json j = {{"kind", t.kind}};
   if (t.kind == "char-lm") {
@@ -99,6 +142,7 @@ nlohmann::ordered_json taskJson(const TaskConfig& t) {
     j["delay"] = t.delay;
     j["alphabet"] = t.alphabet;
   }
+  if (t.kind == "words") return wordsTaskJson(t);
   if (t.kind != "char-lm") j["valid_sequences"] = t.validSequences;
   return j;
 }
@@ -130,25 +174,28 @@ nlohmann::ordered_json toJson(const TrainConfig& c) {
     optimizer["momentum"] = o.momentum;
   else
     optimizer.update({{"beta1", o.beta1}, {"beta2", o.beta2}, {"epsilon", o.epsilon}});
-  return nlohmann::ordered_json{{"format", kTrainConfigFormat},
-                                {"version", kTrainConfigVersion},
-                                {"graph", c.graph},
-                                {"task", taskJson(c.task)},
-                                {"streams", c.streams},
-                                {"h", c.effectiveH()},
-                                {"h_prime", c.hPrime},
-                                {"optimizer", optimizer},
-                                {"clip_norm", c.clipNorm},
-                                {"halve_lr_when_worse", c.halveLrWhenWorse},
-                                {"steps", c.steps},
-                                {"epochs", c.epochs},
-                                {"valid_every", c.validEvery},
-                                {"checkpoint_every", c.checkpointEvery},
-                                {"report_every", c.reportEvery},
-                                {"keep_checkpoints", c.keepCheckpoints},
-                                {"seed", c.seed},
-                                {"backend", c.backend},
-                                {"threads", c.threads}};
+  nlohmann::ordered_json j{{"format", kTrainConfigFormat},
+                            {"version", kTrainConfigVersion},
+                            {"graph", c.graph},
+                            {"task", taskJson(c.task)},
+                            {"streams", c.streams},
+                            {"h", c.effectiveH()},
+                            {"h_prime", c.hPrime},
+                            {"optimizer", optimizer},
+                            {"clip_norm", c.clipNorm},
+                            {"halve_lr_when_worse", c.halveLrWhenWorse},
+                            {"steps", c.steps},
+                            {"epochs", c.epochs},
+                            {"valid_every", c.validEvery},
+                            {"checkpoint_every", c.checkpointEvery},
+                            {"report_every", c.reportEvery},
+                            {"keep_checkpoints", c.keepCheckpoints},
+                            {"seed", c.seed},
+                            {"backend", c.backend},
+                            {"threads", c.threads}};
+  if (c.task.kind == "words")  // no graph and no streams: the model config says it all
+    for (const char* key : {"graph", "streams", "h", "h_prime"}) j.erase(key);
+  return j;
 }
 
 TrainConfig trainConfigFromJson(const json& j, const std::string& source,
@@ -201,8 +248,10 @@ TrainConfig loadTrainConfig(const std::filesystem::path& path) {
 
 void validateTrainConfig(const TrainConfig& c) {
   const std::string& kind = c.task.kind;
-  if (kind != "char-lm" && kind != "adding" && kind != "copy")
-    throw std::invalid_argument("unknown task '" + kind + "' (use char-lm, adding or copy)");
+  if (kind != "char-lm" && kind != "adding" && kind != "copy" && kind != "words")
+    throw std::invalid_argument("unknown task '" + kind +
+                                "' (use char-lm, adding, copy or words)");
+  if (kind == "words") validateWordsTask(c.task);
   if (kind == "char-lm" && c.task.text.empty())
     throw std::invalid_argument("the char-lm task needs a text file (--text FILE)");
   if (c.streams < 1)
@@ -218,7 +267,7 @@ void validateTrainConfig(const TrainConfig& c) {
   if (c.steps == 0 && c.epochs == 0.0)
     throw std::invalid_argument("say how long to train: steps or epochs (--steps N or --epochs E)");
   if (c.steps > 0 && c.epochs > 0.0) throw std::invalid_argument("give steps or epochs, not both");
-  if (c.epochs > 0.0 && kind != "char-lm")
+  if (c.epochs > 0.0 && kind != "char-lm" && kind != "words")
     throw std::invalid_argument("the " + kind +
                                 " task generates data without end, so it has no "
                                 "epochs: give --steps");

@@ -23,6 +23,8 @@ struct WordExample {
 struct RecognizerReport {
   double loss = 0.0;  // mean CTC loss over the examples that have an alignment
   double cer = 0.0;   // character error rate of greedy decoding: edits / characters
+  long long edits = 0;       // edit distance of greedy decoding, summed over the examples
+  long long characters = 0;  // characters of the transcriptions
   int examples = 0;
   int skipped = 0;            // too few frames for their transcription (no CTC alignment)
   double gradNorm = 0.0;      // before clipping (trainStep only)
@@ -46,6 +48,9 @@ class WordRecognizer {
   /// Every parameter tensor, and its gradient in the same order.
   std::vector<std::vector<float>*> parameters();
   std::vector<std::vector<float>*> gradients();
+  /// A name per parameter tensor, in the order of parameters() ("layers.3.scan2.left_weight",
+  /// "output.bias"): the keys of a checkpoint.
+  std::vector<std::string> parameterNames() const;
   std::size_t parameterCount();
   const RecognizerConfig& config() const { return m_config; }
 

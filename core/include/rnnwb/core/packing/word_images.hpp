@@ -44,6 +44,10 @@ struct SyntheticWordOptions {
   std::filesystem::path wordList = "/usr/share/dict/american-english";
   /// Font files; empty = those of fonts-dejavu-core and fonts-urw-base35 that are installed.
   std::vector<std::filesystem::path> fonts;
+  /// Pixel sizes are drawn log-uniform in [minPixelSize, maxPixelSize] (16-165 gives IAM-like
+  /// word heights; a small range gives small, quick images).
+  int minPixelSize = 16;
+  int maxPixelSize = 165;
 };
 
 /// Handwriting-like words: words from the word list rendered with a random font, pixel size,
@@ -65,6 +69,7 @@ class SyntheticWordGenerator {
   std::vector<std::string> m_words;
   std::vector<std::filesystem::path> m_fonts;
   SplitMix64 m_random;
+  int m_minPixelSize, m_maxPixelSize;
   FreeType* m_ft = nullptr;
 };
 

@@ -14,11 +14,15 @@
 // random state of a run. Files are written to a temporary file and renamed.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
 #include "rnnwb/core/engine/stream_state.hpp"
+#include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/core/train/optimizer.hpp"
 
 namespace rnnwb::train {
@@ -50,6 +54,18 @@ struct Checkpoint {
   StreamState streams;
   TrainingPosition position;
 };
+
+/// The metadata of a checkpoint that says where the loop is (step, cursor, schedule, interval,
+/// wall time; doubles in C99 hexadecimal) and which optimizer buffers it holds. Shared by every
+/// trainer that writes checkpoints (the sequence trainer and the words task).
+std::map<std::string, std::string> checkpointMetadata(const TrainingPosition& position,
+                                                      const OptimizerState& optimizer);
+/// Reads back what checkpointMetadata wrote: the position, and the optimizer's update count with
+/// its buffer names checked against `optimizer` (their values are left to the caller). Throws
+/// std::runtime_error naming the file when it is not a checkpoint or holds another optimizer.
+TrainingPosition readCheckpointPosition(const TensorFile& file, OptimizerKind optimizer,
+                                        std::vector<std::string>& bufferNames,
+                                        std::int64_t& optimizerUpdates);
 
 /// Writes atomically; throws std::runtime_error naming the file on failure.
 void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,

@@ -5,7 +5,8 @@
 // predicted frame since the previous report), valid_loss (only when measured at this step),
 // frames_per_s, grad_norm (mean gradient norm before clipping since the previous report), lr,
 // wall_s (seconds of training, summed over resumed sessions), and for the language model
-// train_bpc / valid_bpc (the same losses in bits per character).
+// train_bpc / valid_bpc (the same losses in bits per character); the words task adds cer (the
+// validation character error rate) and counts examples as its frames.
 //
 // The reader is made for a file that another process is still writing: it ignores keys it does
 // not know, and it leaves a last line without its newline for the next read.
@@ -29,6 +30,7 @@ struct MetricsRecord {
   double wallS = 0.0;
   std::optional<double> trainBpc;
   std::optional<double> validBpc;
+  std::optional<double> cer;  // words: validation character error rate (when validated)
 
   bool operator==(const MetricsRecord&) const = default;
 };

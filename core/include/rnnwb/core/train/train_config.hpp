@@ -25,11 +25,21 @@ struct TaskConfig {
   int delay = 20;                // copy: frames from the last symbol to the delimiter, inclusive
   int alphabet = 8;              // copy: K symbols
   int validSequences = 256;      // adding, copy: sequences in the validation set
+  // words (docs/training.md, "The words task"): the recogniser and its data.
+  std::string model;              // the model config (examples/words-model.json)
+  std::string images;             // an IAM folder; empty: synthetic words
+  int syntheticWords = 2000;      // synthetic: training words
+  int validWords = 64;            // examples held out for validation (after the training ones)
+  std::string wordList;           // synthetic: the word list; empty: wamerican's
+  int minFontSize = 16;           // synthetic: pixel sizes drawn log-uniform in [min, max]
+  int maxFontSize = 165;
+  int batch = 16;                 // examples per update
+  std::string packer;             // baseline, shelf or none (batch padding); empty: the model's
   bool operator==(const TaskConfig&) const = default;
 };
 
 struct TrainConfig {
-  std::string graph;  // the graph file
+  std::string graph;  // the graph file (not used by the words task)
   TaskConfig task;
   int streams = 16;  // N
   int h = 0;         // frames back-propagated per update; 0 means 2 * hPrime
@@ -65,7 +75,8 @@ TrainConfig loadTrainConfig(const std::filesystem::path& path);
 
 /// Throws std::invalid_argument with a message that names the option for any value out of range
 /// or any combination that cannot run (h < h', neither steps nor epochs, epochs on a task whose
-/// data never ends, an unknown task or backend, a char-lm task without a text).
+/// data never ends, an unknown task or backend, a char-lm task without a text, a words task
+/// without a model config).
 void validateTrainConfig(const TrainConfig& config);
 
 std::optional<OptimizerKind> optimizerKindFromString(std::string_view text);

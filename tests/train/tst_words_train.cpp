@@ -1,0 +1,263 @@
+// `rnnwb train --task words` as a user runs it: a valid run folder, clear errors, a signal that
+// stops with a checkpoint and a --resume that continues exactly.
+#include <QtTest>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "rnnwb/core/packing/word_images.hpp"
+#include "rnnwb/core/safetensors.hpp"
+#include "rnnwb/core/train/metrics.hpp"
+#include "train_test_support.hpp"
+
+namespace {
+
+struct Run {
+  int exitCode;
+  QString out;
+  QString err;
+};
+
+Run runCli(const QStringList& args) {
+  QProcess p;
+  p.start(RNNWB_CLI, args);
+  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+// A tiny recogniser: small enough that an update on small images takes milliseconds.
+constexpr const char* kTinyModel = R"({"name": "tiny", "alphabet": "abcdefghijklmnopqrstuvwxyz",
+  "layers": [{"type": "block_conv", "block": [2, 2], "outputs": 4},
+             {"type": "mdlstm", "units": 3},
+             {"type": "block_conv", "block": [2, 1], "outputs": 6},
+             {"type": "mdlstm", "units": 4}]})";
+
+nlohmann::json readJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return {};
+  return nlohmann::json::parse(f.readAll().toStdString(), nullptr, false);
+}
+
+}  // namespace
+
+class TestWordsTrain : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void runFolderIsValid();
+  void configFileGivesTheSameRun();
+  void sigtermStopsWithACheckpointAndResumeIsExact();
+  void errorsAreClear_data();
+  void errorsAreClear();
+  void nonFiniteNamesTheStep();
+  void iamFolderTrains();
+
+ private:
+  QStringList wordsArgs(const QString& runDir) const;
+  QTemporaryDir m_dir;
+  QString m_model, m_words;
+};
+
+void TestWordsTrain::initTestCase() {
+  m_model = m_dir.filePath("tiny.json");
+  train_test::writeText(m_model.toStdString(), kTinyModel);
+  m_words = m_dir.filePath("word-list.txt");
+  train_test::writeText(m_words.toStdString(), "cat\ndog\nsun\nmap\nink\npen\nbox\nhat\n");
+}
+
+QStringList TestWordsTrain::wordsArgs(const QString& runDir) const {
+  return {"train", "--task",
+          "words", "--model",
+          m_model, "--word-list",
+          m_words, "--min-font-size",
+          "12",    "--max-font-size",
+          "16",    "--synthetic-words",
+          "24",    "--valid-words",
+          "8",     "--batch",
+          "4",     "--report-every",
+          "2",     "--valid-every",
+          "3",     "--checkpoint-every",
+          "3",     "--threads",
+          "1",     "--run-dir",
+          runDir};
+}
+
+void TestWordsTrain::runFolderIsValid() {
+  const QString dir = m_dir.filePath("run");
+  const Run r = runCli(wordsArgs(dir) + QStringList{"--steps", "6", "--packer", "baseline"});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const nlohmann::json config = readJson(dir + "/config.json");
+  QCOMPARE(config["task"]["kind"].get<std::string>(), std::string("words"));
+  QCOMPARE(config["task"]["model"].get<std::string>(), std::string("model.json"));
+  QCOMPARE(config["task"]["packer"].get<std::string>(), std::string("baseline"));
+  QCOMPARE(config["task"]["batch"].get<int>(), 4);
+  QVERIFY(!config.contains("graph") && !config.contains("streams"));
+  QCOMPARE(readJson(dir + "/model.json")["name"].get<std::string>(), std::string("tiny"));
+
+  const auto metrics = rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString());
+  std::vector<std::int64_t> steps;
+  for (const auto& m : metrics) {
+    steps.push_back(m.step);
+    QCOMPARE(m.frames, m.step * 4);  // examples seen
+    QVERIFY(std::isfinite(m.trainLoss) && m.trainLoss > 0.0);
+    QVERIFY(m.gradNorm > 0.0 && m.lr > 0.0 && m.framesPerS > 0.0 && m.wallS > 0.0);
+    QCOMPARE(m.validLoss.has_value(), m.step % 3 == 0);
+    QCOMPARE(m.cer.has_value(), m.step % 3 == 0);
+    if (m.cer) QVERIFY(*m.cer >= 0.0 && *m.cer <= 1.5);
+  }
+  QCOMPARE(steps, (std::vector<std::int64_t>{2, 3, 4, 6}));
+  QFile lines(dir + "/metrics.jsonl");
+  QVERIFY(lines.open(QIODevice::ReadOnly));
+  QVERIFY(lines.readAll().contains("\"cer\":"));
+
+  const QStringList saved = QDir(dir + "/checkpoints").entryList({"step-*.safetensors"});
+  QCOMPARE(saved, (QStringList{"step-000000003.safetensors", "step-000000006.safetensors"}));
+  const rnnwb::TensorFile file =
+      rnnwb::readSafetensors((dir + "/checkpoints/" + saved.back()).toStdString());
+  QVERIFY(file.contains("output.bias") && file.contains("layers.1.scan3.left_weight"));
+  QVERIFY(file.contains("optimizer.m.output.bias") && file.contains("optimizer.v.output.bias"));
+  QCOMPARE(file.metadata.at("step"), std::string("6"));
+  QCOMPARE(file.metadata.at("cursor"), std::string("24"));
+  QFile log(dir + "/train.log");
+  QVERIFY(log.open(QIODevice::ReadOnly));
+  const QByteArray text = log.readAll();
+  QVERIFY(text.contains("task words, model 'tiny'") && text.contains("finished at step 6"));
+}
+
+void TestWordsTrain::configFileGivesTheSameRun() {
+  const QString direct = m_dir.filePath("direct");
+  QCOMPARE(runCli(wordsArgs(direct) + QStringList{"--steps", "3"}).exitCode, 0);
+  // The resolved config of one run starts another; its model path names the first run's copy.
+  const QString configFile = direct + "/config.json";
+  const QString again = m_dir.filePath("again");
+  const Run r = runCli({"train", "--config", configFile, "--run-dir", again});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const auto a = rnnwb::train::readMetricsFile((direct + "/metrics.jsonl").toStdString());
+  const auto b = rnnwb::train::readMetricsFile((again + "/metrics.jsonl").toStdString());
+  QCOMPARE(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) QVERIFY(train_test::sameLearning(a[i], b[i]));
+}
+
+void TestWordsTrain::sigtermStopsWithACheckpointAndResumeIsExact() {
+  const QString dir = m_dir.filePath("signal");
+  QProcess p;
+  p.start(RNNWB_CLI, wordsArgs(dir) + QStringList{"--steps", "1000000"});
+  QVERIFY(p.waitForStarted());
+  const std::string metrics = (dir + "/metrics.jsonl").toStdString();
+  QTRY_VERIFY_WITH_TIMEOUT(rnnwb::train::readMetricsFile(metrics).size() >= 2, 30000);
+  p.terminate();  // SIGTERM
+  QVERIFY(p.waitForFinished(20000));
+  QCOMPARE(p.exitCode(), 128 + SIGTERM);
+  QVERIFY(QString::fromUtf8(p.readAllStandardError()).contains("stopped by signal 15"));
+  const QStringList saved = QDir(dir + "/checkpoints").entryList({"step-*.safetensors"});
+  const qint64 stoppedAt = saved.back().mid(5, 9).toLongLong();
+  QVERIFY(stoppedAt >= 4);
+
+  // Past an epoch (5 updates of 4 from 20 training words), so the reshuffle is resumed too.
+  const QString total = QString::number(stoppedAt + 7);
+  const Run resumed = runCli({"train", "--resume", "--run-dir", dir, "--steps", total});
+  QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
+  const QString whole = m_dir.filePath("signal-whole");
+  QCOMPARE(runCli(wordsArgs(whole) + QStringList{"--steps", total}).exitCode, 0);
+  const auto expected = rnnwb::train::readMetricsFile((whole + "/metrics.jsonl").toStdString());
+  const auto got = rnnwb::train::readMetricsFile(metrics);
+  QCOMPARE(got.size(), expected.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    QVERIFY2(train_test::sameLearning(got[i], expected[i]),
+             qPrintable(train_test::describe(got[i]) + "\n" + train_test::describe(expected[i])));
+}
+
+void TestWordsTrain::errorsAreClear_data() {
+  QTest::addColumn<QStringList>("args");
+  QTest::addColumn<QString>("error");
+  const QString dir = m_dir.filePath("errors");
+  const QString missing = m_dir.filePath("no-such-folder");
+  QTest::newRow("missing IAM folder")
+      << QStringList{"train", "--task",  "words", "--model",   m_model, "--images",
+                     missing, "--steps", "1",     "--run-dir", dir}
+      << "rnnwb train: error: --images " + missing + ": no such folder";
+  QTest::newRow("not an IAM folder")
+      << QStringList{"train",      "--task",  "words", "--model",   m_model, "--images",
+                     m_dir.path(), "--steps", "1",     "--run-dir", dir}
+      << "rnnwb train: error: --images " + m_dir.path() + ": no words.txt or lines.txt";
+  const QString badModel = m_dir.filePath("bad-model.json");
+  train_test::writeText(badModel.toStdString(),
+                        R"({"alphabet": "ab", "layers": [{"type": "mdlstm", "units": 0}]})");
+  QTest::newRow("bad model config")
+      << QStringList{"train",   "--task", "words",     "--model", badModel,
+                     "--steps", "1",      "--run-dir", dir}
+      << "rnnwb train: error: " + badModel + ": layers[0]: 'units' must be a positive integer";
+  const QString noModel = m_dir.filePath("no-model.json");
+  QTest::newRow("missing model") << QStringList{"train",   "--task",    "words",
+                                                "--model", noModel,     "--steps",
+                                                "1",       "--run-dir", dir}
+                                 << "rnnwb train: error: " + noModel + ": cannot open";
+  QTest::newRow("bad packer") << QStringList{"train", "--task",    "words", "--model",
+                                             m_model, "--packer",  "tight", "--steps",
+                                             "1",     "--run-dir", dir}
+                              << "rnnwb train: error: task.packer: unknown packer 'tight' (use "
+                                 "baseline, shelf or none)";
+  QTest::newRow("resume changes the data")
+      << QStringList{"train", "--resume", "--run-dir", dir, "--batch", "2"}
+      << "only --steps, --epochs or --lr may change (got --batch)";
+}
+
+void TestWordsTrain::errorsAreClear() {
+  QFETCH(QStringList, args);
+  QFETCH(QString, error);
+  const Run r = runCli(args);
+  QVERIFY(r.exitCode != 0);
+  QVERIFY2(r.err.contains(error), qPrintable(r.err));
+  // A run that could not start leaves no run folder behind.
+  QVERIFY(!QFileInfo::exists(m_dir.filePath("errors/config.json")));
+}
+
+void TestWordsTrain::nonFiniteNamesTheStep() {
+  // A learning rate past float's range makes the first update infinite.
+  const QString dir = m_dir.filePath("nan");
+  const Run r = runCli(wordsArgs(dir) + QStringList{"--steps", "5", "--optimizer", "sgd", "--lr",
+                                                    "1e39", "--clip", "0"});
+  QCOMPARE(r.exitCode, 1);
+  QVERIFY2(r.err.contains("rnnwb train: error: step 1: the update made 'layers.0.weight' NaN or "
+                          "infinite"),
+           qPrintable(r.err));
+  QVERIFY2(r.err.contains("No checkpoint had been written yet"), qPrintable(r.err));
+  QVERIFY(rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString()).empty());
+}
+
+void TestWordsTrain::iamFolderTrains() {
+  // An IAM layout (words.txt, images in the a01/a01-000u tree) of 12 synthetic words, one with
+  // an "err" segmentation and one with a character outside the alphabet.
+  const std::filesystem::path root = m_dir.filePath("iam").toStdString();
+  std::filesystem::create_directories(root / "words/a01/a01-000u");
+  rnnwb::packing::SyntheticWordOptions options;
+  options.wordList = m_words.toStdString();
+  options.maxPixelSize = 16;
+  const auto words = rnnwb::packing::generateSyntheticWords(12, options);
+  std::ofstream txt(root / "words.txt");
+  txt << "# a01-000u-00-00 ok 154 1 2 3 4 NN word\n";
+  for (int i = 0; i < 12; ++i) {
+    const std::string id = "a01-000u-00-" + std::to_string(10 + i);
+    rnnwb::packing::writePng(root / "words/a01/a01-000u" / (id + ".png"), words[i].image);
+    const std::string text = i == 5 ? words[i].text + "." : words[i].text;
+    txt << id << (i == 3 ? " err" : " ok") << " 154 1 2 3 4 NN " << text << "\n";
+  }
+  txt.close();
+  const QString dir = m_dir.filePath("iam-run");
+  const Run r = runCli({"train", "--task", "words", "--model", m_model, "--images",
+                        QString::fromStdString(root.string()), "--valid-words", "2", "--batch",
+                        "4", "--steps", "3", "--threads", "1", "--run-dir", dir});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QVERIFY2(r.err.contains("(10 usable entries, 2 left out), 8 training / 2 validation examples"),
+           qPrintable(r.err));
+  const auto metrics = rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString());
+  QCOMPARE(metrics.size(), std::size_t(1));
+  QVERIFY(metrics.back().cer.has_value());
+}
+
+QTEST_GUILESS_MAIN(TestWordsTrain)
+#include "tst_words_train.moc"
