@@ -128,7 +128,8 @@ const std::vector<std::string> kRunOptions = {"GRAPH",
                                               "--keep-checkpoints",
                                               "--seed",
                                               "--backend",
-                                              "--threads"};
+                                              "--threads",
+                                              "--algo"};
 
 void addRunOptions(CLI::App* cmd, TrainOptions& o) {
   train::TrainConfig& c = o.config;
@@ -171,6 +172,10 @@ void addRunOptions(CLI::App* cmd, TrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
   cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--algo", c.algo,
+                  "bptt, rtrl (exact) or snap1, snap2, snap3... (SnAp-n): RTRL-family algorithms "
+                  "update every h' frames, h = h' (docs/snap.md)")
+      ->capture_default_str();
 }
 
 train::OptimizerKind optimizerKind(const std::string& name) {
@@ -220,6 +225,7 @@ train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
   over("--seed", c.seed, given.seed);
   over("--backend", c.backend, given.backend);
   over("--threads", c.threads, given.threads);
+  over("--algo", c.algo, given.algo);
   if (cmd->count("--optimizer")) c.optimizer.kind = optimizerKind(o.optimizer);
   if (o.noHalving) c.halveLrWhenWorse = false;
   if (c.graph.empty())

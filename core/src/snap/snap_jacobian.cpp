@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <cblas.h>
+
 #include "rnnwb/core/snap/masked_product.hpp"
 
 namespace rnnwb::snap {
@@ -12,6 +14,7 @@ SnapJacobian::SnapJacobian(const SparseCsr& maskByParameter, const SparseCsr& im
     : m_jacobian(maskByParameter), m_mix(immediateByParameter, maskByParameter) {
   m_jacobian.values.assign(m_jacobian.colIndex.size(), 0.0f);
   m_next.resize(m_jacobian.colIndex.size());
+  m_dense = m_jacobian.nnz() == static_cast<std::int64_t>(m_jacobian.rows) * m_jacobian.cols;
 }
 
 SnapJacobian SnapJacobian::forNode(const SnapPatterns& patterns, int n) {
@@ -24,6 +27,14 @@ void SnapJacobian::reset() { std::fill(m_jacobian.values.begin(), m_jacobian.val
 
 void SnapJacobian::step(const float* d, std::span<const float> immediate, int threads) {
   const int h = stateSize();
+  if (m_dense && h > 0 && parameterCount() > 0) {
+    // A full pattern stores Ĵᵀ as a dense |θ| x |h| row-major matrix: (D Ĵ)ᵀ = Ĵᵀ Dᵀ in one sgemm.
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, parameterCount(), h, h, 1.0f,
+                m_jacobian.values.data(), h, d, h, 0.0f, m_next.data(), h);
+    m_mix.addImmediate(immediate, m_next);
+    m_jacobian.values.swap(m_next);
+    return;
+  }
   // Ĵ serves as X (with its values) and as the mask M (its pattern): one pattern, as in SnAp.
   maskedProduct(d, h, h, m_jacobian, m_jacobian, m_next, threads);
   m_mix.addImmediate(immediate, m_next);
