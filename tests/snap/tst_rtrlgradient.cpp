@@ -139,6 +139,39 @@ class TestRtrlGradient : public QObject {
     QVERIFY(relativeError(a, b) <= 1e-5);
   }
 
+  // A plain layer before the node gets only the gradient that flows back within each frame: the
+  // sum over frames of BPTT on one-frame chunks (the state carried, nothing flowing back into it).
+  void upstreamParametersGetTheSameFrameGradient() {
+    Setup s(testing::graphFromJson(R"({"format": "rnnwb.graph", "version": 1, "layers": [
+        {"id": "x", "kind": "input", "size": 4},
+        {"id": "p", "kind": "additive", "size": 5, "activation": "tanh"},
+        {"id": "h", "kind": "additive", "size": 5, "activation": "tanh"},
+        {"id": "y", "kind": "additive", "size": 3, "activation": "softmax",
+         "loss": "cross_entropy"}],
+      "connections": [{"from": "x", "to": "p"}, {"from": "p", "to": "h"},
+                      {"from": "h", "to": "h", "delay": 1}, {"from": "h", "to": "y"}]})"));
+    CpuBackend backend(s.plan);
+    StreamState state;
+    std::vector<float> sameFrame(s.params.size(), 0.0f);
+    for (int t = 0; t < kFrames; ++t) {
+      ParameterSet grads = ParameterSet::zerosLike(s.params);
+      backend.forwardBackward(s.params, testing::sliceFrames(s.batch, t, 1), state, &state,
+                              &grads);
+      for (std::size_t i = 0; i < sameFrame.size(); ++i) sameFrame[i] += grads.values()[i];
+    }
+    const Gradient exact = rtrl(s.plan, s.params, s.batch, 0);
+    const Gradient full = bptt(s.plan, s.params, s.batch);
+    for (const char* key : {"connections.x->p.weight", "layers.p.bias"}) {
+      const ParameterView* view = s.params.layout().find(key);
+      QVERIFY(view);
+      auto part = [&](const std::vector<float>& g) {
+        return std::vector<float>(g.begin() + view->offset, g.begin() + view->offset + view->size);
+      };
+      QVERIFY2(relativeError(part(exact.values), part(sameFrame)) <= 1e-5, key);
+      QVERIFY(relativeError(part(full.values), part(sameFrame)) > 1e-3);  // BPTT's differs
+    }
+  }
+
   void refusesLongDelayLeavingNode() {
     Graph g = example("elman.rnn.json", 4);
     g.connections.push_back({"h-late", "h", "y", ConnectionType::Full, 2});

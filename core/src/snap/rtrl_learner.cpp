@@ -41,6 +41,7 @@ struct RtrlLearner::FrameBuffers {
   std::vector<std::vector<float>> y, dy, ds;  // per layer
   std::vector<NodeStep::Tape> tapes;          // per node
   std::vector<std::vector<const float*>> external;
+  std::vector<std::vector<float*>> externalGradient;  // per node: where dL/dx goes, or null
   std::vector<std::vector<float>> prevState;
   std::vector<float> seed, seedOnSums, scratch;
 };
@@ -58,6 +59,7 @@ RtrlLearner::RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout
   m_recurrent.resize(nodes);
   m_frame->tapes.resize(nodes);
   m_frame->external.resize(nodes);
+  m_frame->externalGradient.resize(nodes);
   m_frame->prevState.resize(nodes);
   int widestNode = 0;
   for (int k = 0; k < nodes; ++k) {
@@ -70,6 +72,7 @@ RtrlLearner::RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout
     const NodeStep& step = *m_steps[k];
     m_frame->tapes[k] = step.makeTape();
     m_frame->external[k].resize(step.externalConnections().size());
+    m_frame->externalGradient[k].resize(step.externalConnections().size());
     m_frame->prevState[k].resize(static_cast<std::size_t>(step.stateSize()));
     widestNode = std::max(widestNode, step.unitCount());
     if (!node.recurrent) continue;
@@ -181,11 +184,12 @@ void RtrlLearner::backwardNode(const ParameterSet& params, int k, int stream,
   }
   // Same-frame gradients flow into the sources of delay-0 connections only: a delayed one reads
   // an earlier frame, whose influence RTRL cuts (or carries in Ĵ, for the node's own state).
-  std::vector<float*> into(step.externalConnections().size(), nullptr);
+  std::vector<float*>& into = f.externalGradient[k];
   for (std::size_t i = 0; i < into.size(); ++i) {
     const int c = step.externalConnections()[i], from = m_plan.fromLayer(c);
-    if (m_plan.graph().connections[c].delay == 0 && !m_plan.graph().layers[from].isInput())
-      into[i] = f.dy[from].data();
+    const bool sameFrame =
+        m_plan.graph().connections[c].delay == 0 && !m_plan.graph().layers[from].isInput();
+    into[i] = sameFrame ? f.dy[from].data() : nullptr;
   }
   const NodeStep::Cotangents out{gradient, {}, into};
   const std::span<const float> seed(f.seed.data(), static_cast<std::size_t>(step.unitCount()));

@@ -43,6 +43,7 @@ class SnapJacobian {
   JacobianMix m_mix;
   std::vector<float> m_next;  // M_n ⊙ (D Ĵ) before I is added
   bool m_dense = false;       // M_n is full (density 1): the product is one sgemm
+  bool m_single = false;      // one entry per parameter: the product is D's diagonal times Ĵ
 };
 
 }  // namespace rnnwb::snap
