@@ -1,7 +1,7 @@
 // Time per frame and memory of SnAp-1, SnAp-2 and exact RTRL against BPTT, one stream, one
-// thread (process CPU time), for a tanh RNN (examples/elman.rnn.json) and an LSTM (tests/bench/lstm.rnn.json) at
-// hidden sizes 64..512 (inputs and outputs 32). Writes one JSON object per line to --out (and
-// stdout); docs/benchmarks.md summarizes a run.
+// thread (process CPU time), for a tanh RNN (examples/elman.rnn.json) and an LSTM
+// (tests/bench/lstm.rnn.json) at hidden sizes 64..512 (inputs and outputs 32). Writes one JSON
+// object per line to --out (and stdout); docs/benchmarks.md summarizes a run.
 // Usage: bench_rtrl --out FILE [--sizes 64,128,256,512] [--seconds S] [--frames T]
 //                   [--max-bytes B] [--levels 1,2,0 (SnAp levels, 0 = exact; "-1" = no BPTT)]
 // RTRL-family runs are timed over as many frames as fit in S seconds (at least 2: "sampled");

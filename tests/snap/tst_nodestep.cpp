@@ -66,7 +66,8 @@ std::vector<Graph> testGraphs() {
                            "two-recurrent-nodes", "jordan"})
     graphs.push_back(testing::withLayerSize(
         loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name + ".rnn.json"), 4));
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) graphs.push_back(testing::makeSnapTestGraph(seed));
+  for (std::uint64_t seed = 1; seed <= 12; ++seed)
+    graphs.push_back(testing::makeSnapTestGraph(seed));
   return graphs;
 }
 
@@ -154,7 +155,8 @@ class TestNodeStep : public QObject {
             step.vjp(params, in.pointers, in.prev, tape, v, {{}, row, {}}, scratch);
             const int s = step.stateOffset(layer) + i;
             for (int j = 0; j < h; ++j)
-              QVERIFY2(std::abs(row[j] - d[std::size_t(s) * h + j]) <= 1e-5f * (1 + std::abs(row[j])),
+              QVERIFY2(std::abs(row[j] - d[std::size_t(s) * h + j]) <=
+                           1e-5f * (1 + std::abs(row[j])),
                        qPrintable(QString("%1 %2").arg(s).arg(j)));
           }
       }
@@ -193,7 +195,8 @@ class TestNodeStep : public QObject {
               float fromPattern = 0.0f;
               for (int q = pattern.rowStart[p]; q < pattern.rowStart[p + 1]; ++q)
                 if (pattern.colIndex[q] == s) fromPattern = values[q];
-              QVERIFY(std::abs(fromPattern - row[offsets[p]]) <= 1e-6f * (1 + std::abs(row[offsets[p]])));
+              const float expected = row[offsets[p]];
+              QVERIFY(std::abs(fromPattern - expected) <= 1e-6f * (1 + std::abs(expected)));
             }
           }
       }

@@ -62,7 +62,9 @@ struct Setup {
   ParameterSet params;
   SequenceBatch batch;
   explicit Setup(Graph g, std::uint64_t seed = 7)
-      : plan(std::move(g)), params(plan), batch(testing::randomBatch(plan, kFrames, kStreams, seed)) {
+      : plan(std::move(g)),
+        params(plan),
+        batch(testing::randomBatch(plan, kFrames, kStreams, seed)) {
     testing::randomizeParameters(params, seed, 0.6);
   }
 };

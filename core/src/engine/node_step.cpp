@@ -41,7 +41,8 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
   for (int l : m_layers) {
     m_unitOffset[l] = m_unitCount;
     m_unitCount += g.layers[l].size;
-    const bool isState = std::any_of(plan.posterior(l).begin(), plan.posterior(l).end(), [&](int c) {
+    const auto& out = plan.posterior(l);
+    const bool isState = std::any_of(out.begin(), out.end(), [&](int c) {
       return g.connections[c].delay > 0 && plan.nodeOfLayer(plan.toLayer(c)) == node;
     });
     if (!isState) continue;
@@ -57,8 +58,9 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
         in.external = static_cast<int>(m_external.size());
         m_external.push_back(c);
       } else if (in.delay > 1) {
-        throw std::invalid_argument("connection '" + g.connections[c].id + "' inside the node of '" +
-                                    g.layers[l].id + "' has delay " + std::to_string(in.delay) +
+        throw std::invalid_argument("connection '" + g.connections[c].id +
+                                    "' inside the node of '" + g.layers[l].id + "' has delay " +
+                                    std::to_string(in.delay) +
                                     "; a one-frame step needs delay 1 inside a node");
       }
       if (multiplicative) {
