@@ -142,7 +142,8 @@ const std::vector<std::string> kRunOptions = {"GRAPH",
                                               "--min-font-size",
                                               "--max-font-size",
                                               "--batch",
-                                              "--packer"};
+                                              "--packer",
+                                              "--algo"};
 
 /// The words task's model config when none is given (relative to the working directory, as
 /// in the examples of docs/training.md).
@@ -237,6 +238,10 @@ void addRunOptions(CLI::App* cmd, TrainOptions& o) {
   cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
   cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
   addWordsOptions(cmd, c.task);
+  cmd->add_option("--algo", c.algo,
+                  "bptt, rtrl (exact) or snap1, snap2, snap3... (SnAp-n): RTRL-family algorithms "
+                  "update every h' frames, h = h' (docs/snap.md)")
+      ->capture_default_str();
 }
 
 train::OptimizerKind optimizerKind(const std::string& name) {
@@ -288,6 +293,7 @@ train::TrainConfig resolveConfig(CLI::App* cmd, const TrainOptions& o) {
   over("--seed", c.seed, given.seed);
   over("--backend", c.backend, given.backend);
   over("--threads", c.threads, given.threads);
+  over("--algo", c.algo, given.algo);
   if (cmd->count("--optimizer")) c.optimizer.kind = optimizerKind(o.optimizer);
   if (o.noHalving) c.halveLrWhenWorse = false;
   overrideWordsOptions(cmd, given.task, c.task);

@@ -112,6 +112,10 @@ void maskedProduct(const float* d, int m, int k, const SparseCsr& xT, const Spar
                    std::span<float> result, int threads) {
   checkShapes(m, k, xT, mT, result.size());
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (threads == 1) {  // no split: skip the work estimate (an O(columns) pass of its own)
+    productOfColumns(d, k, xT, mT, 0, mT.rows, result.data());
+    return;
+  }
   const std::vector<double> work = workPrefix(k, xT, mT);
   // Starting a thread costs tens of microseconds: small products run on the calling thread.
   constexpr double kWorkPerThread = 2e5;

@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "rnnwb/core/snap/rtrl_backend.hpp"
+
 namespace rnnwb::train {
 namespace {
 
@@ -192,7 +194,8 @@ nlohmann::ordered_json toJson(const TrainConfig& c) {
                             {"keep_checkpoints", c.keepCheckpoints},
                             {"seed", c.seed},
                             {"backend", c.backend},
-                            {"threads", c.threads}};
+                            {"threads", c.threads},
+                            {"algo", c.algo}};
   if (c.task.kind == "words")  // no graph and no streams: the model config says it all
     for (const char* key : {"graph", "streams", "h", "h_prime"}) j.erase(key);
   return j;
@@ -230,6 +233,7 @@ TrainConfig trainConfigFromJson(const json& j, const std::string& source,
   r.read("seed", c.seed);
   r.read("backend", c.backend);
   r.read("threads", c.threads);
+  r.read("algo", c.algo);
   r.rejectUnknown();
   return c;
 }
@@ -282,6 +286,13 @@ void validateTrainConfig(const TrainConfig& c) {
     throw std::invalid_argument("threads must be >= 0, got " + std::to_string(c.threads));
   if (c.backend != "cpu")
     throw std::invalid_argument("unknown backend '" + c.backend + "' (this build has: cpu)");
+  if (c.algo != "bptt") {
+    snap::snapLevelOfAlgorithm(c.algo);  // throws for an unknown name
+    if (c.h != 0 && c.h != c.hPrime)
+      throw std::invalid_argument("algo " + c.algo + " updates online every h' frames and never "
+                                  "back-propagates through time, so h must equal h' (got h = " +
+                                  std::to_string(c.h) + ", h' = " + std::to_string(c.hPrime) + ")");
+  }
   requirePositive("learning_rate", c.optimizer.learningRate);
   makeOptimizer(c.optimizer, 0);  // checks the optimizer's own settings
 }

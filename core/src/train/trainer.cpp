@@ -8,6 +8,7 @@
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
@@ -25,6 +26,7 @@ std::unique_ptr<Backend> makeBackend(const TrainConfig& c, const CompiledPlan& p
   if (name == "cpu") {
     // Results are bit-for-bit repeatable for one thread count; the resolved config keeps it.
     if (c.threads > 0) setBlasThreads(c.threads);
+    if (c.algo != "bptt") return std::make_unique<snap::RtrlBackend>(plan, c.algo, c.threads);
     return std::make_unique<CpuBackend>(plan);
   }
   throw std::invalid_argument("unknown backend '" + name + "' (this build has: cpu)");

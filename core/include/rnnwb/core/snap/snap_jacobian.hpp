@@ -26,6 +26,9 @@ class SnapJacobian {
 
   /// Ĵ = 0, as at the start of a sequence.
   void reset();
+  /// True when M_n is full (density 1, e.g. SnAp-2 of a dense RNN): step() is then a dense
+  /// sgemm instead of the masked product.
+  bool isDense() const { return m_dense; }
   /// One frame: d is D_t, |h| x |h| row-major; immediate holds I_t's values in the immediate
   /// pattern's storage order (immediateNnz() floats). `threads` as for maskedProduct.
   void step(const float* d, std::span<const float> immediate, int threads = 0);
@@ -39,6 +42,8 @@ class SnapJacobian {
   SparseCsr m_jacobian;  // pattern M_n with Ĵ's values
   JacobianMix m_mix;
   std::vector<float> m_next;  // M_n ⊙ (D Ĵ) before I is added
+  bool m_dense = false;       // M_n is full (density 1): the product is one sgemm
+  bool m_single = false;      // one entry per parameter: the product is D's diagonal times Ĵ
 };
 
 }  // namespace rnnwb::snap

@@ -56,10 +56,11 @@ struct TrainConfig {
   std::uint64_t seed = 1;               // initialization and generated data
   std::string backend = "cpu";
   int threads = 0;  // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
+  std::string algo = "bptt";  // bptt, rtrl or snapN (docs/snap.md): how gradients are computed
 
   bool operator==(const TrainConfig&) const = default;
-  /// h with its default applied.
-  int effectiveH() const { return h > 0 ? h : 2 * hPrime; }
+  /// h with its default applied (RTRL and SnAp update online every h' frames: h = h').
+  int effectiveH() const { return h > 0 ? h : (algo == "bptt" ? 2 * hPrime : hPrime); }
 };
 
 /// The config as JSON, every field written (the resolved form a run folder keeps), in the order

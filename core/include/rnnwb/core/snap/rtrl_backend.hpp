@@ -1,0 +1,49 @@
+#pragma once
+// A Backend whose gradients are RTRL's or SnAp-n's (rtrl_learner.hpp) instead of BPTT's, so the
+// trainer runs `--algo rtrl|snap1|snap2|snap3` through the same loop, run folder and metrics.
+//
+// forwardBackward runs the chunk frame by frame, stream by stream, and returns the summed loss
+// and the SUM of the online gradients of its predicted frames (the trainer divides by the
+// predicted frames, as for BPTT). Ĵ is carried between calls: it restarts at 0 whenever stateIn
+// is empty (a new sequence), so a chunk must continue exactly where the previous one stopped
+// (carryFrames = T, or 0 when the state is dropped): RTRL cannot rewind, so truncated BPTT's
+// overlap (h > h') is refused. forward() is the CPU engine's (validation, inference).
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/snap/rtrl_learner.hpp"
+
+namespace rnnwb::snap {
+
+/// The SnAp level of a training algorithm's name: "rtrl" -> 0 (exact), "snapN" -> N (N >= 1).
+/// Throws std::invalid_argument for any other name ("bptt" included).
+int snapLevelOfAlgorithm(std::string_view algorithm);
+
+class RtrlBackend final : public Backend {
+ public:
+  /// `threads`: the masked product's threads and the CPU engine's (0: every core).
+  RtrlBackend(const CompiledPlan& plan, std::string_view algorithm, int threads = 0);
+  ~RtrlBackend() override;
+
+  std::string_view name() const override { return m_name; }
+  const CompiledPlan& plan() const override { return m_cpu.plan(); }
+
+  double forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
+                         const StreamState& stateIn, StreamState* stateOut,
+                         ParameterSet* gradients) override;
+  double forward(const ParameterSet& params, const SequenceBatch& batch,
+                 const StreamState& stateIn, StreamState* stateOut,
+                 std::vector<Tensor>* outputs = nullptr) override;
+
+  const RtrlLearner& learner() const { return *m_learner; }
+
+ private:
+  CpuBackend m_cpu;
+  ParameterLayout m_layout;
+  std::unique_ptr<RtrlLearner> m_learner;
+  std::string m_name;
+};
+
+}  // namespace rnnwb::snap

@@ -1,0 +1,79 @@
+#pragma once
+// Online gradients of a whole plan by RTRL (exact, M_∞) or SnAp-n, frame by frame, for N
+// streams (spec/snap-masks.md, "What RTRL trains, and where it is exact").
+//
+// Each frame of each stream: every node of the schedule runs its NodeStep; a recurrent node also
+// computes D_t (NodeStep::stateJacobian) and the compressed I_t (one VJP per colour) and carries
+// Ĵ_t = M ⊙ (D_t Ĵ_{t-1}) + I_t. The loss of the frame is then back-propagated WITHIN the frame
+// (nothing flows into earlier frames): parameters of plain layers get their gradient as in BPTT,
+// upstream parameters only the same-frame part, and the parameters θ_R of a recurrent node get
+//   (same-frame ∂L_t/∂θ_R) + gᵀ (Ĵ_t − I_t),
+// g being dL_t/dh_t from the node's consumers outside it, i.e. gᵀĴ_t for a loss that reads the
+// state (the SnAp read-out) plus the same-frame part of any other path. Exact RTRL then equals
+// full BPTT on the graphs the spec names.
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/node_step.hpp"
+#include "rnnwb/core/engine/sequence_batch.hpp"
+#include "rnnwb/core/engine/stream_state.hpp"
+#include "rnnwb/core/snap/immediate_jacobian.hpp"
+#include "rnnwb/core/snap/snap_jacobian.hpp"
+
+namespace rnnwb::snap {
+
+/// What one recurrent node carries, for reports and benchmarks.
+struct RtrlNodeFigures {
+  int node = 0;  // index into plan.nodes()
+  int stateSize = 0;
+  std::int64_t parameters = 0;
+  std::int64_t jacobianNnz = 0;  // per stream
+  int coloursI = 0;
+};
+
+class RtrlLearner {
+ public:
+  /// snapLevel n >= 1: SnAp-n; 0: exact RTRL (M_∞). Throws RtrlRefusal naming the connection
+  /// for a graph RTRL cannot take. `threads` is passed to the masked product (0: all cores).
+  /// The plan and the parameter layout must outlive the learner.
+  RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
+              int threads = 1);
+  ~RtrlLearner();
+
+  /// Ĵ = 0 for `streams` streams: every stream starts a sequence.
+  void reset(int streams);
+  int streams() const { return m_streams; }
+
+  /// Frame t of stream `stream` of the batch. `history` holds, for N = batch.streams streams,
+  /// the frames before t (StreamState layout) and is advanced past t. The loss of the frame
+  /// (0 before batch.firstPredictedFrame) is returned and its online gradient ADDED to
+  /// `gradient` (a flat buffer of the layout). Ĵ is carried whether or not the frame is
+  /// predicted.
+  double frame(const ParameterSet& params, const SequenceBatch& batch, int t, int stream,
+               StreamState& history, std::span<float> gradient);
+
+  const std::vector<RtrlNodeFigures>& figures() const { return m_figures; }
+  /// Bytes of every Ĵ of every stream (values and indices, CSR by parameter).
+  std::uint64_t jacobianBytes() const;
+
+ private:
+  struct Recurrent;
+  struct FrameBuffers;
+  void forwardNode(const ParameterSet& params, int node, int stream, const StreamState& history);
+  void backwardNode(const ParameterSet& params, int node, int stream, std::span<float> gradient);
+  double frameLoss(const SequenceBatch& batch, int t, int stream);
+  void advanceHistory(int stream, StreamState& history) const;
+
+  const CompiledPlan& m_plan;
+  const ParameterLayout& m_layout;
+  int m_snapLevel, m_threads, m_streams = 0;
+  std::vector<std::unique_ptr<NodeStep>> m_steps;  // per node; null for input layers
+  std::vector<std::unique_ptr<Recurrent>> m_recurrent;  // per node; null for plain ones
+  std::unique_ptr<FrameBuffers> m_frame;
+  std::vector<RtrlNodeFigures> m_figures;
+};
+
+}  // namespace rnnwb::snap

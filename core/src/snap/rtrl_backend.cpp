@@ -1,0 +1,63 @@
+#include "rnnwb/core/snap/rtrl_backend.hpp"
+
+#include <charconv>
+#include <stdexcept>
+#include <string>
+
+namespace rnnwb::snap {
+
+int snapLevelOfAlgorithm(std::string_view algorithm) {
+  if (algorithm == "rtrl") return 0;
+  int n = 0;
+  if (algorithm.starts_with("snap") && algorithm.size() > 4) {
+    const char* first = algorithm.data() + 4;
+    const char* last = algorithm.data() + algorithm.size();
+    const auto [end, error] = std::from_chars(first, last, n);
+    if (error == std::errc() && end == last && n >= 1) return n;
+  }
+  throw std::invalid_argument("unknown RTRL algorithm '" + std::string(algorithm) +
+                              "' (rtrl for exact RTRL, snapN with N >= 1 for SnAp-N)");
+}
+
+RtrlBackend::RtrlBackend(const CompiledPlan& plan, std::string_view algorithm, int threads)
+    : m_cpu(plan, CpuBackendOptions{threads, false}),
+      m_layout(plan),
+      m_learner(std::make_unique<RtrlLearner>(plan, m_layout, snapLevelOfAlgorithm(algorithm),
+                                              threads)),
+      m_name("cpu, " + std::string(algorithm)) {}
+
+RtrlBackend::~RtrlBackend() = default;
+
+double RtrlBackend::forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
+                                    const StreamState& stateIn, StreamState* stateOut,
+                                    ParameterSet* gradients) {
+  batch.check(plan());
+  const int carry = batch.carryFrameCount();
+  if (stateOut && carry != batch.frames && carry != 0)
+    throw std::invalid_argument(
+        std::string(m_name) + ": RTRL carries its Jacobian forward and cannot rewind, so a chunk "
+        "must carry the state after all its frames (h = h'); got carryFrames = " +
+        std::to_string(carry) + " of " + std::to_string(batch.frames));
+  if (!stateIn.empty() && stateIn.streams() != batch.streams)
+    throw std::invalid_argument("the carried state has " + std::to_string(stateIn.streams()) +
+                                " streams, the batch " + std::to_string(batch.streams));
+  if (stateIn.empty() || m_learner->streams() != batch.streams) m_learner->reset(batch.streams);
+  StreamState history = stateIn.empty() ? StreamState(plan(), batch.streams) : stateIn;
+  ParameterSet local = ParameterSet::zerosLike(params);
+  ParameterSet& grads = gradients ? *gradients : local;
+  grads.fill(0.0f);
+  double loss = 0.0;
+  for (int t = 0; t < batch.frames; ++t)
+    for (int n = 0; n < batch.streams; ++n)
+      loss += m_learner->frame(params, batch, t, n, history, grads.values());
+  if (stateOut) *stateOut = carry == 0 ? stateIn : std::move(history);
+  return loss;
+}
+
+double RtrlBackend::forward(const ParameterSet& params, const SequenceBatch& batch,
+                            const StreamState& stateIn, StreamState* stateOut,
+                            std::vector<Tensor>* outputs) {
+  return m_cpu.forward(params, batch, stateIn, stateOut, outputs);
+}
+
+}  // namespace rnnwb::snap
