@@ -1,12 +1,14 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
-//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [GRAPH]
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR] [GRAPH]
 //                                                       render the window offscreen, then exit
+//   rnnwb-gui --run DIR [GRAPH]                         open with the training panel on a run
 #include <cstdio>
 #include <cstring>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 
 #include "rnnwb/ui/autosave.hpp"
@@ -15,6 +17,9 @@
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/run_follower.hpp"
+#include "rnnwb/ui/train_form.hpp"
+#include "rnnwb/ui/training_panel.hpp"
 
 namespace {
 
@@ -24,8 +29,25 @@ bool wantsScreenshot(int argc, char** argv) {
   return false;
 }
 
+/// Shows the training panel following a run folder, its form set to the run's config.
+bool showRun(rnnwb::ui::MainWindow& window, const QString& dir) {
+  rnnwb::ui::TrainingPanel* panel = window.trainingPanel();
+  auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());
+  if (dock) {
+    dock->show();
+    window.resizeDocks({dock}, {430}, Qt::Vertical);
+  }
+  if (!panel->openRun(dir)) {
+    std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
+    return false;
+  }
+  if (const auto& config = panel->follower(dir)->config()) panel->form()->setConfig(*config);
+  panel->form()->setRunDir(dir);
+  return true;
+}
+
 int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed, const QString& select) {
+                   bool collapsed, const QString& select, const QString& run) {
   if (!graph.isEmpty()) {
     QString error;
     if (!window.document()->open(graph, &error)) {
@@ -44,6 +66,8 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
     }
     window.scene()->selectItems({layer}, {});
   }
+  if (!run.isEmpty() && !showRun(window, run)) return 1;
+  QApplication::processEvents();
   window.view()->fitToWindow();
   QApplication::processEvents();
   if (!window.grab().save(out)) {
@@ -75,7 +99,10 @@ int main(int argc, char** argv) {
   const QCommandLineOption select(QStringLiteral("select"),
                                   QStringLiteral("With --screenshot: select this layer."),
                                   QStringLiteral("LAYER"));
-  parser.addOptions({screenshot, collapsed, select});
+  const QCommandLineOption run(QStringLiteral("run"),
+                               QStringLiteral("Show the training panel following this run folder."),
+                               QStringLiteral("DIR"));
+  parser.addOptions({screenshot, collapsed, select, run});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
@@ -85,7 +112,7 @@ int main(int argc, char** argv) {
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
     return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
-                          parser.value(select));
+                          parser.value(select), parser.value(run));
 
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();
@@ -93,6 +120,7 @@ int main(int argc, char** argv) {
   if (!graph.isEmpty() && !window.document()->isModified())
     window.fileActions()->openFile(graph);
   window.fileActions()->startAutosave(autosaveDir, 30000);
+  if (parser.isSet(run)) showRun(window, parser.value(run));
   QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);
   return app.exec();
 }
