@@ -1,8 +1,8 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
-//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR] [GRAPH]
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [GRAPH]
 //                                                       render the window offscreen, then exit
-//   rnnwb-gui --run DIR [GRAPH]                         open with the training panel on a run
+//   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
 #include <cstdio>
 #include <cstring>
 
@@ -29,25 +29,27 @@ bool wantsScreenshot(int argc, char** argv) {
   return false;
 }
 
-/// Shows the training panel following a run folder, its form set to the run's config.
-bool showRun(rnnwb::ui::MainWindow& window, const QString& dir) {
+/// Shows the training panel following run folders (overlaid), its form set to the first's
+/// config.
+bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs) {
   rnnwb::ui::TrainingPanel* panel = window.trainingPanel();
-  auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget());
-  if (dock) {
+  if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
     dock->show();
-    window.resizeDocks({dock}, {430}, Qt::Vertical);
+    window.resizeDocks({dock}, {440}, Qt::Vertical);
   }
-  if (!panel->openRun(dir)) {
-    std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
-    return false;
-  }
-  if (const auto& config = panel->follower(dir)->config()) panel->form()->setConfig(*config);
-  panel->form()->setRunDir(dir);
+  for (const QString& dir : dirs)
+    if (!panel->openRun(dir)) {
+      std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
+      return false;
+    }
+  if (const auto& config = panel->follower(dirs.front())->config())
+    panel->form()->setConfig(*config);
+  panel->form()->setRunDir(dirs.front());
   return true;
 }
 
 int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed, const QString& select, const QString& run) {
+                   bool collapsed, const QString& select, const QStringList& runs) {
   if (!graph.isEmpty()) {
     QString error;
     if (!window.document()->open(graph, &error)) {
@@ -66,7 +68,7 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
     }
     window.scene()->selectItems({layer}, {});
   }
-  if (!run.isEmpty() && !showRun(window, run)) return 1;
+  if (!runs.isEmpty() && !showRuns(window, runs)) return 1;
   QApplication::processEvents();
   window.view()->fitToWindow();
   QApplication::processEvents();
@@ -100,7 +102,8 @@ int main(int argc, char** argv) {
                                   QStringLiteral("With --screenshot: select this layer."),
                                   QStringLiteral("LAYER"));
   const QCommandLineOption run(QStringLiteral("run"),
-                               QStringLiteral("Show the training panel following this run folder."),
+                               QStringLiteral("Show the training panel following this run "
+                                              "folder (repeat to compare runs)."),
                                QStringLiteral("DIR"));
   parser.addOptions({screenshot, collapsed, select, run});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
@@ -112,7 +115,7 @@ int main(int argc, char** argv) {
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
     return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
-                          parser.value(select), parser.value(run));
+                          parser.value(select), parser.values(run));
 
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();
@@ -120,7 +123,7 @@ int main(int argc, char** argv) {
   if (!graph.isEmpty() && !window.document()->isModified())
     window.fileActions()->openFile(graph);
   window.fileActions()->startAutosave(autosaveDir, 30000);
-  if (parser.isSet(run)) showRun(window, parser.value(run));
+  if (parser.isSet(run)) showRuns(window, parser.values(run));
   QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);
   return app.exec();
 }

@@ -55,25 +55,28 @@ void TestRunPlot::runsOverlayWithLegendAndToggle() {
   plot.setRecords(QStringLiteral("/runs/a"), records(9, 3.0));
   plot.setRecords(QStringLiteral("/runs/b"), records(6, 2.0));
   list.setProgress(QStringLiteral("/runs/a"), records(9, 3.0), 90);
-  QCOMPARE(plot.plot()->legend->itemCount(), 2);  // one entry per run
+  QCOMPARE(plot.plot()->legend->itemCount(), 2 + 2);  // train/valid key, one entry per run
   QCOMPARE(plot.pointCount(QStringLiteral("/runs/a"), Series::ValidLoss), 3);
   QCOMPARE(plot.pointCount(QStringLiteral("/runs/b"), Series::LearningRate), 6);
+  // No line runs along the frame: a constant rate is drawn inside the axis.
+  const QCPRange lr = plot.plot()->axisRects().at(2)->axis(QCPAxis::atLeft)->range();
+  QVERIFY2(lr.lower < 0.0005 && lr.upper > 0.001, qPrintable(QString::number(lr.lower)));
 
   list.setChecked(QStringLiteral("/runs/a"), false);
   QVERIFY(!plot.isRunVisible(QStringLiteral("/runs/a")));
   QVERIFY(plot.isRunVisible(QStringLiteral("/runs/b")));
-  QCOMPARE(plot.plot()->legend->itemCount(), 1);
+  QCOMPARE(plot.plot()->legend->itemCount(), 2 + 1);
   // The step axes follow the visible runs only.
   QCOMPARE(plot.plot()->axisRect()->axis(QCPAxis::atBottom)->range().upper, 60.0);
   list.setChecked(QStringLiteral("/runs/a"), true);
   QVERIFY(plot.isRunVisible(QStringLiteral("/runs/a")));
-  QCOMPARE(plot.plot()->legend->itemCount(), 2);
+  QCOMPARE(plot.plot()->legend->itemCount(), 2 + 2);
   QCOMPARE(plot.plot()->axisRect()->axis(QCPAxis::atBottom)->range().upper, 90.0);
 
   plot.removeRun(QStringLiteral("/runs/a"));
   QVERIFY(!plot.hasRun(QStringLiteral("/runs/a")));
-  QCOMPARE(plot.plot()->legend->itemCount(), 1);
-  QCOMPARE(plot.plot()->graphCount(), 5);  // b's five series
+  QCOMPARE(plot.plot()->legend->itemCount(), 2 + 1);
+  QCOMPARE(plot.plot()->graphCount(), 2 + 5);  // the key's two, b's five series
 }
 
 void TestRunPlot::exportPngAndSvg() {

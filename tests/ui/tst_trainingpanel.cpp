@@ -264,7 +264,12 @@ void TestTrainingPanel::openRunFolderFromElsewhere() {
   QVERIFY(metrics.open(QIODevice::WriteOnly));
   metrics.write("{\"step\": 10, \"train_loss\": 2.0}\n{\"step\": 20, \"train_loss\": 1.5}\n");
   metrics.close();
+  QFile log(other + QStringLiteral("/train.log"));
+  QVERIFY(log.open(QIODevice::WriteOnly));
+  log.write("2026-11-30T09:00:00Z run started: task adding\n");
+  log.close();
   QVERIFY(f.panel.openRun(other));
+  QVERIFY(f.panel.logText().contains(QStringLiteral("run started: task adding")));
   QCOMPARE(f.panel.runList()->stateOf(other), QStringLiteral("watching"));
   QCOMPARE(f.panel.plot()->pointCount(other, RunPlot::Series::TrainLoss), 2);
 }

@@ -44,6 +44,27 @@ double valueOf(const train::MetricsRecord& r, Series series, RunPlot::LossUnit u
   return none;
 }
 
+/// Fits a value axis to its visible graphs with a margin, so that no line runs along the frame
+/// (a constant learning rate would); leaves an axis without data alone.
+void fitValueAxis(QCPAxis* axis) {
+  QCPRange range;
+  bool any = false;
+  for (QCPGraph* graph : axis->graphs()) {
+    bool ok = false;
+    const QCPRange r = graph->visible() ? graph->getValueRange(ok) : QCPRange();
+    if (!ok) continue;
+    range = any ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
+    any = true;
+  }
+  if (!any) return;
+  if (axis->scaleType() == QCPAxis::stLogarithmic) {
+    axis->setRange(range.lower / 1.5, range.upper * 1.5);
+    return;
+  }
+  const double pad = std::max(range.size() * 0.08, std::abs(range.upper) * 0.02 + 1e-9);
+  axis->setRange(range.lower - pad, range.upper + pad);
+}
+
 }  // namespace
 
 RunPlot::RunPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
@@ -90,8 +111,8 @@ void RunPlot::createAxes() {
   QCPAxis* lr = m_rects[Series::LearningRate]->axis(QCPAxis::atLeft);
   lr->setScaleType(QCPAxis::stLogarithmic);
   lr->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  lr->setNumberFormat(QStringLiteral("eb"));
-  lr->setNumberPrecision(0);
+  lr->setNumberFormat(QStringLiteral("g"));
+  lr->setNumberPrecision(2);
   loss->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
   loss->setRangeZoom(Qt::Horizontal);
   loss->setRangeDrag(Qt::Horizontal);
@@ -106,6 +127,13 @@ void RunPlot::createAxes() {
                   otherRect->axis(QCPAxis::atBottom)->setRange(range);
               m_plot->replot(QCustomPlot::rpQueuedReplot);
             });
+  }
+  // A key to the line styles first, then one entry per run.
+  for (const bool valid : {false, true}) {
+    QCPGraph* key = m_plot->addGraph(loss->axis(QCPAxis::atBottom), loss->axis(QCPAxis::atLeft));
+    key->setName(valid ? QStringLiteral("valid") : QStringLiteral("train"));
+    key->setPen(QPen(Qt::darkGray, 1.4, valid ? Qt::DashLine : Qt::SolidLine));
+    if (valid) key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
   }
   m_plot->legend->setVisible(true);
   m_plot->legend->setFont(font());
@@ -189,7 +217,7 @@ void RunPlot::refreshAxes() {
       if (any)
         rect->axis(QCPAxis::atBottom)
             ->setRange(steps.lower, std::max(steps.upper, steps.lower + 1));
-      rect->axis(QCPAxis::atLeft)->rescale(true);
+      fitValueAxis(rect->axis(QCPAxis::atLeft));
     }
   }
   m_plot->replot(QCustomPlot::rpQueuedReplot);
@@ -222,8 +250,8 @@ void RunPlot::setLossUnit(LossUnit unit) {
   m_unit = unit;
   m_rects.at(Series::TrainLoss)
       ->axis(QCPAxis::atLeft)
-      ->setLabel(unit == LossUnit::Nats ? QStringLiteral("loss, nats (train ——, valid - - ●)")
-                                        : QStringLiteral("bits per char (train ——, valid - - ●)"));
+      ->setLabel(unit == LossUnit::Nats ? QStringLiteral("loss (nats per frame)")
+                                        : QStringLiteral("loss (bits per char)"));
   for (auto& [key, run] : m_runs) fillGraphs(run);
   refreshAxes();
 }

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -46,6 +47,7 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   splitter->setStretchFactor(0, 0);
   splitter->setStretchFactor(1, 3);
   splitter->setStretchFactor(2, 1);
+  splitter->setSizes({330, 820, 350});  // scaled to the dock's width
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_message);
@@ -206,6 +208,7 @@ bool TrainingPanel::openRun(const QString& runDir) {
     return false;
   }
   RunFollower* run = followRun(key);
+  showRunLog(key);
   const bool ours = m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
   m_runs->setState(key, ours ? QStringLiteral("running") : QStringLiteral("watching"));
   showMessage(
@@ -213,6 +216,15 @@ bool TrainingPanel::openRun(const QString& runDir) {
       false);
   updateButtons();
   return true;
+}
+
+void TrainingPanel::showRunLog(const QString& runDir) {
+  // What happened so far (start, resumes, halvings, checkpoints, errors), for a run that was
+  // not started here.
+  QFile log(runDir + QStringLiteral("/train.log"));
+  if (!log.open(QIODevice::ReadOnly)) return;
+  m_log->appendPlainText(QStringLiteral("── %1/train.log").arg(runDir));
+  m_log->appendPlainText(QString::fromUtf8(log.readAll()).trimmed());
 }
 
 bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QString* configPath) {

@@ -61,6 +61,7 @@ class TrainingPanel : public QWidget {
   QWidget* createRunsSide();
   RunFollower* followRun(const QString& runDir);
   void showMessage(const QString& text, bool error);
+  void showRunLog(const QString& runDir);
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
   void updateButtons();
   bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);
