@@ -195,6 +195,11 @@ void TestTrainingPanel::stopSendsSigtermAndResumeContinues() {
   f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kStopOnTerm));
   QVERIFY(f.panel.startTraining());
   QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(f.runDir)->records().size() >= 2, 10000);
+  // One run at a time: a second start is refused and the running one goes on.
+  f.panel.form()->setRunDir(f.dir.filePath(QStringLiteral("runs/second")));
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.message().contains(QStringLiteral("stop it first")));
+  QVERIFY(f.panel.process()->isRunning());
   QSignalSpy ended(f.panel.process(), &TrainingProcess::finished);
   f.panel.stopTraining();
   QVERIFY(ended.wait(10000));

@@ -261,6 +261,11 @@ bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QStri
 }
 
 bool TrainingPanel::startTraining() {
+  if (m_process->isRunning()) {
+    showMessage(QStringLiteral("A run is going on in %1; stop it first.").arg(m_process->runDir()),
+                true);
+    return false;
+  }
   if (m_form->runDir().isEmpty()) {
     showMessage(QStringLiteral("Choose a run folder (Run folder, in the form)."), true);
     return false;
@@ -285,6 +290,11 @@ bool TrainingPanel::startTraining() {
 }
 
 bool TrainingPanel::resumeRun() {
+  if (m_process->isRunning()) {
+    showMessage(QStringLiteral("A run is going on in %1; stop it first.").arg(m_process->runDir()),
+                true);
+    return false;
+  }
   const QString key = m_runs->currentRun();
   RunFollower* run = follower(key);
   if (!run) {

@@ -124,7 +124,10 @@ void TrainingProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
   }
   if (m_reported) return;
   m_reported = true;
-  if (status == QProcess::CrashExit) {
+  if (status == QProcess::CrashExit && m_stopRequested) {
+    // SIGTERM arrived before the trainer had set up its handler (while it was loading).
+    emit finished(Outcome::Stopped, QStringLiteral("Stopped before the first checkpoint."));
+  } else if (status == QProcess::CrashExit) {
     emit finished(Outcome::Crashed,
                   QStringLiteral("rnnwb train crashed (%1). The run folder keeps its last "
                                  "checkpoint; Resume continues from it.")
