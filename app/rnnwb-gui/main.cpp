@@ -1,12 +1,14 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
-//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [GRAPH]
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [GRAPH]
 //                                                       render the window offscreen, then exit
+//   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
 #include <cstdio>
 #include <cstring>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 
 #include "rnnwb/ui/autosave.hpp"
@@ -15,6 +17,9 @@
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/run_follower.hpp"
+#include "rnnwb/ui/train_form.hpp"
+#include "rnnwb/ui/training_panel.hpp"
 
 namespace {
 
@@ -24,8 +29,27 @@ bool wantsScreenshot(int argc, char** argv) {
   return false;
 }
 
+/// Shows the training panel following run folders (overlaid), its form set to the first's
+/// config.
+bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs) {
+  rnnwb::ui::TrainingPanel* panel = window.trainingPanel();
+  if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
+    dock->show();
+    window.resizeDocks({dock}, {440}, Qt::Vertical);
+  }
+  for (const QString& dir : dirs)
+    if (!panel->openRun(dir)) {
+      std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
+      return false;
+    }
+  if (const auto& config = panel->follower(dirs.front())->config())
+    panel->form()->setConfig(*config);
+  panel->form()->setRunDir(dirs.front());
+  return true;
+}
+
 int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed, const QString& select) {
+                   bool collapsed, const QString& select, const QStringList& runs) {
   if (!graph.isEmpty()) {
     QString error;
     if (!window.document()->open(graph, &error)) {
@@ -44,6 +68,8 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
     }
     window.scene()->selectItems({layer}, {});
   }
+  if (!runs.isEmpty() && !showRuns(window, runs)) return 1;
+  QApplication::processEvents();
   window.view()->fitToWindow();
   QApplication::processEvents();
   if (!window.grab().save(out)) {
@@ -75,7 +101,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption select(QStringLiteral("select"),
                                   QStringLiteral("With --screenshot: select this layer."),
                                   QStringLiteral("LAYER"));
-  parser.addOptions({screenshot, collapsed, select});
+  const QCommandLineOption run(QStringLiteral("run"),
+                               QStringLiteral("Show the training panel following this run "
+                                              "folder (repeat to compare runs)."),
+                               QStringLiteral("DIR"));
+  parser.addOptions({screenshot, collapsed, select, run});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
@@ -85,7 +115,7 @@ int main(int argc, char** argv) {
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
     return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
-                          parser.value(select));
+                          parser.value(select), parser.values(run));
 
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();
@@ -93,6 +123,7 @@ int main(int argc, char** argv) {
   if (!graph.isEmpty() && !window.document()->isModified())
     window.fileActions()->openFile(graph);
   window.fileActions()->startAutosave(autosaveDir, 30000);
+  if (parser.isSet(run)) showRuns(window, parser.values(run));
   QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);
   return app.exec();
 }

@@ -17,6 +17,7 @@
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
+#include "rnnwb/ui/training_panel.hpp"
 
 namespace rnnwb::ui {
 
@@ -114,6 +115,12 @@ void MainWindow::createDockWindows() {
   QDockWidget* schedule = addDock(m_schedule, QStringLiteral("Schedule"), Qt::RightDockWidgetArea);
   addDock(m_problems, QStringLiteral("Problems"), Qt::RightDockWidgetArea);
   resizeDocks({palette, schedule}, {190, 290}, Qt::Horizontal);
+  // Training takes the width of the window under the canvas; hidden until asked for (View menu,
+  // toolbar), so that drawing keeps its room.
+  m_training = new TrainingPanel(m_document, this);
+  QDockWidget* training = addDock(m_training, QStringLiteral("Training"), Qt::BottomDockWidgetArea);
+  training->hide();
+  findChild<QToolBar*>(QStringLiteral("mainToolBar"))->addAction(training->toggleViewAction());
 }
 
 void MainWindow::updateTitle() {

@@ -1,7 +1,8 @@
 #pragma once
 // The workbench window. It only places things: the canvas in the centre, the palette,
-// properties, problems and schedule as dock widgets (each toggled from the View menu), and the
-// menus and toolbar built from EditActions and FileActions. It owns the GraphDocument.
+// properties, problems, schedule and training as dock widgets (each toggled from the View
+// menu), and the menus and toolbar built from EditActions and FileActions. It owns the
+// GraphDocument.
 #include <QMainWindow>
 
 namespace rnnwb::ui {
@@ -15,6 +16,7 @@ class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
 class SchedulePanel;
+class TrainingPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -26,6 +28,7 @@ class MainWindow : public QMainWindow {
   GraphView* view() const { return m_view; }
   EditActions* editActions() const { return m_edit; }
   FileActions* fileActions() const { return m_files; }
+  TrainingPanel* trainingPanel() const { return m_training; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -46,6 +49,7 @@ class MainWindow : public QMainWindow {
   PropertiesPanel* m_properties = nullptr;
   ProblemsPanel* m_problems = nullptr;
   SchedulePanel* m_schedule = nullptr;
+  TrainingPanel* m_training = nullptr;
   QMenu* m_viewMenu = nullptr;
 };
 

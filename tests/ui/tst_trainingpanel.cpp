@@ -1,0 +1,299 @@
+// TrainingPanel with TrainingProcess: Train saves the current document (unsaved edits too) and
+// the form's config into the run folder and launches `rnnwb train` as a child, which is followed
+// to its end; a child that crashes or fails, a missing executable and a bad config show as
+// errors in the panel; Stop sends SIGTERM and Resume continues the run. Fake trainers are small
+// shell scripts; one case runs the real rnnwb on a tiny task.
+#include <QDir>
+#include <QFile>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/train_config.hpp"
+#include "rnnwb/ui/graph_commands.hpp"
+#include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/run_follower.hpp"
+#include "rnnwb/ui/run_list.hpp"
+#include "rnnwb/ui/run_plot.hpp"
+#include "rnnwb/ui/train_form.hpp"
+#include "rnnwb/ui/training_panel.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::ui;
+using Outcome = TrainingProcess::Outcome;
+
+namespace {
+
+// The part every fake shares: find --run-dir and --config, make the folder as rnnwb would.
+const char* const kFakePrologue = R"(#!/bin/bash
+run=""; config=""; prev=""
+for a in "$@"; do
+  case "$prev" in --run-dir) run="$a";; --config) config="$a";; esac
+  prev="$a"
+done
+mkdir -p "$run"
+echo "$@" >> "$run/arguments.txt"
+[ -n "$config" ] && cp "$config" "$run/config.json"
+report() {
+  printf '{"step": %d, "train_loss": %s, "grad_norm": 0.5, "lr": 0.001, "frames_per_s": 900}\n' \
+    "$1" "$2" >> "$run/metrics.jsonl"
+}
+)";
+
+const char* const kFinish = R"(for s in 1 2 3 4 5; do
+  report $((s * 10)) "3.$s"
+  echo "step $((s * 10))/50  train_loss 3.$s" >&2
+  sleep 0.05
+done
+)";
+
+const char* const kStopOnTerm =
+    R"(on_term() { echo TERM > "$run/term"; echo "rnnwb train: stopped at step $s" >&2; exit 143; }
+trap on_term TERM
+for s in $(seq 1 600); do
+  report "$s" 2.0
+  sleep 0.1 & wait $!
+done
+)";
+
+const char* const kCrash = "echo 'step 1/50' >&2\nkill -SEGV $$\n";
+const char* const kFail =
+    "echo \"rnnwb train: error: task 'char-lm' needs an input layer of size "
+    "62, input layer 'x' has size 2\" >&2\nexit 1\n";
+
+QString writeScript(const QTemporaryDir& dir, const QString& name, const char* body) {
+  const QString path = dir.filePath(name);
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return {};
+  file.write(kFakePrologue);
+  file.write(body);
+  file.close();
+  file.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+  return path;
+}
+
+train::TrainConfig addingConfig(std::int64_t steps) {
+  train::TrainConfig c;
+  c.task.kind = "adding";
+  c.task.sequenceLength = 10;
+  c.task.validSequences = 8;
+  c.streams = 4;
+  c.hPrime = 10;
+  c.h = 10;
+  c.steps = steps;
+  c.validEvery = 10;
+  c.checkpointEvery = 10;
+  c.reportEvery = 5;
+  c.threads = 1;
+  return c;
+}
+
+struct Fixture {
+  QTemporaryDir dir;
+  GraphDocument document;
+  TrainingPanel panel{&document};
+  QString runDir = dir.filePath(QStringLiteral("runs/first"));
+  Fixture() {
+    QString error;
+    document.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/adding-lstm.rnn.json"), &error);
+    panel.form()->setConfig(addingConfig(50));
+    panel.form()->setRunDir(runDir);
+  }
+  bool waitForEnd(int ms = 20000) {
+    QSignalSpy ended(panel.process(), &TrainingProcess::finished);
+    return !panel.process()->isRunning() || ended.wait(ms);
+  }
+};
+
+}  // namespace
+
+class TestTrainingPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase();
+  void fakeRunIsFollowedToTheEnd();
+  void crashShowsError();
+  void failureShowsTrainersMessage();
+  void stopSendsSigtermAndResumeContinues();
+  void missingExecutableIsExplained();
+  void badConfigNeverLaunches();
+  void existingRunIsNotOverwritten();
+  void openRunFolderFromElsewhere();
+  void realTrainerOnTinyTask();
+};
+
+void TestTrainingPanel::initTestCase() {
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName(QStringLiteral("rnnwb-tests"));
+  QSettings().remove(QStringLiteral("training/rnnwb"));
+}
+
+void TestTrainingPanel::fakeRunIsFollowedToTheEnd() {
+  Fixture f;
+  // An unsaved edit: the run must train it, not the file on disk.
+  f.document.undoStack()->push(new RenameGraphCommand(&f.document, "edited-not-saved"));
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFinish));
+  QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
+  QVERIFY(f.waitForEnd());
+  QVERIFY2(!f.panel.messageIsError(), qPrintable(f.panel.message()));
+  QVERIFY(f.panel.message().contains(QStringLiteral("finished")));
+  const QString key = QDir(f.runDir).absolutePath();
+  QCOMPARE(f.panel.runList()->stateOf(key), QStringLiteral("finished"));
+  QVERIFY(f.panel.logText().contains(QStringLiteral("step 50/50")));
+
+  RunFollower* follower = f.panel.follower(f.runDir);
+  QVERIFY(follower);
+  QCOMPARE(follower->records().size(), std::size_t(5));
+  QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::TrainLoss), 5);
+  QCOMPARE(f.panel.plot()->lastValue(key, RunPlot::Series::TrainLoss), 3.5);
+
+  const Graph launched = loadValidGraph((f.runDir + "/launch/graph.rnn.json").toStdString());
+  QCOMPARE(launched.name, std::string("edited-not-saved"));
+  QVERIFY(f.document.isModified());  // the document's own file is left alone
+  // The config the form wrote is the form's config, read back by the core reader.
+  train::TrainConfig written =
+      train::loadTrainConfig((f.runDir + "/launch/config.json").toStdString());
+  train::TrainConfig expected = f.panel.form()->config();
+  expected.graph = written.graph;
+  expected.h = expected.effectiveH();
+  QVERIFY(written == expected);
+  QCOMPARE(QString::fromStdString(written.graph), key + QStringLiteral("/launch/graph.rnn.json"));
+  QCOMPARE(f.panel.process()->arguments(),
+           QStringList({QStringLiteral("train"), key + QStringLiteral("/launch/graph.rnn.json"),
+                        QStringLiteral("--config"), key + QStringLiteral("/launch/config.json"),
+                        QStringLiteral("--run-dir"), key}));
+}
+
+void TestTrainingPanel::crashShowsError() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kCrash));
+  QSignalSpy ended(f.panel.process(), &TrainingProcess::finished);
+  QVERIFY(f.panel.startTraining());
+  QVERIFY(ended.count() == 1 || ended.wait(10000));
+  QCOMPARE(ended.front().front().value<Outcome>(), Outcome::Crashed);
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("crashed")), qPrintable(f.panel.message()));
+  QCOMPARE(f.panel.runList()->stateOf(QDir(f.runDir).absolutePath()), QStringLiteral("crashed"));
+  QCOMPARE(f.document.graph().name, std::string("adding-lstm"));  // the editor goes on
+}
+
+void TestTrainingPanel::failureShowsTrainersMessage() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFail));
+  QVERIFY(f.panel.startTraining());
+  QVERIFY(f.waitForEnd());
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("needs an input layer of size 62")),
+           qPrintable(f.panel.message()));
+}
+
+void TestTrainingPanel::stopSendsSigtermAndResumeContinues() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kStopOnTerm));
+  QVERIFY(f.panel.startTraining());
+  QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(f.runDir)->records().size() >= 2, 10000);
+  // One run at a time: a second start is refused and the running one goes on.
+  f.panel.form()->setRunDir(f.dir.filePath(QStringLiteral("runs/second")));
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.message().contains(QStringLiteral("stop it first")));
+  QVERIFY(f.panel.process()->isRunning());
+  QSignalSpy ended(f.panel.process(), &TrainingProcess::finished);
+  f.panel.stopTraining();
+  QVERIFY(ended.wait(10000));
+  QCOMPARE(ended.front().front().value<Outcome>(), Outcome::Stopped);
+  QFile term(f.runDir + QStringLiteral("/term"));
+  QVERIFY2(term.open(QIODevice::ReadOnly), "the child got no SIGTERM");
+  QCOMPARE(term.readAll().trimmed(), QByteArray("TERM"));
+  QVERIFY(!f.panel.messageIsError());
+  QVERIFY(f.panel.logText().contains(QStringLiteral("rnnwb train: stopped at step")));
+
+  // Resume continues the selected run in its folder.
+  const QString key = QDir(f.runDir).absolutePath();
+  QCOMPARE(f.panel.runList()->currentRun(), key);
+  QVERIFY(f.panel.resumeRun());
+  QCOMPARE(f.panel.process()->arguments(),
+           QStringList({QStringLiteral("train"), QStringLiteral("--resume"),
+                        QStringLiteral("--run-dir"), key}));
+  f.panel.stopTraining();
+  QVERIFY(f.waitForEnd());
+}
+
+void TestTrainingPanel::missingExecutableIsExplained() {
+  Fixture f;
+  QSettings().setValue(QStringLiteral("training/rnnwb"), QStringLiteral("/nonexistent/rnnwb"));
+  QVERIFY(!f.panel.startTraining());
+  QSettings().remove(QStringLiteral("training/rnnwb"));
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("/nonexistent/rnnwb")),
+           qPrintable(f.panel.message()));
+  QVERIFY(!f.panel.process()->isRunning());
+}
+
+void TestTrainingPanel::badConfigNeverLaunches() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFinish));
+  train::TrainConfig bad = addingConfig(50);
+  bad.task.kind = "char-lm";  // and no text
+  f.panel.form()->setConfig(bad);
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("text file")), qPrintable(f.panel.message()));
+  QVERIFY(!f.panel.process()->isRunning());
+  QVERIFY(!QFileInfo::exists(f.runDir + QStringLiteral("/arguments.txt")));
+
+  f.panel.form()->setRunDir(QString());
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.message().contains(QStringLiteral("run folder")));
+}
+
+void TestTrainingPanel::existingRunIsNotOverwritten() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFinish));
+  QVERIFY(f.panel.startTraining());
+  QVERIFY(f.waitForEnd());
+  QVERIFY(!f.panel.startTraining());  // the fake wrote config.json: a run is there
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY(f.panel.message().contains(QStringLiteral("already holds a run")));
+}
+
+void TestTrainingPanel::openRunFolderFromElsewhere() {
+  Fixture f;
+  QVERIFY(!f.panel.openRun(f.dir.path()));  // not a run folder
+  QVERIFY(f.panel.message().contains(QStringLiteral("not a run folder")));
+  const QString other = f.dir.filePath(QStringLiteral("other"));
+  QDir().mkpath(other);
+  QFile metrics(other + QStringLiteral("/metrics.jsonl"));
+  QVERIFY(metrics.open(QIODevice::WriteOnly));
+  metrics.write("{\"step\": 10, \"train_loss\": 2.0}\n{\"step\": 20, \"train_loss\": 1.5}\n");
+  metrics.close();
+  QFile log(other + QStringLiteral("/train.log"));
+  QVERIFY(log.open(QIODevice::WriteOnly));
+  log.write("2026-11-30T09:00:00Z run started: task adding\n");
+  log.close();
+  QVERIFY(f.panel.openRun(other));
+  QVERIFY(f.panel.logText().contains(QStringLiteral("run started: task adding")));
+  QCOMPARE(f.panel.runList()->stateOf(other), QStringLiteral("watching"));
+  QCOMPARE(f.panel.plot()->pointCount(other, RunPlot::Series::TrainLoss), 2);
+}
+
+void TestTrainingPanel::realTrainerOnTinyTask() {
+  Fixture f;
+  f.panel.process()->setExecutable(QStringLiteral(RNNWB_CLI_PATH));
+  f.panel.form()->setConfig(addingConfig(20));
+  QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
+  QVERIFY(f.waitForEnd(30000));
+  QVERIFY2(!f.panel.messageIsError(), qPrintable(f.panel.message() + "\n" + f.panel.logText()));
+  RunFollower* follower = f.panel.follower(f.runDir);
+  QCOMPARE(follower->lastStep(), std::int64_t(20));
+  QCOMPARE(follower->totalSteps(), std::int64_t(20));
+  const QString key = QDir(f.runDir).absolutePath();
+  QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::TrainLoss), 4);
+  QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::ValidLoss), 2);
+  QVERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/checkpoints/step-000000020.safetensors")));
+}
+
+QTEST_MAIN(TestTrainingPanel)
+#include "tst_trainingpanel.moc"

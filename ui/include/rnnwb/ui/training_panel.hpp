@@ -1,0 +1,84 @@
+#pragma once
+// The training panel (a dock of the workbench): a form for a new run, Train / Stop / Resume, the
+// runs it follows (launched here or opened from a folder that a run elsewhere writes), their
+// live plots overlaid, and the trainer's output. Training runs in a child process
+// (TrainingProcess), so that a crash or a bad config shows here as an error and the editor goes
+// on. Train first writes the current document, unsaved edits included, beside the config it
+// launches with (RUN/launch/graph.rnn.json, RUN/launch/config.json): never a stale file.
+#include <map>
+
+#include <QString>
+#include <QWidget>
+
+#include "rnnwb/ui/training_process.hpp"
+
+class QComboBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+
+namespace rnnwb::ui {
+
+class GraphDocument;
+class RunFollower;
+class RunList;
+class RunPlot;
+class TrainForm;
+
+class TrainingPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TrainingPanel(GraphDocument* document, QWidget* parent = nullptr);
+  ~TrainingPanel() override;
+
+  TrainForm* form() const { return m_form; }
+  RunPlot* plot() const { return m_plot; }
+  RunList* runList() const { return m_runs; }
+  TrainingProcess* process() const { return m_process; }
+  /// The follower of a run folder (by any spelling of its path), or null.
+  RunFollower* follower(const QString& runDir) const;
+
+  /// The message line: what went wrong (isError) or how the last run ended.
+  QString message() const;
+  bool messageIsError() const { return m_messageIsError; }
+  QString logText() const;
+
+ public slots:
+  /// Writes the document and the form's config into the run folder's launch/ and starts
+  /// `rnnwb train`. False, with the reason in message(), when it cannot start.
+  bool startTraining();
+  /// Continues the selected run (extended to the form's steps when it had finished).
+  bool resumeRun();
+  void stopTraining();
+  /// Follows a run folder, running or not, written here or elsewhere. False when it is no run.
+  bool openRun(const QString& runDir);
+  void removeCurrentRun();
+  void exportPlot();
+
+ private:
+  QWidget* createFormSide();
+  QWidget* createPlotSide();
+  QWidget* createRunsSide();
+  RunFollower* followRun(const QString& runDir);
+  void showMessage(const QString& text, bool error);
+  void showRunLog(const QString& runDir);
+  void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
+  void updateButtons();
+  bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);
+
+  GraphDocument* m_document;
+  TrainingProcess* m_process;
+  TrainForm* m_form = nullptr;
+  RunPlot* m_plot = nullptr;
+  RunList* m_runs = nullptr;
+  QPlainTextEdit* m_log = nullptr;
+  QLabel* m_message = nullptr;
+  QPushButton* m_train = nullptr;
+  QPushButton* m_stop = nullptr;
+  QPushButton* m_resume = nullptr;
+  QComboBox* m_lossUnit = nullptr;
+  std::map<QString, RunFollower*> m_followers;  // by absolute run folder
+  bool m_messageIsError = false;
+};
+
+}  // namespace rnnwb::ui

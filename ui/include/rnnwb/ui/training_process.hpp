@@ -1,0 +1,63 @@
+#pragma once
+// TrainingProcess: runs `rnnwb train` as a child process, so that a crash in training never takes
+// the editor down. It finds the executable (the "training/rnnwb" setting, else `rnnwb` beside
+// the running program), passes the child's stderr on line by line, stops it with SIGTERM (the
+// trainer then checkpoints and exits with 143) and says in words how it ended. One run at a time.
+#include <QObject>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+
+namespace rnnwb::ui {
+
+class TrainingProcess : public QObject {
+  Q_OBJECT
+ public:
+  enum class Outcome { Finished, Stopped, Failed, Crashed, NotStarted };
+  Q_ENUM(Outcome)
+
+  explicit TrainingProcess(QObject* parent = nullptr);
+  ~TrainingProcess() override;
+
+  /// The rnnwb executable to run, or empty with *why saying what was looked for.
+  static QString findExecutable(QString* why);
+  /// Overrides the search (tests, and the setting's value); empty restores it.
+  void setExecutable(const QString& path) { m_executable = path; }
+
+  /// `rnnwb train GRAPH --config CONFIG --run-dir DIR`. False (and finished(NotStarted, ...))
+  /// when no executable is found or one is already running.
+  bool startNew(const QString& graph, const QString& config, const QString& runDir);
+  /// `rnnwb train --resume --run-dir DIR [--steps N]` (steps 0: as the run's config says).
+  bool resume(const QString& runDir, qint64 steps = 0);
+  /// Sends SIGTERM; the trainer finishes its update, checkpoints and exits.
+  void stop();
+  bool isRunning() const;
+  QString runDir() const { return m_runDir; }
+  /// The child's arguments of the latest start.
+  QStringList arguments() const { return m_arguments; }
+  qint64 processId() const;
+
+ signals:
+  void started(const QString& runDir);
+  /// One line of the child's stderr (or stdout), without its newline.
+  void logLine(const QString& line);
+  /// How the run ended, with a sentence for the user (the trainer's error when it gave one).
+  void finished(rnnwb::ui::TrainingProcess::Outcome outcome, const QString& message);
+
+ private:
+  bool launch(const QStringList& arguments, const QString& runDir);
+  void readOutput();
+  void onFinished(int exitCode, QProcess::ExitStatus status);
+  void onError(QProcess::ProcessError error);
+
+  QProcess* m_process;
+  QString m_executable;
+  QString m_runDir;
+  QStringList m_arguments;
+  QByteArray m_pending;  // a line still being written
+  QString m_lastError;   // the last "rnnwb train: error: ..." line
+  bool m_stopRequested = false;
+  bool m_reported = false;  // finished() already emitted for this launch
+};
+
+}  // namespace rnnwb::ui

@@ -1,0 +1,159 @@
+#include "rnnwb/ui/training_process.hpp"
+
+#include <csignal>
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+
+namespace rnnwb::ui {
+
+TrainingProcess::TrainingProcess(QObject* parent) : QObject(parent), m_process(new QProcess(this)) {
+  // The progress lines go to stderr; stdout is merged so that nothing the child says is lost.
+  m_process->setProcessChannelMode(QProcess::MergedChannels);
+  connect(m_process, &QProcess::readyRead, this, &TrainingProcess::readOutput);
+  connect(m_process, &QProcess::finished, this, &TrainingProcess::onFinished);
+  connect(m_process, &QProcess::errorOccurred, this, &TrainingProcess::onError);
+}
+
+TrainingProcess::~TrainingProcess() {
+  // Closing the workbench stops the run the way Stop does, so that it checkpoints and can be
+  // resumed; one that has not stopped after 15 s is killed (QProcess's destructor), losing only
+  // the updates since its last checkpoint.
+  if (!isRunning()) return;
+  m_process->disconnect(this);
+  m_process->terminate();
+  m_process->waitForFinished(15000);
+}
+
+QString TrainingProcess::findExecutable(QString* why) {
+  const QString set = QSettings().value(QStringLiteral("training/rnnwb")).toString();
+  if (!set.isEmpty()) {
+    if (QFileInfo(set).isExecutable()) return set;
+    *why = QStringLiteral(
+               "The rnnwb executable set in the settings (training/rnnwb = %1) does "
+               "not exist or cannot be run.")
+               .arg(set);
+    return {};
+  }
+  const QString beside =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("../rnnwb/rnnwb"));
+  const QString sameDir =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("rnnwb"));
+  // An installed workbench has rnnwb in its own folder; a build tree has app/rnnwb/rnnwb beside
+  // app/rnnwb-gui/.
+  for (const QString& candidate : {sameDir, beside})
+    if (QFileInfo(candidate).isExecutable() && !QFileInfo(candidate).isDir())
+      return QFileInfo(candidate).canonicalFilePath();
+  *why = QStringLiteral(
+             "Cannot find the rnnwb executable: looked for %1 and %2. Build the "
+             "rnnwb target, or set its path as training/rnnwb in the settings.")
+             .arg(QDir::cleanPath(sameDir), QDir::cleanPath(beside));
+  return {};
+}
+
+bool TrainingProcess::startNew(const QString& graph, const QString& config, const QString& runDir) {
+  return launch({QStringLiteral("train"), graph, QStringLiteral("--config"), config,
+                 QStringLiteral("--run-dir"), runDir},
+                runDir);
+}
+
+bool TrainingProcess::resume(const QString& runDir, qint64 steps) {
+  QStringList arguments = {QStringLiteral("train"), QStringLiteral("--resume"),
+                           QStringLiteral("--run-dir"), runDir};
+  if (steps > 0) arguments << QStringLiteral("--steps") << QString::number(steps);
+  return launch(arguments, runDir);
+}
+
+bool TrainingProcess::launch(const QStringList& arguments, const QString& runDir) {
+  if (isRunning()) {
+    emit finished(Outcome::NotStarted, QStringLiteral("A training run is already going on (%1); "
+                                                      "stop it first.")
+                                           .arg(m_runDir));
+    return false;
+  }
+  m_runDir = runDir;
+  m_arguments = arguments;
+  QString why;
+  const QString program = m_executable.isEmpty() ? findExecutable(&why) : m_executable;
+  if (program.isEmpty()) {
+    emit finished(Outcome::NotStarted, why);
+    return false;
+  }
+  m_pending.clear();
+  m_lastError.clear();
+  m_stopRequested = false;
+  m_reported = false;
+  m_process->start(program, arguments);
+  if (!m_process->waitForStarted(10000)) return false;  // onError has reported it
+  emit started(runDir);
+  return true;
+}
+
+void TrainingProcess::stop() {
+  if (!isRunning()) return;
+  m_stopRequested = true;
+  m_process->terminate();  // SIGTERM on Unix
+}
+
+bool TrainingProcess::isRunning() const { return m_process->state() != QProcess::NotRunning; }
+
+qint64 TrainingProcess::processId() const { return m_process->processId(); }
+
+void TrainingProcess::readOutput() {
+  m_pending += m_process->readAll();
+  // The progress bar of a terminal redraws with '\r'; rnnwb prints plain lines to a pipe, but a
+  // wrapper script might not: treat '\r' as a line end too.
+  m_pending.replace('\r', '\n');
+  qsizetype end;
+  while ((end = m_pending.indexOf('\n')) >= 0) {
+    const QString line = QString::fromUtf8(m_pending.left(end)).trimmed();
+    m_pending.remove(0, end + 1);
+    if (line.isEmpty()) continue;
+    if (line.contains(QStringLiteral(": error: "))) m_lastError = line;
+    emit logLine(line);
+  }
+}
+
+void TrainingProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
+  readOutput();
+  if (!m_pending.isEmpty()) {
+    m_pending += '\n';
+    readOutput();
+  }
+  if (m_reported) return;
+  m_reported = true;
+  if (status == QProcess::CrashExit && m_stopRequested) {
+    // SIGTERM arrived before the trainer had set up its handler (while it was loading).
+    emit finished(Outcome::Stopped, QStringLiteral("Stopped before the first checkpoint."));
+  } else if (status == QProcess::CrashExit) {
+    emit finished(Outcome::Crashed,
+                  QStringLiteral("rnnwb train crashed (%1). The run folder keeps its last "
+                                 "checkpoint; Resume continues from it.")
+                      .arg(m_process->errorString()));
+  } else if (exitCode == 0) {
+    emit finished(Outcome::Finished, QStringLiteral("Training finished."));
+  } else if (exitCode == 128 + SIGTERM || exitCode == 128 + SIGINT) {
+    emit finished(Outcome::Stopped, m_stopRequested
+                                        ? QStringLiteral("Stopped after a checkpoint; Resume "
+                                                         "continues the run.")
+                                        : QStringLiteral("Stopped by a signal; Resume continues "
+                                                         "the run."));
+  } else {
+    const QString said = m_lastError.isEmpty()
+                             ? QStringLiteral("rnnwb train exited with code %1").arg(exitCode)
+                             : m_lastError;
+    emit finished(Outcome::Failed, said);
+  }
+}
+
+void TrainingProcess::onError(QProcess::ProcessError error) {
+  if (error != QProcess::FailedToStart || m_reported) return;
+  m_reported = true;
+  emit finished(
+      Outcome::NotStarted,
+      QStringLiteral("Cannot start %1: %2").arg(m_process->program(), m_process->errorString()));
+}
+
+}  // namespace rnnwb::ui
