@@ -197,7 +197,7 @@ nlohmann::ordered_json toJson(const TrainConfig& c) {
                             {"threads", c.threads},
                             {"algo", c.algo}};
   if (c.task.kind == "words")  // no graph and no streams: the model config says it all
-    for (const char* key : {"graph", "streams", "h", "h_prime"}) j.erase(key);
+    for (const char* key : {"graph", "streams", "h", "h_prime", "algo"}) j.erase(key);
   return j;
 }
 
