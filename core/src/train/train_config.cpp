@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "rnnwb/core/engine/backend_registry.hpp"
+
 namespace rnnwb::train {
 namespace {
 
@@ -231,8 +233,7 @@ void validateTrainConfig(const TrainConfig& c) {
                                 std::to_string(c.keepCheckpoints));
   if (c.threads < 0)
     throw std::invalid_argument("threads must be >= 0, got " + std::to_string(c.threads));
-  if (c.backend != "cpu")
-    throw std::invalid_argument("unknown backend '" + c.backend + "' (this build has: cpu)");
+  requireBackend(c.backend);
   requirePositive("learning_rate", c.optimizer.learningRate);
   makeOptimizer(c.optimizer, 0);  // checks the optimizer's own settings
 }
