@@ -32,7 +32,46 @@ void compareStates(const StreamState& a, const StreamState& b, ComparisonResult&
   }
 }
 
+std::string operationJson(const std::string& kind, const std::string& activation,
+                          const std::string& type, int delay, double density,
+                          const std::string& loss) {
+  const std::string out = loss == "cross_entropy" ? "softmax" : "identity";
+  std::string extra = type == "full" ? ", \"density\": " + std::to_string(density) : "";
+  auto connection = [&](const std::string& from, int d) {
+    return "{\"from\": \"" + from + "\", \"to\": \"a\", \"type\": \"" + type +
+           "\", \"delay\": " + std::to_string(d) + extra + "}";
+  };
+  return R"({"format": "rnnwb.graph", "version": 1, "layers": [
+    {"id": "x", "kind": "input", "size": 6},
+    {"id": "b", "kind": "additive", "size": 6, "activation": "tanh"},
+    {"id": "a", "kind": ")" + kind + R"(", "size": 6, "activation": ")" + activation + R"("},
+    {"id": "out", "kind": "additive", "size": 5, "activation": ")" + out +
+         R"(", "loss": ")" + loss + R"("}],
+    "connections": [{"from": "x", "to": "b"}, )" +
+         connection("x", 0) + ", " + connection("b", delay) + ", " +
+         connection("a", std::max(1, delay)) + R"(, {"from": "a", "to": "out"}]})";
+}
+
 }  // namespace
+
+std::vector<OperationCase> operationCases() {
+  std::vector<OperationCase> cases;
+  // softmax is the output layer's activation in every cross_entropy case (the format allows it
+  // only there).
+  for (const char* act : {"identity", "sigmoid", "tanh", "relu"})
+    cases.push_back({std::string("activation ") + act,
+                     operationJson("additive", act, "full", 0, 1.0, "cross_entropy")});
+  for (const char* type : {"full", "diagonal", "identity"})
+    for (const char* kind : {"additive", "multiplicative"})
+      for (int delay : {0, 1, 3})
+        cases.push_back({std::string(kind) + " " + type + " delay " + std::to_string(delay),
+                         operationJson(kind, "tanh", type, delay, 1.0, "mse")});
+  cases.push_back({"masked full", operationJson("additive", "tanh", "full", 1, 0.3,
+                                                "cross_entropy")});
+  cases.push_back({"masked multiplicative",
+                   operationJson("multiplicative", "sigmoid", "full", 2, 0.5, "mse")});
+  return cases;
+}
 
 double relativeError(const float* a, const float* b, std::size_t count) {
   double diff = 0.0, norm = 0.0;

@@ -5,6 +5,7 @@
 // the launch schedule and by the GPU conformance suite.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rnnwb/core/engine/backend.hpp"
 
@@ -25,6 +26,15 @@ struct ComparisonResult {
 
 /// Norm-wise relative error |a - b| / max(|b|, tiny), over two vectors of the same size.
 double relativeError(const float* a, const float* b, std::size_t count);
+
+/// One operation in a minimal graph x -> b -> a -> out (plus x -> a and a -> a delayed): every
+/// activation, additive and multiplicative layers, full / diagonal / identity connections,
+/// delays 0 to 3, masks, both losses. Every case is a valid graph.
+struct OperationCase {
+  std::string name;
+  std::string json;
+};
+std::vector<OperationCase> operationCases();
 
 /// Runs `backend` and a fresh CpuBackend on the same random parameters, inputs and state.
 ComparisonResult compareWithCpu(Backend& backend, const ComparisonCase& c);

@@ -46,6 +46,8 @@ class TestLaunchSchedule : public QObject {
  private slots:
   void matchesCpu_data();
   void matchesCpu();
+  void operation_data();
+  void operation();
   void stackedGroupIsOneProductPerFrame();
   void schedulesAreCachedPerShape();
   void errorsAreTheCpuEngines();
@@ -96,6 +98,21 @@ void TestLaunchSchedule::matchesCpu() {
   c.carriedState = state;
   c.seed = static_cast<std::uint64_t>(seed) * 7;
   const ComparisonResult result = compareWithCpu(backend, c);
+  QVERIFY2(result.worst <= 1e-5, qPrintable(QString("relative error %1 in %2")
+                                                .arg(result.worst).arg(result.where.c_str())));
+}
+
+void TestLaunchSchedule::operation_data() {
+  QTest::addColumn<int>("op");
+  const auto ops = operationCases();
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) QTest::newRow(ops[i].name.c_str()) << i;
+}
+
+void TestLaunchSchedule::operation() {
+  QFETCH(int, op);
+  const CompiledPlan plan(graphFromJson(operationCases()[op].json));
+  ScheduleBackend backend(plan);
+  const ComparisonResult result = compareWithCpu(backend, {6, 4, 2, 3, true, 11});
   QVERIFY2(result.worst <= 1e-5, qPrintable(QString("relative error %1 in %2")
                                                 .arg(result.worst).arg(result.where.c_str())));
 }
