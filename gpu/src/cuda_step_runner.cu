@@ -22,6 +22,8 @@ namespace rnnwb::gpu {
 
 using detail::DeviceBuffer;
 
+constexpr std::size_t kKeptGraphs = 8;
+
 class CudaStepRunner::Device {
  public:
   explicit Device(CudaStepRunnerOptions options) : m_options(options) {
@@ -81,6 +83,11 @@ class CudaStepRunner::Device {
     }
     auto found = m_graphs.find(key);
     if (found == m_graphs.end()) {
+      // The executor keeps a few schedules; keys only grow, so the oldest graph goes first.
+      if (m_graphs.size() >= kKeptGraphs) {
+        WB_CUDA_CHECK_NOTHROW(cudaGraphExecDestroy(m_graphs.begin()->second));
+        m_graphs.erase(m_graphs.begin());
+      }
       cudaGraph_t graph = nullptr;
       WB_CUDA_CHECK(cudaStreamBeginCapture(m_stream, cudaStreamCaptureModeThreadLocal));
       try {

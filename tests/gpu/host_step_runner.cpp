@@ -1,6 +1,7 @@
 #include "host_step_runner.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 #include "rnnwb/core/engine/activation_math.hpp"
@@ -18,8 +19,6 @@ void requireInside(std::size_t arena, std::int64_t offset, std::int64_t count, c
   if (offset < 0 || count < 0 || static_cast<std::size_t>(offset + count) > arena)
     throw std::out_of_range(std::string("step operand out of its arena: ") + what);
 }
-
-int w0(const LaunchStep& st) { return st.width; }
 
 }  // namespace
 
@@ -91,7 +90,7 @@ void HostStepRunner::run(const LaunchStep& st) {
   if (st.kind == StepKind::AddColumns)
     requireInside(m_floats.size(), st.src, std::int64_t(st.rows - 1) * st.srcLd + st.width, "src");
   else if (st.kind != StepKind::Zero)
-    requireInside(m_floats.size(), st.src, st.kind == StepKind::BroadcastRow ? w0(st) : span,
+    requireInside(m_floats.size(), st.src, st.kind == StepKind::BroadcastRow ? st.width : span,
                   "src");
   float* dst = f + st.dst;
   const float* src = f + st.src;
