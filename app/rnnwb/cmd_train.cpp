@@ -235,7 +235,8 @@ void addRunOptions(CLI::App* cmd, TrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--seed", c.seed, "Seed of the weights and generated data")
       ->capture_default_str();
-  cmd->add_option("--backend", c.backend, "cpu")->capture_default_str();
+  cmd->add_option("--backend", c.backend, "cpu, or cuda in a build with the CUDA backend")
+      ->capture_default_str();
   cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
   addWordsOptions(cmd, c.task);
   cmd->add_option("--algo", c.algo,

@@ -1,12 +1,19 @@
 // rnnwb: the command line of RNN Workbench. Each command lives in its own cmd_<name>.cpp.
 #include "cli_support.hpp"
 
+#ifdef RNNWB_HAVE_CUDA
+#include "rnnwb/gpu/cuda_backend.hpp"
+#endif
+
 int main(int argc, char** argv) {
   CLI::App app{"rnnwb: analyse and train generalized recurrent networks (graph files *.rnn.json)",
                "rnnwb"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "rnnwb 0.1.0");
   int exitCode = 0;
+#ifdef RNNWB_HAVE_CUDA
+  rnnwb::gpu::registerCudaBackend();  // the device is only looked for when a run asks for it
+#endif
   rnnwb::cli::registerValidate(app, exitCode);
   rnnwb::cli::registerAnalyze(app, exitCode);
   rnnwb::cli::registerExport(app, exitCode);

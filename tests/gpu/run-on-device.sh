@@ -1,25 +1,52 @@
 #!/usr/bin/env bash
-# On a machine with a CUDA device: builds the GPU targets, runs the GPU tests (ctest -L gpu) and
-# the device benchmark, and ends with a short table. Needs the project's dependencies
-# (scripts/install-deps.sh) and the CUDA toolkit at /usr/local/cuda.
+# On a machine with a CUDA device, in one go (about 10 minutes on 16 cores): builds only the GPU
+# targets, runs the GPU tests (ctest -L gpu, plus the CPU-side schedule and CLI tests), the SnAp
+# masked-product benchmark and the training benchmarks against PyTorch on the same card, and ends
+# with a short table. Needs the project's dependencies (scripts/install-deps.sh) and the CUDA
+# toolkit at /usr/local/cuda. The PyTorch side runs with /usr/bin/python3 when its torch has CUDA;
+# otherwise it says so and the table shows only rnnwb's figures.
 #   tests/gpu/run-on-device.sh [BUILD_DIR]     results go to $OUT when set, else to BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-gpu}
 results=${OUT:-$build}
 mkdir -p "$results"
+jobs=$(nproc)
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >"$results/cmake.log"
 grep -q "CUDA backend ON" "$results/cmake.log" || { echo "run-on-device: nvcc not found" >&2; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target tst_gpu_maskedproduct bench_gpu_masked_product \
+cmake --build "$build" -j "$jobs" --target rnnwb tst_gpu_maskedproduct bench_gpu_masked_product \
+  tst_gpu_backend tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine \
   >"$results/build.log" 2>&1 || { tail -40 "$results/build.log"; exit 1; }
 
 set +e
-(cd "$build" && ctest -L gpu --output-on-failure) | tee "$results/ctest-gpu.txt"
+(cd "$build" && ctest -L gpu --output-on-failure --timeout 300) | tee "$results/ctest-gpu.txt"
 tests=${PIPESTATUS[0]}
+(cd "$build" && ctest -R "tst_launchschedule|tst_cuda_cli" --output-on-failure) \
+  | tee -a "$results/ctest-gpu.txt"
+hosttests=${PIPESTATUS[0]}
 "$build/tests/gpu/bench_gpu_masked_product" --out "$results/bench_gpu_masked_product.json" \
   | tee "$results/bench-gpu.txt"
 bench=${PIPESTATUS[0]}
+
+# Training frames/s, h' = h = 32: the standard LSTM against nn.LSTM (cuDNN), the lstm-peephole
+# graph against a PyTorch cell loop. One JSON line per run in bench-training.jsonl.
+training="$results/bench-training.jsonl"
+: >"$training"
+for hidden in 256 512 1024; do
+  for streams in 32 128; do
+    args=(--input 128 --hidden "$hidden" --output 128 --streams "$streams" --frames 32)
+    "$build/tests/gpu/bench_gpu_engine" tests/bench/lstm.rnn.json "${args[@]}" --label lstm \
+      >>"$training"
+    /usr/bin/python3 tests/gpu/bench_gpu_torch.py lstm "${args[@]}" >>"$training"
+  done
+done
+args=(--input 128 --hidden 256 --output 128 --streams 32 --frames 32)
+"$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
+  --label peephole >>"$training"
+"$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
+  --label peephole-no-graphs --graphs 0 >>"$training"
+/usr/bin/python3 tests/gpu/bench_gpu_torch.py peephole "${args[@]}" >>"$training"
 set -e
 
 echo
@@ -28,6 +55,27 @@ echo "| --- | --- | --- | --- | --- | --- | --- |"
 awk '$1 ~ /^[0-9]+$/ { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $4, $5, $6, $8, $9 }' \
   "$results/bench-gpu.txt"
 echo
-grep -E "tests passed|Skipped|Failed" "$results/ctest-gpu.txt" || true
-echo "gpu tests: exit $tests; benchmark: exit $bench (77 = no device)"
-exit $((tests != 0 ? tests : (bench == 77 ? 0 : bench)))
+python3 - "$training" <<'PY' | tee "$results/bench-training.md"
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip().startswith("{")]
+print("| model | hidden | N | rnnwb cuda frames/s | torch frames/s | ratio |")
+print("| --- | --- | --- | --- | --- | --- |")
+for r in rows:
+    if r["bench"] != "cuda":
+        continue
+    model = "lstm" if r["label"] == "lstm" else "peephole"
+    torch = [t for t in rows if t["bench"] == "torch-cuda" and t["label"] == model
+             and t["hidden"] == r["hidden"] and t["streams"] == r["streams"]]
+    tf = torch[0]["frames_per_s"] if torch else None
+    ratio = f'{r["frames_per_s"] / tf:.2f}x' if tf else "(no torch CUDA)"
+    print(f'| {r["label"]} | {r["hidden"]} | {r["streams"]} | {r["frames_per_s"]:.0f} | '
+          f'{tf and round(tf) or "-"} | {ratio} |')
+if rows:
+    print(f'\ndevice: {rows[0].get("device", "?")}')
+PY
+echo
+grep -E "tests passed|Skipped|Failed|\*\*\*Not Run" "$results/ctest-gpu.txt" || true
+[ "$bench" = 77 ] && echo "NO CUDA DEVICE HERE: the gpu tests were skipped; nothing was verified on a device"
+echo "gpu tests: exit $tests; host tests: exit $hosttests; masked-product bench: exit $bench" \
+  "(77 = no device)"
+exit $((tests != 0 ? tests : (hosttests != 0 ? hosttests : (bench == 77 ? 0 : bench))))

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 
 namespace rnnwb::train {
@@ -284,10 +285,12 @@ void validateTrainConfig(const TrainConfig& c) {
                                 std::to_string(c.keepCheckpoints));
   if (c.threads < 0)
     throw std::invalid_argument("threads must be >= 0, got " + std::to_string(c.threads));
-  if (c.backend != "cpu")
-    throw std::invalid_argument("unknown backend '" + c.backend + "' (this build has: cpu)");
+  requireBackend(c.backend);
   if (c.algo != "bptt") {
     snap::snapLevelOfAlgorithm(c.algo);  // throws for an unknown name
+    if (c.backend != "cpu")
+      throw std::invalid_argument("algo " + c.algo + " runs on the cpu backend only (got backend " +
+                                  c.backend + ")");
     if (c.h != 0 && c.h != c.hPrime)
       throw std::invalid_argument("algo " + c.algo + " updates online every h' frames and never "
                                   "back-propagates through time, so h must equal h' (got h = " +

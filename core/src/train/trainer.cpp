@@ -5,7 +5,7 @@
 #include <numbers>
 
 #include "chunk_runner.hpp"
-#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
@@ -21,15 +21,12 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::unique_ptr<Backend> makeBackend(const TrainConfig& c, const CompiledPlan& plan) {
-  const std::string& name = c.backend;
-  if (name == "cpu") {
-    // Results are bit-for-bit repeatable for one thread count; the resolved config keeps it.
-    if (c.threads > 0) setBlasThreads(c.threads);
-    if (c.algo != "bptt") return std::make_unique<snap::RtrlBackend>(plan, c.algo, c.threads);
-    return std::make_unique<CpuBackend>(plan);
-  }
-  throw std::invalid_argument("unknown backend '" + name + "' (this build has: cpu)");
+// BPTT runs on any registered backend; the RTRL family runs on the CPU through RtrlBackend.
+std::unique_ptr<Backend> makeTrainingBackend(const TrainConfig& c, const CompiledPlan& plan) {
+  if (c.algo == "bptt") return makeBackend(c.backend, plan, BackendOptions{c.threads});
+  // Results are bit-for-bit repeatable for one thread count; the resolved config keeps it.
+  if (c.threads > 0) setBlasThreads(c.threads);
+  return std::make_unique<snap::RtrlBackend>(plan, c.algo, c.threads);
 }
 
 std::int64_t stepsFor(const TrainConfig& c, const Task& task) {
@@ -78,7 +75,7 @@ class Trainer::Loop {
     checkTaskFitsShape(m_config);
     m_task = makeTask(m_config.task, {m_config.streams, m_config.hPrime}, m_config.seed);
     m_task->checkGraph(m_plan);
-    m_backend = makeBackend(m_config, m_plan);
+    m_backend = makeTrainingBackend(m_config, m_plan);
     m_totalSteps = stepsFor(m_config, *m_task);
     m_params = initParameters(m_plan, m_config.seed);
     m_grads = ParameterSet::zerosLike(m_params);

@@ -13,15 +13,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rnnwb/core/layer_types.hpp"
+
 namespace rnnwb {
 
 inline constexpr int kGraphFormatVersion = 1;
 inline constexpr std::string_view kGraphFormatName = "rnnwb.graph";
 
-enum class LayerKind { Input, Additive, Multiplicative };
-enum class Activation { Identity, Sigmoid, Tanh, Relu, Softmax };
-enum class LossKind { None, CrossEntropy, Mse };
-enum class ConnectionType { Full, Diagonal, Identity };
 
 std::string_view toString(LayerKind kind);
 std::string_view toString(Activation activation);

@@ -4,7 +4,7 @@
 // other compiler into nothing. No standard-library containers, no exceptions.
 #include <cmath>
 
-#include "rnnwb/core/graph.hpp"
+#include "rnnwb/core/layer_types.hpp"
 
 #if defined(__CUDACC__)
 #define RNNWB_HOST_DEVICE __host__ __device__

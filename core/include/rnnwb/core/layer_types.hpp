@@ -1,0 +1,12 @@
+#pragma once
+// The enumerations of the graph format, apart from graph.hpp so that device code (C++17 under
+// nvcc, no nlohmann-json) can include them through activation_math.hpp.
+
+namespace rnnwb {
+
+enum class LayerKind { Input, Additive, Multiplicative };
+enum class Activation { Identity, Sigmoid, Tanh, Relu, Softmax };
+enum class LossKind { None, CrossEntropy, Mse };
+enum class ConnectionType { Full, Diagonal, Identity };
+
+}  // namespace rnnwb

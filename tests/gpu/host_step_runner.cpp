@@ -1,0 +1,166 @@
+#include "host_step_runner.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb::testing {
+
+using gpu::LaunchStep;
+using gpu::StepKind;
+
+namespace {
+
+// Every offset a step addresses must lie in the arena: a lowering error shows here, not as a
+// silent overwrite.
+void requireInside(std::size_t arena, std::int64_t offset, std::int64_t count, const char* what) {
+  if (offset < 0 || count < 0 || static_cast<std::size_t>(offset + count) > arena)
+    throw std::out_of_range(std::string("step operand out of its arena: ") + what);
+}
+
+}  // namespace
+
+void HostStepRunner::reserve(std::size_t floats, std::size_t ints, std::size_t doubles) {
+  // NaN, not 0: a step reading what nobody wrote shows in the results.
+  m_floats.assign(std::max(floats, m_floats.size()), std::numeric_limits<float>::quiet_NaN());
+  m_ints.assign(std::max(ints, m_ints.size()), -1);
+  m_doubles.assign(std::max(doubles, m_doubles.size()), std::numeric_limits<double>::quiet_NaN());
+}
+
+void HostStepRunner::uploadFloats(std::int64_t offset, const float* values, std::size_t count) {
+  requireInside(m_floats.size(), offset, count, "upload");
+  std::copy_n(values, count, m_floats.begin() + offset);
+}
+void HostStepRunner::uploadInts(std::int64_t offset, const std::int32_t* values,
+                                std::size_t count) {
+  requireInside(m_ints.size(), offset, count, "upload ints");
+  std::copy_n(values, count, m_ints.begin() + offset);
+}
+void HostStepRunner::downloadFloats(std::int64_t offset, float* values, std::size_t count) {
+  requireInside(m_floats.size(), offset, count, "download");
+  std::copy_n(m_floats.begin() + offset, count, values);
+}
+void HostStepRunner::downloadDoubles(std::int64_t offset, double* values, std::size_t count) {
+  requireInside(m_doubles.size(), offset, count, "download doubles");
+  std::copy_n(m_doubles.begin() + offset, count, values);
+}
+
+void HostStepRunner::execute(const gpu::LaunchSchedule& schedule, std::uint64_t key) {
+  keys.push_back(key);
+  stepsRun = schedule.steps.size();
+  for (const LaunchStep& step : schedule.steps) run(step);
+}
+
+void HostStepRunner::gemm(const LaunchStep& st) {
+  float* f = m_floats.data();
+  const std::int64_t aRows = st.transA ? st.k : st.m, bRows = st.transB ? st.n : st.k;
+  requireInside(m_floats.size(), st.src, (aRows - 1) * st.lda + (st.transA ? st.m : st.k), "A");
+  requireInside(m_floats.size(), st.aux, (bRows - 1) * st.ldb + (st.transB ? st.k : st.n), "B");
+  requireInside(m_floats.size(), st.dst, std::int64_t(st.m - 1) * st.ldc + st.n, "C");
+  for (int i = 0; i < st.m; ++i)
+    for (int j = 0; j < st.n; ++j) {
+      double sum = 0.0;
+      for (int p = 0; p < st.k; ++p) {
+        const float a = st.transA ? f[st.src + std::int64_t(p) * st.lda + i]
+                                  : f[st.src + std::int64_t(i) * st.lda + p];
+        const float b = st.transB ? f[st.aux + std::int64_t(j) * st.ldb + p]
+                                  : f[st.aux + std::int64_t(p) * st.ldb + j];
+        sum += double(a) * b;
+      }
+      float& c = f[st.dst + std::int64_t(i) * st.ldc + j];
+      c = static_cast<float>(sum + (st.beta == 0.0f ? 0.0 : double(st.beta) * c));
+    }
+}
+
+void HostStepRunner::run(const LaunchStep& st) {
+  if (st.kind == StepKind::Gemm) return gemm(st);
+  float* f = m_floats.data();
+  const std::int64_t cells = std::int64_t(st.rows) * st.width;
+  const std::int64_t span = st.count > 0 ? st.count : cells;
+  std::int64_t written = span;
+  if (st.kind == StepKind::CopyColumns) written = std::int64_t(st.rows - 1) * st.dstLd + st.width;
+  if (st.kind == StepKind::ColumnSum || st.kind == StepKind::ColumnDot) written = st.width;
+  if (st.kind == StepKind::CrossEntropyLoss || st.kind == StepKind::MseLoss) {
+    written = 0;
+    requireInside(m_doubles.size(), st.lossRow, st.rows, "loss");
+  }
+  requireInside(m_floats.size(), st.dst, written, "dst");
+  if (st.kind == StepKind::AddColumns)
+    requireInside(m_floats.size(), st.src, std::int64_t(st.rows - 1) * st.srcLd + st.width, "src");
+  else if (st.kind != StepKind::Zero)
+    requireInside(m_floats.size(), st.src, st.kind == StepKind::BroadcastRow ? st.width : span,
+                  "src");
+  float* dst = f + st.dst;
+  const float* src = f + st.src;
+  const float* aux = f + st.aux;
+  const int w = st.width;
+  switch (st.kind) {
+    case StepKind::Zero: std::fill_n(dst, st.count, 0.0f); break;
+    case StepKind::Copy: std::copy_n(src, st.count, dst); break;
+    case StepKind::Add: for (std::int64_t i = 0; i < st.count; ++i) dst[i] += src[i]; break;
+    case StepKind::Multiply:
+    case StepKind::Mask: for (std::int64_t i = 0; i < st.count; ++i) dst[i] *= src[i]; break;
+    case StepKind::BroadcastRow: for (std::int64_t i = 0; i < cells; ++i) dst[i] = src[i % w]; break;
+    case StepKind::AddProduct:
+      for (std::int64_t i = 0; i < cells; ++i) dst[i] += aux[i % w] * src[i];
+      break;
+    case StepKind::AddColumns:
+      for (std::int64_t i = 0; i < cells; ++i) dst[i] += src[(i / w) * st.srcLd + i % w];
+      break;
+    case StepKind::CopyColumns:
+      for (std::int64_t i = 0; i < cells; ++i) dst[(i / w) * st.dstLd + i % w] = src[i];
+      break;
+    case StepKind::Activate:
+      for (int r = 0; r < st.rows; ++r) {
+        if (st.activation == Activation::Softmax) math::softmax(src + r * w, dst + r * w, w);
+        else for (int i = 0; i < w; ++i) dst[r * w + i] = math::activate(st.activation, src[r * w + i]);
+      }
+      break;
+    case StepKind::ActivateBackward:
+      for (int r = 0; r < st.rows; ++r) {
+        if (st.activation == Activation::Softmax) {
+          math::softmaxBackward(src + r * w, aux + r * w, dst + r * w, w);
+        } else {
+          for (int i = 0; i < w; ++i)
+            dst[r * w + i] = aux[r * w + i] * math::derivativeFromOutput(st.activation, src[r * w + i]);
+        }
+      }
+      break;
+    case StepKind::CrossEntropyGrad:
+      for (int r = st.firstRow; r < st.rows; ++r) {
+        for (int i = 0; i < w; ++i) dst[r * w + i] += src[r * w + i];
+        dst[r * w + m_ints.at(st.classes + r)] -= 1.0f;
+      }
+      break;
+    case StepKind::MseGrad: for (std::int64_t i = 0; i < st.count; ++i) dst[i] = src[i] - aux[i]; break;
+    case StepKind::ColumnSum:
+    case StepKind::ColumnDot:
+      for (int i = 0; i < w; ++i) {
+        float sum = 0.0f;
+        for (int r = 0; r < st.rows; ++r)
+          sum += src[r * w + i] * (st.kind == StepKind::ColumnDot ? aux[r * w + i] : 1.0f);
+        dst[i] += sum;
+      }
+      break;
+    case StepKind::CrossEntropyLoss:
+      for (int r = 0; r < st.rows; ++r)
+        m_doubles.at(st.lossRow + r) =
+            math::crossEntropyFromLogits(src + r * w, w, m_ints.at(st.classes + r));
+      break;
+    case StepKind::MseLoss:
+      for (int r = 0; r < st.rows; ++r) {
+        double sum = 0.0;
+        for (int i = 0; i < w; ++i) {
+          const double diff = double(src[r * w + i]) - aux[r * w + i];
+          sum += 0.5 * diff * diff;
+        }
+        m_doubles.at(st.lossRow + r) = sum;
+      }
+      break;
+    case StepKind::Gemm: break;
+  }
+}
+
+}  // namespace rnnwb::testing

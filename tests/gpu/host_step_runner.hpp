@@ -1,0 +1,34 @@
+#pragma once
+// A CPU interpreter of LaunchSchedules: each step with plain loops and the shared activation
+// maths, products by a naive triple loop in double. It checks the host side of the CUDA engine
+// (the lowering, every offset, the executor's uploads and downloads) against CpuBackend on a
+// machine without a device. Not a backend for users.
+#include <vector>
+
+#include "step_runner.hpp"
+
+namespace rnnwb::testing {
+
+class HostStepRunner final : public gpu::StepRunner {
+ public:
+  void reserve(std::size_t floats, std::size_t ints, std::size_t doubles) override;
+  void uploadFloats(std::int64_t offset, const float* values, std::size_t count) override;
+  void uploadInts(std::int64_t offset, const std::int32_t* values, std::size_t count) override;
+  void downloadFloats(std::int64_t offset, float* values, std::size_t count) override;
+  void downloadDoubles(std::int64_t offset, double* values, std::size_t count) override;
+  void execute(const gpu::LaunchSchedule& schedule, std::uint64_t key) override;
+
+  /// Steps run by the last execute(), and the keys seen (the executor's schedule cache).
+  std::size_t stepsRun = 0;
+  std::vector<std::uint64_t> keys;
+
+ private:
+  void run(const gpu::LaunchStep& step);
+  void gemm(const gpu::LaunchStep& step);
+
+  std::vector<float> m_floats;
+  std::vector<std::int32_t> m_ints;
+  std::vector<double> m_doubles;
+};
+
+}  // namespace rnnwb::testing

@@ -1,0 +1,168 @@
+// The host side of the CUDA engine without a device: each chunk's launch schedule, run by a CPU
+// interpreter through the same ChunkExecutor the CUDA backend uses, must give CpuBackend's
+// losses, gradients, outputs and states (every example graph and random graphs, carried state,
+// partial prediction, carry points, masks); and the schedule has the shape the device needs
+// (one product per frame for a stacked group, schedules cached per chunk shape).
+#include <QtTest>
+
+#include "backend_comparison.hpp"
+#include "chunk_executor.hpp"
+#include "engine_test_support.hpp"
+#include "host_step_runner.hpp"
+#include "random_graph.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::testing;
+
+namespace {
+
+/// The CUDA backend's host side with the interpreter in place of the device.
+class ScheduleBackend final : public Backend {
+ public:
+  explicit ScheduleBackend(const CompiledPlan& plan) : executor(plan, runner) {}
+  std::string_view name() const override { return "schedule"; }
+  const CompiledPlan& plan() const override { return executor.plan(); }
+  double forwardBackward(const ParameterSet& p, const SequenceBatch& b, const StreamState& in,
+                         StreamState* out, ParameterSet* g) override {
+    return executor.run(p, b, in, out, g, nullptr);
+  }
+  double forward(const ParameterSet& p, const SequenceBatch& b, const StreamState& in,
+                 StreamState* out, std::vector<Tensor>* y) override {
+    return executor.run(p, b, in, out, nullptr, y);
+  }
+  HostStepRunner runner;
+  gpu::ChunkExecutor executor;
+};
+
+Graph exampleGraph(const QString& file, int size) {
+  return withLayerSize(loadValidGraph(file.toStdString()), size);
+}
+
+}  // namespace
+
+class TestLaunchSchedule : public QObject {
+  Q_OBJECT
+ private slots:
+  void matchesCpu_data();
+  void matchesCpu();
+  void operation_data();
+  void operation();
+  void stackedGroupIsOneProductPerFrame();
+  void schedulesAreCachedPerShape();
+  void errorsAreTheCpuEngines();
+};
+
+void TestLaunchSchedule::matchesCpu_data() {
+  QTest::addColumn<QString>("file");  // empty: a random graph
+  QTest::addColumn<int>("seed");
+  QTest::addColumn<int>("frames");
+  QTest::addColumn<int>("first");
+  QTest::addColumn<int>("carry");
+  QTest::addColumn<bool>("state");
+  const QDir examples(RNNWB_EXAMPLES_DIR);
+  for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name)) {
+    QTest::newRow(qPrintable(name)) << examples.filePath(name) << 1 << 5 << 1 << 3 << true;
+    QTest::newRow(qPrintable(name + " fresh, carry 0"))
+        << examples.filePath(name) << 2 << 4 << 0 << 0 << false;
+  }
+  for (int seed = 1; seed <= 12; ++seed)
+    QTest::newRow(qPrintable(QString("random graph %1").arg(seed)))
+        << QString() << seed << 4 << (seed % 3) << (seed % 5) << (seed % 2 == 0);
+}
+
+void TestLaunchSchedule::matchesCpu() {
+  QFETCH(QString, file);
+  QFETCH(int, seed);
+  QFETCH(int, frames);
+  QFETCH(int, first);
+  QFETCH(int, carry);
+  QFETCH(bool, state);
+  Graph graph;
+  if (file.isEmpty()) {
+    RandomGraphOptions options;
+    options.layers = 8;
+    options.connections = 16;
+    options.layerSize = 3;
+    graph = makeRandomGraph(static_cast<std::uint64_t>(seed), options);
+  } else {
+    graph = exampleGraph(file, 4);
+  }
+  const CompiledPlan plan(graph);
+  ScheduleBackend backend(plan);
+  ComparisonCase c;
+  c.frames = frames;
+  c.streams = 3;
+  c.firstPredictedFrame = std::min(first, frames);
+  c.carryFrames = std::min(carry, frames);
+  c.carriedState = state;
+  c.seed = static_cast<std::uint64_t>(seed) * 7;
+  const ComparisonResult result = compareWithCpu(backend, c);
+  QVERIFY2(result.worst <= 1e-5, qPrintable(QString("relative error %1 in %2")
+                                                .arg(result.worst).arg(result.where.c_str())));
+}
+
+void TestLaunchSchedule::operation_data() {
+  QTest::addColumn<int>("op");
+  const auto ops = operationCases();
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) QTest::newRow(ops[i].name.c_str()) << i;
+}
+
+void TestLaunchSchedule::operation() {
+  QFETCH(int, op);
+  const CompiledPlan plan(graphFromJson(operationCases()[op].json));
+  ScheduleBackend backend(plan);
+  const ComparisonResult result = compareWithCpu(backend, {6, 4, 2, 3, true, 11});
+  QVERIFY2(result.worst <= 1e-5, qPrintable(QString("relative error %1 in %2")
+                                                .arg(result.worst).arg(result.where.c_str())));
+}
+
+void TestLaunchSchedule::stackedGroupIsOneProductPerFrame() {
+  // An LSTM: h(t-1) -> i, f, g, o is one stacked group; x -> gates are external products over
+  // all frames. Forward per frame: one stacked product, nothing else in cuBLAS.
+  const CompiledPlan plan(exampleGraph(QString(RNNWB_EXAMPLES_DIR) + "/char-lstm.rnn.json", 4));
+  ScheduleBackend backend(plan);
+  ParameterSet params(plan);
+  randomizeParameters(params, 3);
+  std::size_t gemms[2] = {0, 0};
+  for (int frames : {4, 8}) {
+    const SequenceBatch batch = randomBatch(plan, frames, 2, 5);
+    backend.forward(params, batch, {}, nullptr, nullptr);
+    gemms[frames == 8] = backend.executor.lastSchedule()->schedule.gemmCount;
+  }
+  // Four more frames add exactly four products: one per frame.
+  QCOMPARE(gemms[1] - gemms[0], std::size_t(4));
+}
+
+void TestLaunchSchedule::schedulesAreCachedPerShape() {
+  const CompiledPlan plan(exampleGraph(QString(RNNWB_EXAMPLES_DIR) + "/gru.rnn.json", 3));
+  ScheduleBackend backend(plan);
+  ParameterSet params(plan), grads(plan);
+  randomizeParameters(params, 1);
+  const SequenceBatch a = randomBatch(plan, 4, 2, 1), b = randomBatch(plan, 6, 2, 2);
+  backend.forwardBackward(params, a, {}, nullptr, &grads);
+  backend.forwardBackward(params, b, {}, nullptr, &grads);
+  backend.forwardBackward(params, a, {}, nullptr, &grads);
+  backend.forward(params, a, {}, nullptr, nullptr);
+  const auto& keys = backend.runner.keys;
+  QCOMPARE(keys.size(), std::size_t(4));
+  QCOMPARE(keys[0], keys[2]);  // same shape, same schedule (the device replays its graph)
+  QVERIFY(keys[0] != keys[1]);
+  QVERIFY(keys[3] != keys[0]);  // forward only is another schedule
+}
+
+void TestLaunchSchedule::errorsAreTheCpuEngines() {
+  const CompiledPlan plan(exampleGraph(QString(RNNWB_EXAMPLES_DIR) + "/elman.rnn.json", 3));
+  const CompiledPlan other(exampleGraph(QString(RNNWB_EXAMPLES_DIR) + "/gru.rnn.json", 3));
+  ScheduleBackend backend(plan);
+  ParameterSet params(plan), foreign(other);
+  const SequenceBatch batch = randomBatch(plan, 3, 2, 1);
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                           backend.forward(foreign, batch, {}, nullptr, nullptr));
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                           backend.forward(params, batch, randomState(plan, 5, 1), nullptr,
+                                           nullptr));
+}
+
+QTEST_GUILESS_MAIN(TestLaunchSchedule)
+#include "tst_launchschedule.moc"
