@@ -116,7 +116,8 @@ void TestCli::exportWritesAFile() {
 
 void TestCli::helpForEveryCommand_data() {
   QTest::addColumn<QString>("command");
-  for (const char* c : {"validate", "analyze", "export"}) QTest::newRow(c) << c;
+  for (const char* c : {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad", "train"})
+    QTest::newRow(c) << c;
 }
 
 void TestCli::helpForEveryCommand() {
