@@ -6,6 +6,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "rnnwb/core/png_file.hpp"
+
 namespace rnnwb::packing {
 namespace {
 
@@ -40,17 +42,7 @@ ExampleSize readPngSize(const std::filesystem::path& file) {
 }
 
 void writePng(const std::filesystem::path& file, const Image& image) {
-  if (image.channels != 1 && image.channels != 3)
-    throw std::invalid_argument(file.string() + ": cannot write a PNG of " +
-                                std::to_string(image.channels) + " channels");
-  png_image png;
-  std::memset(&png, 0, sizeof png);
-  png.version = PNG_IMAGE_VERSION;
-  png.width = static_cast<png_uint_32>(image.width);
-  png.height = static_cast<png_uint_32>(image.height);
-  png.format = image.channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  if (!png_image_write_to_file(&png, file.c_str(), 0, image.pixels.data(), 0, nullptr))
-    fail(file, png, "cannot write PNG");
+  writePngFile(file, image.width, image.height, image.channels, image.pixels.data());
 }
 
 FeatureMap inkFeatures(const Image& gray) {

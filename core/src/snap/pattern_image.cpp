@@ -5,7 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <png.h>
+#include "rnnwb/core/png_file.hpp"
 
 namespace rnnwb::snap {
 namespace {
@@ -152,23 +152,7 @@ RgbImage stackImages(const std::vector<RgbImage>& images, int gap) {
 }
 
 void writePng(const RgbImage& image, const std::filesystem::path& path) {
-  png_image png;
-  std::memset(&png, 0, sizeof png);
-  png.version = PNG_IMAGE_VERSION;
-  png.width = static_cast<png_uint_32>(image.width);
-  png.height = static_cast<png_uint_32>(image.height);
-  png.format = PNG_FORMAT_RGB;
-  // Written beside the target and renamed, so a failure never leaves half a file.
-  const std::filesystem::path temporary = path.string() + ".part";
-  if (!png_image_write_to_file(&png, temporary.string().c_str(), 0, image.pixels.data(), 0,
-                               nullptr))
-    throw std::runtime_error("cannot write PNG '" + path.string() + "': " + png.message);
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw std::runtime_error("cannot write PNG '" + path.string() + "': " + ec.message());
-  }
+  writePngFile(path, image.width, image.height, 3, image.pixels.data());
 }
 
 std::uint32_t classColour(int c) {
