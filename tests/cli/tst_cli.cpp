@@ -1,22 +1,14 @@
 // The rnnwb command line as a user runs it: exit codes, messages, output shapes.
 #include <QtTest>
 
+#include "cli_run.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace {
-struct Run {
-  int exitCode;
-  QString out;
-  QString err;
-};
+using Run = rnnwb::testing::CliRun;
 
-Run rnnwb(const QStringList& args) {
-  QProcess p;
-  p.start(RNNWB_CLI, args);
-  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+Run runRnnwb(const QStringList& args) { return rnnwb::testing::runCli(args); }
 
 QString example(const char* name) { return QString(RNNWB_EXAMPLES_DIR) + "/" + name; }
 }  // namespace
@@ -41,7 +33,7 @@ void TestCli::validateAcceptsEveryExample() {
   QStringList files = QDir(RNNWB_EXAMPLES_DIR).entryList({"*.rnn.json"});
   QVERIFY(files.size() >= 8);
   for (QString& f : files) f = example(f.toUtf8().constData());
-  const Run r = rnnwb(QStringList{"validate"} + files);
+  const Run r = runRnnwb(QStringList{"validate"} + files);
   QCOMPARE(r.exitCode, 0);
   QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
 }
@@ -56,7 +48,7 @@ void TestCli::validateReportsEveryProblemPerLine() {
                {"id": "y", "kind": "additive", "size": 2, "loss": "mse"}],
     "connections": [{"from": "x", "to": "h"}, {"from": "h", "to": "y"}, {"from": "y", "to": "y"}]})");
   f.close();
-  const Run r = rnnwb({"validate", path, example("elman.rnn.json")});
+  const Run r = runRnnwb({"validate", path, example("elman.rnn.json")});
   QCOMPARE(r.exitCode, 1);
   const QStringList lines = r.err.trimmed().split('\n');
   QCOMPARE(lines.size(), 2);
@@ -66,13 +58,13 @@ void TestCli::validateReportsEveryProblemPerLine() {
 }
 
 void TestCli::validateMissingFile() {
-  const Run r = rnnwb({"validate", "/no/such/graph.rnn.json"});
+  const Run r = runRnnwb({"validate", "/no/such/graph.rnn.json"});
   QCOMPARE(r.exitCode, 1);
   QVERIFY2(r.err.startsWith("/no/such/graph.rnn.json: error: cannot read file"), qPrintable(r.err));
 }
 
 void TestCli::analyzeJsonHasTheContractShape() {
-  const Run r = rnnwb({"analyze", example("lstm-peephole.rnn.json"), "--json"});
+  const Run r = runRnnwb({"analyze", example("lstm-peephole.rnn.json"), "--json"});
   QCOMPARE(r.exitCode, 0);
   const auto j = nlohmann::json::parse(r.out.toStdString());
   QCOMPARE(j.size(), std::size_t(1));
@@ -90,7 +82,7 @@ void TestCli::analyzeJsonHasTheContractShape() {
 }
 
 void TestCli::analyzeTable() {
-  const Run r = rnnwb({"analyze", example("two-recurrent-nodes.rnn.json")});
+  const Run r = runRnnwb({"analyze", example("two-recurrent-nodes.rnn.json")});
   QCOMPARE(r.exitCode, 0);
   QVERIFY2(r.out.contains("4 nodes, 2 recurrent"), qPrintable(r.out));
   QVERIFY(r.out.contains("frame by frame"));
@@ -98,7 +90,7 @@ void TestCli::analyzeTable() {
 }
 
 void TestCli::exportDotHasClustersAndDashedDelays() {
-  const Run r = rnnwb({"export", example("two-recurrent-nodes.rnn.json"), "--format", "dot"});
+  const Run r = runRnnwb({"export", example("two-recurrent-nodes.rnn.json"), "--format", "dot"});
   QCOMPARE(r.exitCode, 0);
   QVERIFY(r.out.startsWith("digraph"));
   QCOMPARE(r.out.count("subgraph cluster_"), 2);
@@ -109,7 +101,7 @@ void TestCli::exportDotHasClustersAndDashedDelays() {
 void TestCli::exportWritesAFile() {
   QTemporaryDir dir;
   const QString out = dir.filePath("g.dot");
-  const Run r = rnnwb({"export", example("gru.rnn.json"), "--format", "dot", "-o", out});
+  const Run r = runRnnwb({"export", example("gru.rnn.json"), "--format", "dot", "-o", out});
   QCOMPARE(r.exitCode, 0);
   QVERIFY(QFileInfo(out).size() > 100);
 }
@@ -122,16 +114,16 @@ void TestCli::helpForEveryCommand_data() {
 
 void TestCli::helpForEveryCommand() {
   QFETCH(QString, command);
-  const Run r = rnnwb({command, "--help"});
+  const Run r = runRnnwb({command, "--help"});
   QCOMPARE(r.exitCode, 0);
   QVERIFY(r.out.contains("Usage"));
 }
 
 void TestCli::unknownOptionIsAnError() {
-  const Run r = rnnwb({"analyze", example("elman.rnn.json"), "--frobnicate"});
+  const Run r = runRnnwb({"analyze", example("elman.rnn.json"), "--frobnicate"});
   QCOMPARE(r.exitCode, 2);
   QVERIFY2(r.err.contains("--frobnicate"), qPrintable(r.err));
-  const Run missing = rnnwb({"analyze", "/no/such.rnn.json"});
+  const Run missing = runRnnwb({"analyze", "/no/such.rnn.json"});
   QCOMPARE(missing.exitCode, 2);
   QVERIFY2(missing.err.contains("/no/such.rnn.json"), qPrintable(missing.err));
 }
@@ -145,7 +137,7 @@ void TestCli::analyzeInvalidGraphFails() {
     "layers": [{"id": "x", "kind": "input", "size": 2}, {"id": "y", "kind": "additive", "size": 2, "loss": "mse"}],
     "connections": [{"from": "x", "to": "y"}, {"from": "y", "to": "y"}]})");
   f.close();
-  const Run r = rnnwb({"analyze", path});
+  const Run r = runRnnwb({"analyze", path});
   QCOMPARE(r.exitCode, 1);
   QCOMPARE(r.err.trimmed(), path + ": error: cycle with no delay: y -> y");
 }

@@ -2,6 +2,8 @@
 // computes, under the spec's keys, and mistakes in the input files are named precisely.
 #include <QtTest>
 
+#include "cli_run.hpp"
+
 #include "engine_test_support.hpp"
 #include "rnnwb/core/connection_mask.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
@@ -14,18 +16,9 @@ using namespace rnnwb::testing;
 
 namespace {
 
-struct Run {
-  int exitCode;
-  QString out, err;
-};
+using Run = rnnwb::testing::CliRun;
 
-Run rnnwbCli(const QStringList& args) {
-  QProcess p;
-  p.start(RNNWB_CLI, args);
-  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+Run rnnwbCli(const QStringList& args) { return rnnwb::testing::runCli(args); }
 
 QString example(const char* name) { return QString(RNNWB_EXAMPLES_DIR) + "/" + name; }
 

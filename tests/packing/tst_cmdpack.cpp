@@ -2,24 +2,16 @@
 // example, and the picture.
 #include <QtTest>
 
+#include "cli_run.hpp"
+
 #include <QTemporaryDir>
 
 #include <nlohmann/json.hpp>
 
 namespace {
-struct Run {
-  int exitCode;
-  QString out;
-  QString err;
-};
+using Run = rnnwb::testing::CliRun;
 
-Run rnnwb(const QStringList& args) {
-  QProcess p;
-  p.start(RNNWB_CLI, QStringList{"pack"} + args);
-  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+Run runRnnwb(const QStringList& args) { return rnnwb::testing::runCli(QStringList{"pack"} + args); }
 
 QString writeFile(const QTemporaryDir& dir, const char* name, const char* text) {
   const QString path = dir.filePath(name);
@@ -44,7 +36,7 @@ void TestCmdPack::jsonHasTheIssueShape() {
   // The list of tst_baselinepacker, B = 4: figures computed by hand there.
   QTemporaryDir dir;
   const QString sizes = writeFile(dir, "s.txt", "10 20\n10 15\n8 30\n10 9\n\n5 4\n5 3\n5 4\n7 2\n");
-  const Run r = rnnwb({"--sizes", sizes, "--batch", "4", "--json"});
+  const Run r = runRnnwb({"--sizes", sizes, "--batch", "4", "--json"});
   QCOMPARE(r.exitCode, 0);
   const auto j = nlohmann::json::parse(r.out.toStdString());
   QCOMPARE(j.size(), std::size_t(8));
@@ -57,40 +49,40 @@ void TestCmdPack::jsonHasTheIssueShape() {
   QCOMPARE(j["packed_skewed"].get<int>(), 1370);
   QCOMPARE(j["packers"]["baseline"]["packed_skewed"].get<int>(), 1370);
   QVERIFY(j["packers"].contains("shelf"));
-  const Run only = rnnwb({"--sizes", sizes, "--batch", "4", "--json", "--packer", "baseline"});
+  const Run only = runRnnwb({"--sizes", sizes, "--batch", "4", "--json", "--packer", "baseline"});
   QCOMPARE(nlohmann::json::parse(only.out.toStdString())["packers"].size(), std::size_t(1));
 }
 
 void TestCmdPack::sizesErrorNamesTheLine() {
   QTemporaryDir dir;
-  const Run r = rnnwb({"--sizes", writeFile(dir, "bad.txt", "3 4\n5 6 7\n")});
+  const Run r = runRnnwb({"--sizes", writeFile(dir, "bad.txt", "3 4\n5 6 7\n")});
   QCOMPARE(r.exitCode, 1);
   QVERIFY2(r.err.contains("bad.txt:2: expected 'height width'"), qPrintable(r.err));
-  const Run zero = rnnwb({"--sizes", writeFile(dir, "zero.txt", "3 0\n")});
+  const Run zero = runRnnwb({"--sizes", writeFile(dir, "zero.txt", "3 0\n")});
   QVERIFY2(zero.err.contains("zero.txt:1:"), qPrintable(zero.err));
 }
 
 void TestCmdPack::widthErrorNamesTheExample() {
   QTemporaryDir dir;
   const QString sizes = writeFile(dir, "s.txt", "3 4\n3 9\n3 2\n5 12\n");
-  const Run r = rnnwb({"--sizes", sizes, "--batch", "2", "--width", "10"});
+  const Run r = runRnnwb({"--sizes", sizes, "--batch", "2", "--width", "10"});
   QCOMPARE(r.exitCode, 1);
   QVERIFY2(r.err.contains("example 3 is 12 pixels wide, wider than the row width 10"),
            qPrintable(r.err));
-  QVERIFY(rnnwb({"--sizes", sizes, "--packer", "nope"}).err.contains("unknown packer 'nope'"));
+  QVERIFY(runRnnwb({"--sizes", sizes, "--packer", "nope"}).err.contains("unknown packer 'nope'"));
 }
 
 void TestCmdPack::exactlyOneSource() {
-  QVERIFY(rnnwb({}).exitCode != 0);
+  QVERIFY(runRnnwb({}).exitCode != 0);
   QTemporaryDir dir;
   const QString sizes = writeFile(dir, "s.txt", "3 4\n");
-  QVERIFY(rnnwb({"--sizes", sizes, "--synthetic-words", "3"}).exitCode != 0);
+  QVERIFY(runRnnwb({"--sizes", sizes, "--synthetic-words", "3"}).exitCode != 0);
 }
 
 void TestCmdPack::syntheticWordsAndPicture() {
   QTemporaryDir dir;
   const QString png = dir.filePath("batch.png");
-  const Run r = rnnwb({"--synthetic-words", "40", "--batch", "20", "--png", png});
+  const Run r = runRnnwb({"--synthetic-words", "40", "--batch", "20", "--png", png});
   QCOMPARE(r.exitCode, 0);
   QVERIFY(r.out.contains("packed_skewed (baseline)"));
   QVERIFY(r.out.contains("predicted speed-up"));
@@ -98,7 +90,7 @@ void TestCmdPack::syntheticWordsAndPicture() {
   QVERIFY(f.open(QIODevice::ReadOnly));
   QCOMPARE(f.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
   // The same folder of PNGs through --images gives the same figures as their sizes.
-  const Run images = rnnwb({"--images", dir.path(), "--json"});
+  const Run images = runRnnwb({"--images", dir.path(), "--json"});
   QCOMPARE(images.exitCode, 0);
   QCOMPARE(nlohmann::json::parse(images.out.toStdString())["examples"].get<int>(), 1);
 }

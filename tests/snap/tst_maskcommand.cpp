@@ -2,6 +2,8 @@
 // and the PNG.
 #include <QtTest>
 
+#include "cli_run.hpp"
+
 #include <QImage>
 #include <nlohmann/json.hpp>
 
@@ -12,19 +14,9 @@
 using namespace rnnwb;
 
 namespace {
-struct Run {
-  int exitCode;
-  QString out;
-  QString err;
-};
+using Run = rnnwb::testing::CliRun;
 
-Run rnnwbRun(const QStringList& args) {
-  QProcess p;
-  p.start(RNNWB_CLI, args);
-  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+Run rnnwbRun(const QStringList& args) { return rnnwb::testing::runCli(args); }
 
 QString example(const QString& name) { return QString(RNNWB_EXAMPLES_DIR) + "/" + name; }
 

@@ -2,6 +2,8 @@
 // --resume that continues exactly.
 #include <QtTest>
 
+#include "cli_run.hpp"
+
 #include <csignal>
 
 #include "rnnwb/core/train/metrics.hpp"
@@ -10,19 +12,9 @@
 
 namespace {
 
-struct Run {
-  int exitCode;
-  QString out;
-  QString err;
-};
+using Run = rnnwb::testing::CliRun;
 
-Run runCli(const QStringList& args) {
-  QProcess p;
-  p.start(RNNWB_CLI, args);
-  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
-  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
-          QString::fromUtf8(p.readAllStandardError())};
-}
+Run runCli(const QStringList& args) { return rnnwb::testing::runCli(args); }
 
 }  // namespace
 
