@@ -1,53 +1,14 @@
 #pragma once
-// The CUDA engine's lowering of a CompiledPlan: for each node of the schedule, which connections
-// run over all frames at once, which run frame by frame, and which full connections share one
-// stacked product. The same lowering as the CPU engine's, kept apart so that the CPU engine can
-// change without moving the device one. Built once per backend; immutable. Private to gpu/.
-#include <cstddef>
-#include <vector>
-
-#include "rnnwb/core/compiled_plan.hpp"
-#include "rnnwb/core/engine/parameter_set.hpp"
+// The CUDA backend runs the same lowering of a CompiledPlan as the CPU engine
+// (rnnwb/core/engine/engine_program.hpp), so both stack and order their products alike.
+#include "rnnwb/core/engine/engine_program.hpp"
 
 namespace rnnwb::gpu {
 
-struct ConnectionOp {
-  int index = 0;  // into graph().connections
-  int from = 0, to = 0;
-  ConnectionType type = ConnectionType::Full;
-  int delay = 0;
-  std::size_t weightOffset = 0;  // into the flat parameters; unused for identity
-  int rows = 0, cols = 0;        // to.size, from.size
-  int zBuffer = -1;              // into a multiplicative layer: its own z buffer, else -1
-};
-
-/// Full connections with one source and one delay whose weights lie one after the other in the
-/// flat parameters: one matrix [rows, cols] = the weights stacked in `connections` order.
-struct StackedGroup {
-  int from = 0, delay = 0;
-  std::vector<int> connections;  // into Program::connections
-  std::size_t weightOffset = 0;
-  int rows = 0, cols = 0;
-};
-
-struct NodeOp {
-  bool recurrent = false;
-  std::vector<int> layers;    // the inner order (one layer for a plain node)
-  std::vector<int> external;  // anterior connections from outside the node (all frames at once)
-  // Recurrent nodes only, frame by frame:
-  std::vector<StackedGroup> delayedGroups;  // full, delay > 0, inside the node
-  std::vector<int> delayedOther;            // diagonal / identity, delay > 0, inside the node
-  std::vector<std::vector<StackedGroup>> zeroGroups;  // per position in layers: full, delay 0
-  std::vector<std::vector<int>> zeroOther;             // per position: diagonal / identity
-};
-
-struct Program {
-  std::vector<ConnectionOp> connections;  // one per graph connection, same index
-  std::vector<NodeOp> nodes;              // schedule order
-  int zBufferCount = 0;
-  int widestGroupRows = 0;                // the largest stacked group (workspace size)
-};
-
-Program lowerPlan(const CompiledPlan& plan, const ParameterLayout& layout);
+using cpu::ConnectionOp;
+using cpu::lowerPlan;
+using cpu::NodeOp;
+using cpu::Program;
+using cpu::StackedGroup;
 
 }  // namespace rnnwb::gpu

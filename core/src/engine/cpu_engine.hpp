@@ -12,7 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "cpu_program.hpp"
+#include "rnnwb/core/engine/engine_program.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 
 // The element-wise loops are built twice, for plain x86-64 and for AVX2 + FMA (x86-64-v3), and

@@ -1,10 +1,10 @@
-#include "device_program.hpp"
+#include "rnnwb/core/engine/engine_program.hpp"
 
 #include <algorithm>
 #include <map>
 #include <utility>
 
-namespace rnnwb::gpu {
+namespace rnnwb::cpu {
 namespace {
 
 std::vector<ConnectionOp> lowerConnections(const CompiledPlan& plan, const ParameterLayout& layout,
@@ -29,15 +29,15 @@ std::vector<ConnectionOp> lowerConnections(const CompiledPlan& plan, const Param
 
 // Splits full connections with one source and delay into runs whose weights are contiguous.
 std::vector<StackedGroup> stack(const std::vector<ConnectionOp>& ops, std::vector<int> members) {
-  std::sort(members.begin(), members.end(), [&](int a, int b) {
-    return ops[a].weightOffset < ops[b].weightOffset;
-  });
+  std::sort(members.begin(), members.end(),
+            [&](int a, int b) { return ops[a].weightOffset < ops[b].weightOffset; });
   std::vector<StackedGroup> groups;
   for (int c : members) {
     const ConnectionOp& op = ops[c];
     const bool extends = !groups.empty() &&
                          groups.back().weightOffset + static_cast<std::size_t>(groups.back().rows) *
-                                 groups.back().cols == op.weightOffset;
+                                                          groups.back().cols ==
+                             op.weightOffset;
     if (!extends) {
       groups.push_back({op.from, op.delay, {}, op.weightOffset, 0, op.cols});
     }
@@ -62,18 +62,21 @@ void lowerRecurrentNode(const CompiledPlan& plan, const std::vector<ConnectionOp
       if (plan.nodeOfLayer(op.from) != nodeIndex) {
         node.external.push_back(c);
       } else if (op.delay > 0) {
-        if (op.type == ConnectionType::Full) delayedFull[{op.from, op.delay}].push_back(c);
-        else node.delayedOther.push_back(c);
+        if (op.type == ConnectionType::Full)
+          delayedFull[{op.from, op.delay}].push_back(c);
+        else
+          node.delayedOther.push_back(c);
       } else {
-        if (op.type == ConnectionType::Full) zeroFull[op.from].push_back(c);
-        else node.zeroOther[position.at(op.from)].push_back(c);
+        if (op.type == ConnectionType::Full)
+          zeroFull[op.from].push_back(c);
+        else
+          node.zeroOther[position.at(op.from)].push_back(c);
       }
     }
   }
   for (auto& [key, members] : delayedFull)
     for (StackedGroup& g : stack(ops, members)) node.delayedGroups.push_back(std::move(g));
-  for (auto& [from, members] : zeroFull)
-    node.zeroGroups[position.at(from)] = stack(ops, members);
+  for (auto& [from, members] : zeroFull) node.zeroGroups[position.at(from)] = stack(ops, members);
 }
 
 }  // namespace
@@ -93,10 +96,11 @@ Program lowerPlan(const CompiledPlan& plan, const ParameterLayout& layout) {
     for (const auto& g : node.delayedGroups)
       program.widestGroupRows = std::max(program.widestGroupRows, g.rows);
     for (const auto& groups : node.zeroGroups)
-      for (const auto& g : groups) program.widestGroupRows = std::max(program.widestGroupRows, g.rows);
+      for (const auto& g : groups)
+        program.widestGroupRows = std::max(program.widestGroupRows, g.rows);
     program.nodes.push_back(std::move(node));
   }
   return program;
 }
 
-}  // namespace rnnwb::gpu
+}  // namespace rnnwb::cpu

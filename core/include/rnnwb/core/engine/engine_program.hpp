@@ -1,7 +1,8 @@
 #pragma once
-// The CPU engine's lowering of a CompiledPlan: for each node of the schedule, which connections
+// The engines' lowering of a CompiledPlan: for each node of the schedule, which connections
 // run over all frames at once, which run frame by frame, and which full connections share one
-// stacked sgemm. Built once per backend; immutable. Private to the CPU engine.
+// stacked product. Built once per backend; immutable. The CPU engine (core/src/engine) and the
+// CUDA backend (gpu/) run the same lowering, so they stack and order products alike.
 #include <cstddef>
 #include <vector>
 
