@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "update_loop.hpp"
 #include "chunk_runner.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
@@ -12,7 +13,6 @@
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
-#include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
 
 namespace rnnwb::train {
@@ -113,27 +113,11 @@ class Trainer::Loop {
     m_sessionStart = m_intervalStart = Clock::now();
     m_wallAtSessionStart = m_position.wallSeconds;
     m_intervalFrames = 0;
-    TrainOutcome outcome;
-    outcome.totalSteps = m_totalSteps;
-    while (m_position.step < m_totalSteps) {
-      if (const int signal = stopRequested()) {
-        writeCheckpoint();
-        message("stopped by signal " + std::to_string(signal) + " after step " +
-                std::to_string(m_position.step) + "; continue with --resume");
-        outcome.stopSignal = signal;
-        break;
-      }
-      try {
-        runOneStep(outcome);
-      } catch (const std::exception& e) {
-        message(std::string("error: ") + e.what());
-        throw;
-      }
-    }
-    outcome.finished = m_position.step >= m_totalSteps;
-    outcome.step = m_position.step;
-    if (outcome.finished) message("finished at step " + std::to_string(m_position.step));
-    return outcome;
+    return runUpdateLoop(m_totalSteps,
+                         {[this] { return m_position.step; },
+                          [this](TrainOutcome& outcome) { runOneStep(outcome); },
+                          [this] { writeCheckpoint(); },
+                          [this](const std::string& text) { message(text); }});
   }
 
   const TrainConfig& config() const { return m_config; }

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "update_loop.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/mdlstm/recognizer_config.hpp"
@@ -12,7 +13,6 @@
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
-#include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/words_data.hpp"
 
 namespace rnnwb::train {
@@ -120,27 +120,11 @@ class WordsTrainer::Loop {
     m_sessionStart = m_intervalStart = Clock::now();
     m_wallAtSessionStart = m_position.wallSeconds;
     m_intervalExamples = 0;
-    TrainOutcome outcome;
-    outcome.totalSteps = m_totalSteps;
-    while (m_position.step < m_totalSteps) {
-      if (const int signal = stopRequested()) {
-        writeCheckpoint();
-        message("stopped by signal " + std::to_string(signal) + " after step " +
-                std::to_string(m_position.step) + "; continue with --resume");
-        outcome.stopSignal = signal;
-        break;
-      }
-      try {
-        runOneStep(outcome);
-      } catch (const std::exception& e) {
-        message(std::string("error: ") + e.what());
-        throw;
-      }
-    }
-    outcome.finished = m_position.step >= m_totalSteps;
-    outcome.step = m_position.step;
-    if (outcome.finished) message("finished at step " + std::to_string(m_position.step));
-    return outcome;
+    return runUpdateLoop(m_totalSteps,
+                         {[this] { return m_position.step; },
+                          [this](TrainOutcome& outcome) { runOneStep(outcome); },
+                          [this] { writeCheckpoint(); },
+                          [this](const std::string& text) { message(text); }});
   }
 
   void restore(const fs::path& file);

@@ -1,0 +1,33 @@
+#include "update_loop.hpp"
+
+#include <exception>
+
+#include "rnnwb/core/train/stop_signal.hpp"
+
+namespace rnnwb::train {
+
+TrainOutcome runUpdateLoop(std::int64_t totalSteps, const UpdateLoopSteps& steps) {
+  TrainOutcome outcome;
+  outcome.totalSteps = totalSteps;
+  while (steps.step() < totalSteps) {
+    if (const int signal = stopRequested()) {
+      steps.writeCheckpoint();
+      steps.message("stopped by signal " + std::to_string(signal) + " after step " +
+                    std::to_string(steps.step()) + "; continue with --resume");
+      outcome.stopSignal = signal;
+      break;
+    }
+    try {
+      steps.runOneStep(outcome);
+    } catch (const std::exception& e) {
+      steps.message(std::string("error: ") + e.what());
+      throw;
+    }
+  }
+  outcome.finished = steps.step() >= totalSteps;
+  outcome.step = steps.step();
+  if (outcome.finished) steps.message("finished at step " + std::to_string(steps.step()));
+  return outcome;
+}
+
+}  // namespace rnnwb::train
