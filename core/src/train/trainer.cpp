@@ -139,12 +139,10 @@ class Trainer::Loop {
   void runOneStep(TrainOutcome& outcome) {
     update();
     if (m_observer) m_observer->onStep(m_position.step, m_totalSteps);
-    const std::int64_t step = m_position.step;
-    const bool last = step == m_totalSteps;
-    const bool validate = last || (m_config.validEvery > 0 && step % m_config.validEvery == 0);
-    if (validate || step % m_config.reportEvery == 0) outcome.lastReport = report(validate);
-    if (last || (m_config.checkpointEvery > 0 && step % m_config.checkpointEvery == 0))
-      writeCheckpoint();
+    const UpdateActions next = actionsAfter(m_position.step, m_totalSteps, m_config.reportEvery,
+                                            m_config.validEvery, m_config.checkpointEvery);
+    if (next.report) outcome.lastReport = report(next.validate);
+    if (next.checkpoint) writeCheckpoint();
   }
 
   void update() {

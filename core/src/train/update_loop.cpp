@@ -6,6 +6,16 @@
 
 namespace rnnwb::train {
 
+UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int64_t reportEvery,
+                           std::int64_t validEvery, std::int64_t checkpointEvery) {
+  const bool last = step == totalSteps;
+  UpdateActions a;
+  a.validate = last || (validEvery > 0 && step % validEvery == 0);
+  a.report = a.validate || step % reportEvery == 0;
+  a.checkpoint = last || (checkpointEvery > 0 && step % checkpointEvery == 0);
+  return a;
+}
+
 TrainOutcome runUpdateLoop(std::int64_t totalSteps, const UpdateLoopSteps& steps) {
   TrainOutcome outcome;
   outcome.totalSteps = totalSteps;

@@ -16,6 +16,17 @@ struct UpdateLoopSteps {
   std::function<void(const std::string&)> message;  // to the log and the observer
 };
 
+/// What follows update `step` (1-based) of `totalSteps`: the last update reports, validates and
+/// checkpoints; otherwise each happens on its interval (an interval of 0 never validates or
+/// checkpoints; a validation always comes with a report).
+struct UpdateActions {
+  bool report = false;
+  bool validate = false;
+  bool checkpoint = false;
+};
+UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int64_t reportEvery,
+                           std::int64_t validEvery, std::int64_t checkpointEvery);
+
 /// Runs updates until `totalSteps` or a stop signal. An exception from an update is logged
 /// ("error: ...") and rethrown; the newest checkpoint is then the last good one.
 TrainOutcome runUpdateLoop(std::int64_t totalSteps, const UpdateLoopSteps& steps);
