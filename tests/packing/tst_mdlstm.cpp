@@ -3,6 +3,8 @@
 // against finite differences.
 #include <QtTest>
 
+#include "random_examples.hpp"
+
 #include <random>
 
 #include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
@@ -13,22 +15,12 @@ using namespace rnnwb::packing;
 
 namespace {
 
+// Examples of up to 7 x 9 pixels.
 std::vector<FeatureMap> randomExamples(std::mt19937& rng, int count, int channels) {
-  std::uniform_int_distribution<int> height(1, 7), width(1, 9);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<FeatureMap> examples;
-  for (int i = 0; i < count; ++i) {
-    FeatureMap& e = examples.emplace_back(height(rng), width(rng), channels);
-    for (float& v : e.data) v = value(rng);
-  }
-  return examples;
+  return testing::randomExamples(rng, count, channels, 7, 9);
 }
 
-std::vector<ExampleSize> sizesOf(const std::vector<FeatureMap>& examples) {
-  std::vector<ExampleSize> sizes;
-  for (const FeatureMap& e : examples) sizes.push_back({e.height, e.width});
-  return sizes;
-}
+using testing::sizesOf;
 
 FeatureMap randomLike(std::mt19937& rng, const FeatureMap& shape, int channels) {
   FeatureMap m(shape.height, shape.width, channels);

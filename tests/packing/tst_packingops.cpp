@@ -1,6 +1,8 @@
 // pack / unpack / mask / skew / flip on random lists, for every packer.
 #include <QtTest>
 
+#include "random_examples.hpp"
+
 #include <random>
 
 #include "rnnwb/core/packing/block_chunking.hpp"
@@ -11,22 +13,12 @@ using namespace rnnwb::packing;
 
 namespace {
 
+// Examples of up to 9 x 14 pixels.
 std::vector<FeatureMap> randomExamples(std::mt19937& rng, int count, int channels) {
-  std::uniform_int_distribution<int> height(1, 9), width(1, 14);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<FeatureMap> examples;
-  for (int i = 0; i < count; ++i) {
-    FeatureMap& e = examples.emplace_back(height(rng), width(rng), channels);
-    for (float& v : e.data) v = value(rng);
-  }
-  return examples;
+  return testing::randomExamples(rng, count, channels, 9, 14);
 }
 
-std::vector<ExampleSize> sizesOf(const std::vector<FeatureMap>& examples) {
-  std::vector<ExampleSize> sizes;
-  for (const FeatureMap& e : examples) sizes.push_back({e.height, e.width});
-  return sizes;
-}
+using testing::sizesOf;
 
 }  // namespace
 
