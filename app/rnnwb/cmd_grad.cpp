@@ -1,11 +1,12 @@
-// rnnwb grad GRAPH --weights W --data D -o G: one forward and backward pass of the CPU engine
-// over the whole sequence in D (no truncation), writing the gradients of the summed loss under
-// the weights' keys, plus "loss".
+// rnnwb grad GRAPH --weights W --data D -o G [--backend B]: one forward and backward pass over
+// the whole sequence in D (no truncation), writing the gradients of the summed loss under the
+// weights' keys, plus "loss". The backend comes from the registry, as in `train`, so that the
+// same files compare the CPU engine with another backend.
 #include <cmath>
 #include <iostream>
 
 #include "cli_support.hpp"
-#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_io.hpp"
 #include "rnnwb/core/graph_io.hpp"
 
@@ -15,15 +16,17 @@ namespace {
 
 struct GradOptions {
   std::string graph, weights, data, output;
+  std::string backend = "cpu";
 };
 
 int runGrad(const GradOptions& options) {
+  requireBackend(options.backend);  // before any file is read: a typo fails at once
   const CompiledPlan plan(loadValidGraph(options.graph));
   const ParameterSet params = parametersFromTensors(plan, readSafetensors(options.weights));
   const SequenceBatch batch = batchFromTensorFile(plan, readSafetensors(options.data));
-  CpuBackend backend(plan);
+  const std::unique_ptr<Backend> backend = makeBackend(options.backend, plan);
   ParameterSet gradients = ParameterSet::zerosLike(params);
-  const double loss = backend.forwardBackward(params, batch, {}, nullptr, &gradients);
+  const double loss = backend->forwardBackward(params, batch, {}, nullptr, &gradients);
   if (!std::isfinite(loss) || !gradients.allFinite())
     throw std::runtime_error("the loss (" + std::to_string(loss) +
                              ") or a gradient is not finite; " + options.output + " not written");
@@ -52,6 +55,8 @@ void registerGrad(CLI::App& app, int& exitCode) {
                           ->required());
   cmd->add_option("-o,--output", options->output, "Gradient file to write (*.safetensors)")
       ->required();
+  cmd->add_option("--backend", options->backend, "cpu, or cuda in a build with the CUDA backend")
+      ->capture_default_str();
 }
 
 }  // namespace rnnwb::cli

@@ -3,21 +3,61 @@
 # targets, runs the GPU tests (ctest -L gpu, plus the CPU-side schedule and CLI tests), the SnAp
 # masked-product benchmark and the training benchmarks against PyTorch on the same card, and ends
 # with a short table. Needs the project's dependencies (scripts/install-deps.sh) and the CUDA
-# toolkit at /usr/local/cuda. The PyTorch side runs with /usr/bin/python3 when its torch has CUDA;
+# toolkit at /usr/local/cuda. The PyTorch side runs with the first python3 whose torch has CUDA;
 # otherwise it says so and the table shows only rnnwb's figures.
 #   tests/gpu/run-on-device.sh [BUILD_DIR]     results go to $OUT when set, else to BUILD_DIR
+#   RNNWB_PREBUILT=.devrun/rnnwb-device.tar.xz tests/gpu/run-on-device.sh
+#                          on a machine without the project's dependencies: runs what
+#                          tests/gpu/pack-for-device.sh built and packed elsewhere
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build-gpu}
 results=${OUT:-$build}
-mkdir -p "$results"
 jobs=$(nproc)
 
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >"$results/cmake.log"
-grep -q "CUDA backend ON" "$results/cmake.log" || { echo "run-on-device: nvcc not found" >&2; exit 1; }
-cmake --build "$build" -j "$jobs" --target rnnwb tst_gpu_maskedproduct bench_gpu_masked_product \
-  tst_gpu_backend tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine \
-  >"$results/build.log" 2>&1 || { tail -40 "$results/build.log"; exit 1; }
+if [ -n "${RNNWB_PREBUILT:-}" ]; then
+  # Built elsewhere by tests/gpu/pack-for-device.sh: put its executables where their compiled-in
+  # paths expect them and use the shared libraries that travel beside them.
+  bundle=$RNNWB_PREBUILT
+  if [ -f "$bundle" ]; then  # the archive pack-for-device.sh writes
+    mkdir -p /tmp/rnnwb-prebuilt && tar -C /tmp/rnnwb-prebuilt -xJf "$bundle"
+    bundle=/tmp/rnnwb-prebuilt
+  fi
+  bundle=$(cd "$bundle" && pwd)
+  build=$(cat "$bundle/build-dir")
+  results=${OUT:-$build}
+  source_dir=$(cat "$bundle/source-dir")
+  # A real build directory of that name (a dry run in the checkout that packed) is used as is.
+  [ -d "$build" ] && [ ! -L "$build" ] || ln -sfn "$bundle/$build" "$build"
+  if [ "$source_dir" != "$PWD" ] && [ ! -e "$source_dir" ]; then
+    mkdir -p "$(dirname "$source_dir")" && ln -s "$PWD" "$source_dir"
+  fi
+  cuda_libs=$(find /usr/local/cuda*/ /opt -name 'libcusparse.so*' -printf '%h\n' 2>/dev/null | head -1)
+  export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${cuda_libs}:${LD_LIBRARY_PATH:-}"
+  mkdir -p "$results"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+  if ldd "$build/tests/gpu/tst_gpu_backend" | grep "not found"; then
+    echo "run-on-device: shared libraries missing (above)" >&2
+    exit 1
+  fi
+else
+  mkdir -p "$results"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >"$results/cmake.log"
+  grep -q "CUDA backend ON" "$results/cmake.log" || { echo "run-on-device: nvcc not found" >&2; exit 1; }
+  cmake --build "$build" -j "$jobs" --target rnnwb tst_gpu_maskedproduct bench_gpu_masked_product \
+    tst_gpu_backend tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine \
+    >"$results/build.log" 2>&1 || { tail -40 "$results/build.log"; exit 1; }
+fi
+
+# The PyTorch side needs a torch with CUDA: the device image's python3, or Debian's.
+python=/usr/bin/python3
+for candidate in python3 /usr/bin/python3; do
+  if "$candidate" -c "import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)" \
+    2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
 
 set +e
 (cd "$build" && ctest -L gpu --output-on-failure --timeout 300) | tee "$results/ctest-gpu.txt"
@@ -25,7 +65,7 @@ tests=${PIPESTATUS[0]}
 (cd "$build" && ctest -R "tst_launchschedule|tst_cuda_cli" --output-on-failure) \
   | tee -a "$results/ctest-gpu.txt"
 hosttests=${PIPESTATUS[0]}
-"$build/tests/gpu/bench_gpu_masked_product" --out "$results/bench_gpu_masked_product.json" \
+timeout 240 "$build/tests/gpu/bench_gpu_masked_product" --out "$results/bench_gpu_masked_product.json" \
   | tee "$results/bench-gpu.txt"
 bench=${PIPESTATUS[0]}
 
@@ -36,17 +76,17 @@ training="$results/bench-training.jsonl"
 for hidden in 256 512 1024; do
   for streams in 32 128; do
     args=(--input 128 --hidden "$hidden" --output 128 --streams "$streams" --frames 32)
-    "$build/tests/gpu/bench_gpu_engine" tests/bench/lstm.rnn.json "${args[@]}" --label lstm \
+    timeout 60 "$build/tests/gpu/bench_gpu_engine" tests/bench/lstm.rnn.json "${args[@]}" --label lstm \
       >>"$training"
-    /usr/bin/python3 tests/gpu/bench_gpu_torch.py lstm "${args[@]}" >>"$training"
+    timeout 60 "$python" tests/gpu/bench_gpu_torch.py lstm "${args[@]}" >>"$training"
   done
 done
 args=(--input 128 --hidden 256 --output 128 --streams 32 --frames 32)
-"$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
+timeout 60 "$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
   --label peephole >>"$training"
-"$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
+timeout 60 "$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
   --label peephole-no-graphs --graphs 0 >>"$training"
-/usr/bin/python3 tests/gpu/bench_gpu_torch.py peephole "${args[@]}" >>"$training"
+timeout 60 "$python" tests/gpu/bench_gpu_torch.py peephole "${args[@]}" >>"$training"
 set -e
 
 echo

@@ -125,7 +125,8 @@ void TestTrainConfig::validationErrors_data() {
       << R"({"task": {"kind": "copy"}, "epochs": 2})"
       << "the copy task generates data without end, so it has no epochs: give --steps";
   QTest::newRow("no text") << R"({"task": {"kind": "char-lm"}, "steps": 2})"
-                           << "the char-lm task needs a text file (--text FILE)";
+                           << "the char-lm task needs a text file (--text FILE; the project "
+                              "ships examples/data/kjv-genesis-2samuel.txt, 1.26 MB of the KJV)";
   QTest::newRow("task") << R"({"task": {"kind": "sorting"}, "steps": 2})"
                         << "unknown task 'sorting' (use char-lm, adding, copy or words)";
   QTest::newRow("backend") << "{" + lm + R"(, "steps": 1, "backend": "tpu"})"

@@ -10,7 +10,9 @@ namespace rnnwb::train {
 std::unique_ptr<Task> makeTask(const TaskConfig& config, StreamShape shape, std::uint64_t seed) {
   if (config.kind == "char-lm") {
     if (config.text.empty())
-      throw std::invalid_argument("the char-lm task needs a text file (--text FILE)");
+      throw std::invalid_argument(
+          "the char-lm task needs a text file (--text FILE; the project ships "
+          "examples/data/kjv-genesis-2samuel.txt, 1.26 MB of the KJV)");
     auto corpus = std::make_shared<const TextCorpus>(TextCorpus::load(config.text));
     return std::make_unique<CharLmTask>(std::move(corpus), config.validFraction, shape);
   }

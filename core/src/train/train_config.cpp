@@ -178,25 +178,25 @@ nlohmann::ordered_json toJson(const TrainConfig& c) {
   else
     optimizer.update({{"beta1", o.beta1}, {"beta2", o.beta2}, {"epsilon", o.epsilon}});
   nlohmann::ordered_json j{{"format", kTrainConfigFormat},
-                            {"version", kTrainConfigVersion},
-                            {"graph", c.graph},
-                            {"task", taskJson(c.task)},
-                            {"streams", c.streams},
-                            {"h", c.effectiveH()},
-                            {"h_prime", c.hPrime},
-                            {"optimizer", optimizer},
-                            {"clip_norm", c.clipNorm},
-                            {"halve_lr_when_worse", c.halveLrWhenWorse},
-                            {"steps", c.steps},
-                            {"epochs", c.epochs},
-                            {"valid_every", c.validEvery},
-                            {"checkpoint_every", c.checkpointEvery},
-                            {"report_every", c.reportEvery},
-                            {"keep_checkpoints", c.keepCheckpoints},
-                            {"seed", c.seed},
-                            {"backend", c.backend},
-                            {"threads", c.threads},
-                            {"algo", c.algo}};
+                           {"version", kTrainConfigVersion},
+                           {"graph", c.graph},
+                           {"task", taskJson(c.task)},
+                           {"streams", c.streams},
+                           {"h", c.effectiveH()},
+                           {"h_prime", c.hPrime},
+                           {"optimizer", optimizer},
+                           {"clip_norm", c.clipNorm},
+                           {"halve_lr_when_worse", c.halveLrWhenWorse},
+                           {"steps", c.steps},
+                           {"epochs", c.epochs},
+                           {"valid_every", c.validEvery},
+                           {"checkpoint_every", c.checkpointEvery},
+                           {"report_every", c.reportEvery},
+                           {"keep_checkpoints", c.keepCheckpoints},
+                           {"seed", c.seed},
+                           {"backend", c.backend},
+                           {"threads", c.threads},
+                           {"algo", c.algo}};
   if (c.task.kind == "words")  // no graph and no streams: the model config says it all
     for (const char* key : {"graph", "streams", "h", "h_prime", "algo"}) j.erase(key);
   return j;
@@ -254,11 +254,12 @@ TrainConfig loadTrainConfig(const std::filesystem::path& path) {
 void validateTrainConfig(const TrainConfig& c) {
   const std::string& kind = c.task.kind;
   if (kind != "char-lm" && kind != "adding" && kind != "copy" && kind != "words")
-    throw std::invalid_argument("unknown task '" + kind +
-                                "' (use char-lm, adding, copy or words)");
+    throw std::invalid_argument("unknown task '" + kind + "' (use char-lm, adding, copy or words)");
   if (kind == "words") validateWordsTask(c.task);
   if (kind == "char-lm" && c.task.text.empty())
-    throw std::invalid_argument("the char-lm task needs a text file (--text FILE)");
+    throw std::invalid_argument(
+        "the char-lm task needs a text file (--text FILE; the project ships "
+        "examples/data/kjv-genesis-2samuel.txt, 1.26 MB of the KJV)");
   if (c.streams < 1)
     throw std::invalid_argument("streams must be >= 1, got " + std::to_string(c.streams));
   if (c.hPrime < 1) throw std::invalid_argument("h' must be >= 1, got " + std::to_string(c.hPrime));
@@ -292,7 +293,8 @@ void validateTrainConfig(const TrainConfig& c) {
       throw std::invalid_argument("algo " + c.algo + " runs on the cpu backend only (got backend " +
                                   c.backend + ")");
     if (c.h != 0 && c.h != c.hPrime)
-      throw std::invalid_argument("algo " + c.algo + " updates online every h' frames and never "
+      throw std::invalid_argument("algo " + c.algo +
+                                  " updates online every h' frames and never "
                                   "back-propagates through time, so h must equal h' (got h = " +
                                   std::to_string(c.h) + ", h' = " + std::to_string(c.hPrime) + ")");
   }
