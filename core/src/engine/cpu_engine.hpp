@@ -12,8 +12,8 @@
 #include <mutex>
 #include <vector>
 
-#include "rnnwb/core/engine/engine_program.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/engine_program.hpp"
 
 // The element-wise loops are built twice, for plain x86-64 and for AVX2 + FMA (x86-64-v3), and
 // the loader picks the clone that the machine runs (GCC's function multi-versioning): about 10 %
@@ -78,9 +78,12 @@ class CpuBackend::Engine {
   float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
-  /// The workspace rows of a stacked group for these rows (one frame of some streams).
-  float* stackRows(const cpu::StackedGroup& group, Rows rows) {
-    return m_stack.data() + static_cast<std::size_t>(rows.first % m_streams) * group.rows;
+  /// The workspace rows of a stacked group for these rows (one frame of some streams). Each stream
+  /// owns a slot as wide as the widest group: workers stepping other streams may be in another
+  /// group at the same time, so a slot must not depend on the group's width.
+  float* stackRows(Rows rows) {
+    return m_stack.data() +
+           static_cast<std::size_t>(rows.first % m_streams) * m_program.widestGroupRows;
   }
 
   // cpu_forward.cpp
