@@ -10,7 +10,7 @@ namespace rnnwb::gpu {
 
 struct CudaBackend::Impl {
   Impl(const CompiledPlan& plan, CudaBackendOptions options)
-      : runner(CudaStepRunnerOptions{options.device, options.graphs}), executor(plan, runner) {}
+      : runner(CudaStepRunnerOptions{options.device, options.graphs, options.profile}), executor(plan, runner) {}
   CudaStepRunner runner;
   ChunkExecutor executor;
 };
@@ -34,6 +34,8 @@ double CudaBackend::forward(const ParameterSet& params, const SequenceBatch& bat
                             std::vector<Tensor>* outputs) {
   return m_impl->executor.run(params, batch, stateIn, stateOut, nullptr, outputs);
 }
+
+std::map<std::string, double> CudaBackend::profile() const { return m_impl->runner.profile(); }
 
 void registerCudaBackend() {
   registerBackend("cuda", [](const CompiledPlan& plan, const BackendOptions&) {

@@ -1,8 +1,10 @@
 #include "cuda_step_runner.hpp"
 
+#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <cublas_v2.h>
 
@@ -10,12 +12,12 @@
 #include "device_buffer.hpp"
 #include "step_kernels.hpp"
 
-#define WB_CUBLAS_CHECK(expr)                                                           \
-  do {                                                                                  \
-    const cublasStatus_t wbStatus = (expr);                                             \
-    if (wbStatus != CUBLAS_STATUS_SUCCESS)                                              \
-      ::rnnwb::gpu::detail::throwCudaFailure(__FILE__, __LINE__, #expr,                 \
-                                             cublasGetStatusString(wbStatus));          \
+#define WB_CUBLAS_CHECK(expr)                                                  \
+  do {                                                                         \
+    const cublasStatus_t wbStatus = (expr);                                    \
+    if (wbStatus != CUBLAS_STATUS_SUCCESS)                                     \
+      ::rnnwb::gpu::detail::throwCudaFailure(__FILE__, __LINE__, #expr,        \
+                                             cublasGetStatusString(wbStatus)); \
   } while (false)
 
 namespace rnnwb::gpu {
@@ -47,6 +49,7 @@ class CudaStepRunner::Device {
     WB_CUBLAS_CHECK(cublasSetMathMode(m_blas, CUBLAS_PEDANTIC_MATH));
   }
   ~Device() {
+    for (cudaEvent_t event : m_events) cudaEventDestroy(event);
     dropGraphs();
     if (m_blas) cublasDestroy(m_blas);
     if (m_stream) WB_CUDA_CHECK_NOTHROW(cudaStreamDestroy(m_stream));
@@ -62,6 +65,7 @@ class CudaStepRunner::Device {
   template <class T>
   void upload(DeviceBuffer<T>& arena, std::int64_t offset, const T* values, std::size_t count) {
     if (count == 0) return;
+    const HostTimer timer(m_options.profile ? &m_profile["upload"] : nullptr);
     WB_CUDA_CHECK(cudaMemcpyAsync(arena.data() + offset, values, count * sizeof(T),
                                   cudaMemcpyHostToDevice, m_stream));
     // The host buffer may go away when we return.
@@ -70,12 +74,17 @@ class CudaStepRunner::Device {
   template <class T>
   void download(const DeviceBuffer<T>& arena, std::int64_t offset, T* values, std::size_t count) {
     if (count == 0) return;
+    const HostTimer timer(m_options.profile ? &m_profile["download"] : nullptr);
     WB_CUDA_CHECK(cudaMemcpyAsync(values, arena.data() + offset, count * sizeof(T),
                                   cudaMemcpyDeviceToHost, m_stream));
     WB_CUDA_CHECK(cudaStreamSynchronize(m_stream));
   }
 
   void execute(const LaunchSchedule& schedule, std::uint64_t key) {
+    if (m_options.profile) {
+      profiledLaunch(schedule);
+      return;
+    }
     if (!m_options.graphs) {
       launchAll(schedule);
       WB_CUDA_CHECK(cudaStreamSynchronize(m_stream));
@@ -111,8 +120,60 @@ class CudaStepRunner::Device {
   DeviceBuffer<float> m_floats;
   DeviceBuffer<int> m_ints;
   DeviceBuffer<double> m_doubles;
+  std::map<std::string, double> m_profile;
 
  private:
+  /// Adds the wall time of its scope to *total (ms) when total is not null.
+  struct HostTimer {
+    explicit HostTimer(double* total) : total(total) {}
+    ~HostTimer() {
+      if (total)
+        *total +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count();
+    }
+    double* total;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  };
+
+  static std::string profileName(const LaunchStep& step) {
+    static const char* const names[] = {
+        "Gemm",        "Zero",      "BroadcastRow",     "Copy",
+        "Add",         "Multiply",  "AddProduct",       "AddColumns",
+        "CopyColumns", "Activate",  "ActivateBackward", "CrossEntropyGrad",
+        "MseGrad",     "ColumnSum", "ColumnDot",        "CrossEntropyLoss",
+        "MseLoss",     "Mask"};
+    if (step.kind != StepKind::Gemm) return names[static_cast<int>(step.kind)];
+    return "Gemm " + std::to_string(step.m) + "x" + std::to_string(step.n) + "x" +
+           std::to_string(step.k) + (step.transA ? " T" : " N") + (step.transB ? "T" : "N");
+  }
+
+  // One event before each step and one after the last, read once the stream has finished.
+  void profiledLaunch(const LaunchSchedule& schedule) {
+    const HostTimer timer(&m_profile["execute (wall)"]);
+    while (m_events.size() < schedule.steps.size() + 1) {
+      cudaEvent_t event = nullptr;
+      WB_CUDA_CHECK(cudaEventCreate(&event));
+      m_events.push_back(event);
+    }
+    float* f = m_floats.data();
+    for (std::size_t i = 0; i < schedule.steps.size(); ++i) {
+      const LaunchStep& step = schedule.steps[i];
+      WB_CUDA_CHECK(cudaEventRecord(m_events[i], m_stream));
+      if (step.kind == StepKind::Gemm)
+        gemm(step, f);
+      else
+        detail::launchElementwise(step, f, m_ints.data(), m_doubles.data(), m_stream);
+    }
+    WB_CUDA_CHECK(cudaEventRecord(m_events[schedule.steps.size()], m_stream));
+    WB_CUDA_CHECK(cudaStreamSynchronize(m_stream));
+    for (std::size_t i = 0; i < schedule.steps.size(); ++i) {
+      float ms = 0.0f;
+      WB_CUDA_CHECK(cudaEventElapsedTime(&ms, m_events[i], m_events[i + 1]));
+      m_profile[profileName(schedule.steps[i])] += ms;
+    }
+  }
+
   template <class T>
   static bool grow(DeviceBuffer<T>& arena, std::size_t count) {
     if (count <= arena.size()) return false;
@@ -128,18 +189,19 @@ class CudaStepRunner::Device {
   void launchAll(const LaunchSchedule& schedule) {
     float* f = m_floats.data();
     for (const LaunchStep& step : schedule.steps) {
-      if (step.kind == StepKind::Gemm) gemm(step, f);
-      else detail::launchElementwise(step, f, m_ints.data(), m_doubles.data(), m_stream);
+      if (step.kind == StepKind::Gemm)
+        gemm(step, f);
+      else
+        detail::launchElementwise(step, f, m_ints.data(), m_doubles.data(), m_stream);
     }
   }
 
   // Row-major C = A' B' is column-major C^T = B'^T A'^T: swap the operands, keep the flags.
   void gemm(const LaunchStep& st, float* f) {
     const float one = 1.0f;
-    WB_CUBLAS_CHECK(cublasSgemm(m_blas, st.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                st.transA ? CUBLAS_OP_T : CUBLAS_OP_N, st.n, st.m, st.k, &one,
-                                f + st.aux, st.ldb, f + st.src, st.lda, &st.beta, f + st.dst,
-                                st.ldc));
+    WB_CUBLAS_CHECK(cublasSgemm(
+        m_blas, st.transB ? CUBLAS_OP_T : CUBLAS_OP_N, st.transA ? CUBLAS_OP_T : CUBLAS_OP_N, st.n,
+        st.m, st.k, &one, f + st.aux, st.ldb, f + st.src, st.lda, &st.beta, f + st.dst, st.ldc));
   }
 
   CudaStepRunnerOptions m_options;
@@ -147,6 +209,7 @@ class CudaStepRunner::Device {
   cublasHandle_t m_blas = nullptr;
   DeviceBuffer<unsigned char> m_blasWorkspace;
   std::map<std::uint64_t, cudaGraphExec_t> m_graphs;
+  std::vector<cudaEvent_t> m_events;  // profiling only
 };
 
 CudaStepRunner::CudaStepRunner(CudaStepRunnerOptions options)
@@ -172,5 +235,6 @@ void CudaStepRunner::downloadDoubles(std::int64_t offset, double* values, std::s
 void CudaStepRunner::execute(const LaunchSchedule& schedule, std::uint64_t key) {
   m_device->execute(schedule, key);
 }
+std::map<std::string, double> CudaStepRunner::profile() const { return m_device->m_profile; }
 
 }  // namespace rnnwb::gpu

@@ -3,7 +3,9 @@
 // freed between chunks: the memory pool), a cuBLAS handle on a private stream, and one CUDA graph
 // per schedule key, captured on the first run of a schedule and replayed after (the per-frame
 // steps of recurrent nodes then cost one graph launch per chunk). No CUDA type in this header.
+#include <map>
 #include <memory>
+#include <string>
 
 #include "step_runner.hpp"
 
@@ -12,6 +14,9 @@ namespace rnnwb::gpu {
 struct CudaStepRunnerOptions {
   int device = 0;
   bool graphs = true;  // capture schedules into CUDA graphs; false: launch step by step
+  /// Time every step with CUDA events (by kind; products by shape) and every transfer: launches
+  /// step by step, whatever `graphs` says. For finding where a chunk's time goes.
+  bool profile = false;
 };
 
 class CudaStepRunner final : public StepRunner {
@@ -28,6 +33,9 @@ class CudaStepRunner final : public StepRunner {
   void downloadFloats(std::int64_t offset, float* values, std::size_t count) override;
   void downloadDoubles(std::int64_t offset, double* values, std::size_t count) override;
   void execute(const LaunchSchedule& schedule, std::uint64_t key) override;
+  /// With options.profile: milliseconds summed since construction, by what took them
+  /// ("Gemm 128x4096x1024 NT", "Activate", "upload", ...). Empty otherwise.
+  std::map<std::string, double> profile() const;
 
  private:
   class Device;

@@ -11,6 +11,8 @@ namespace rnnwb::gpu {
 
 using detail::DeviceBuffer;
 
+constexpr double kTiledFromEntriesPerColumn = 32.0;
+
 struct MaskedProductGpu::State {
   int m = 0, k = 0, p = 0;
   std::int64_t nnzX = 0, nnzM = 0;
@@ -58,6 +60,10 @@ const char* toString(MaskedProductKernel kernel) {
       return "naive";
     case MaskedProductKernel::CusparseSddmm:
       return "cusparse-sddmm";
+    case MaskedProductKernel::Flat:
+      return "flat";
+    case MaskedProductKernel::Auto:
+      return "auto";
   }
   return "?";
 }
@@ -144,6 +150,7 @@ void MaskedProductGpu::updateValues(const float* d, const float* xValues) {
 
 float MaskedProductGpu::run(MaskedProductKernel kernel) {
   State& s = *m_state;
+  if (kernel == MaskedProductKernel::Auto) kernel = autoKernel();
   if (kernel == MaskedProductKernel::CusparseSddmm && !s.sddmmReady) s.prepareSddmm();
   WB_CUDA_CHECK(cudaEventRecord(s.begin));
   switch (kernel) {
@@ -152,6 +159,13 @@ float MaskedProductGpu::run(MaskedProductKernel kernel) {
                                        s.xRows.data(), s.xValues.data(), s.mStart.data(),
                                        s.mRows.data(), s.out.data(), nullptr);
       break;
+    case MaskedProductKernel::Flat:
+      detail::launchFlatMaskedProduct(s.dT.data(), s.m, s.xStart.data(), s.xRows.data(),
+                                      s.xValues.data(), s.mCols.data(), s.mRows.data(), s.nnzM,
+                                      s.out.data(), nullptr);
+      break;
+    case MaskedProductKernel::Auto:
+      break;  // resolved above
     case MaskedProductKernel::Naive:
       detail::launchNaiveMaskedProduct(s.d.data(), s.k, s.xStart.data(), s.xRows.data(),
                                        s.xValues.data(), s.mCols.data(), s.mRows.data(), s.nnzM,
@@ -171,5 +185,14 @@ float MaskedProductGpu::run(MaskedProductKernel kernel) {
 std::vector<float> MaskedProductGpu::result() const { return m_state->out.download(); }
 float MaskedProductGpu::sddmmPreprocessMs() const { return m_state->preprocessMs; }
 int MaskedProductGpu::tiledGroupSize() const { return m_state->group; }
+
+MaskedProductKernel MaskedProductGpu::autoKernel() const {
+  // Measured on an H200 (docs/benchmarks.md): a group of lanes per column pays for its shared
+  // staging and synchronisation only when columns hold enough entries to keep its lanes busy.
+  const State& s = *m_state;
+  const double perColumn = s.p > 0 ? double(s.nnzM) / s.p : 0.0;
+  return perColumn >= kTiledFromEntriesPerColumn ? MaskedProductKernel::Tiled
+                                                 : MaskedProductKernel::Flat;
+}
 
 }  // namespace rnnwb::gpu

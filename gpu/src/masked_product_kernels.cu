@@ -55,6 +55,27 @@ __global__ void kernel_masked_product_tiled(const float* __restrict__ dT, int m,
   }
 }
 
+// One thread per entry q of M in column order, reading D transposed: the threads of one column
+// read the same X entry (one broadcast load) and neighbouring words of a row of dT, with no lane
+// left idle however few entries a column has (the tiled kernel's groups idle below G entries).
+__global__ void kernel_masked_product_flat(const float* __restrict__ dT, int m,
+                                           const std::int32_t* __restrict__ xStart,
+                                           const std::int32_t* __restrict__ xRows,
+                                           const float* __restrict__ xValues,
+                                           const std::int32_t* __restrict__ mCols,
+                                           const std::int32_t* __restrict__ mRows, long long nnzM,
+                                           float* __restrict__ out) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; q < nnzM;
+       q += stride) {
+    const int j = mCols[q], s = mRows[q];
+    float sum = 0.0f;
+    for (int b = xStart[j]; b < xStart[j + 1]; ++b)
+      sum += dT[static_cast<size_t>(xRows[b]) * m + s] * xValues[b];
+    out[q] = sum;
+  }
+}
+
 __global__ void kernel_masked_product_naive(const float* __restrict__ d, int k,
                                             const std::int32_t* __restrict__ xStart,
                                             const std::int32_t* __restrict__ xRows,
@@ -118,6 +139,16 @@ void launchTiledMaskedProduct(int groupSize, const float* dT, int m, int p,
       launchTiled<32>(dT, m, p, xStart, xRows, xValues, mStart, mRows, out, stream);
       break;
   }
+  WB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launchFlatMaskedProduct(const float* dT, int m, const std::int32_t* xStart,
+                             const std::int32_t* xRows, const float* xValues,
+                             const std::int32_t* mCols, const std::int32_t* mRows,
+                             std::int64_t nnzM, float* out, cudaStream_t stream) {
+  if (nnzM == 0) return;
+  kernel_masked_product_flat<<<gridFor(nnzM, kBlock), kBlock, 0, stream>>>(
+      dT, m, xStart, xRows, xValues, mCols, mRows, nnzM, out);
   WB_CUDA_CHECK(cudaGetLastError());
 }
 

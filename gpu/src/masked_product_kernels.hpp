@@ -15,6 +15,13 @@ void launchTiledMaskedProduct(int groupSize, const float* dT, int m, int p,
                               const float* xValues, const std::int32_t* mStart,
                               const std::int32_t* mRows, float* out, cudaStream_t stream);
 
+/// Flat: one thread per entry q of M (column mCols[q], row mRows[q]) in column order, reading dT
+/// (k x m): the threads of a column share each X entry and read neighbouring words of dT's rows.
+void launchFlatMaskedProduct(const float* dT, int m, const std::int32_t* xStart,
+                             const std::int32_t* xRows, const float* xValues,
+                             const std::int32_t* mCols, const std::int32_t* mRows,
+                             std::int64_t nnzM, float* out, cudaStream_t stream);
+
 /// Naive: one thread per entry q of M (column mCols[q], row mRows[q]) walking X's column and
 /// reading row mRows[q] of D (m x k row-major): neighbouring threads read k floats apart.
 void launchNaiveMaskedProduct(const float* d, int k, const std::int32_t* xStart,

@@ -3,7 +3,8 @@
 // capture the chunk's CUDA graph). Prints one JSON line (frames per second of the median and best
 // chunk). Run by tests/gpu/run-on-device.sh, never by CTest.
 // Usage: bench_gpu_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames T]
-//                        [--repeat R] [--graphs 0|1] [--label NAME]
+//                        [--repeat R] [--graphs 0|1] [--profile 0|1] [--label NAME]
+// --profile 1 times every step (launched one by one) and adds "profile_ms_per_chunk".
 // Exits 77 with a message when there is no CUDA device.
 #include <algorithm>
 #include <chrono>
@@ -26,6 +27,7 @@ namespace {
 struct Options {
   std::string graph, label;
   int input = 0, hidden = 0, output = 0, streams = 32, frames = 32, repeat = 20, graphs = 1;
+  int profile = 0;
 };
 
 Graph resized(Graph graph, const Options& o) {
@@ -67,7 +69,7 @@ nlohmann::json bench(const Options& o) {
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   const SequenceBatch batch = randomBatch(plan, o.frames, o.streams);
-  gpu::CudaBackend backend(plan, {0, o.graphs != 0});
+  gpu::CudaBackend backend(plan, {0, o.graphs != 0, o.profile != 0});
   StreamState state;
   for (int warm = 0; warm < 2; ++warm)
     backend.forwardBackward(params, batch, state, &state, &gradients);
@@ -82,15 +84,23 @@ nlohmann::json bench(const Options& o) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(chunkSeconds.begin(), chunkSeconds.end());
+  nlohmann::json profile = nlohmann::json::object();  // ms per chunk, warm-up chunks included
+  for (const auto& [what, ms] : backend.profile()) profile[what] = ms / (o.repeat + 2);
   const double framesPerChunk = double(o.frames) * o.streams;
-  return {{"bench", "cuda"},        {"label", o.label},
-          {"graph", o.graph},       {"device", gpu::deviceDescription()},
-          {"streams", o.streams},   {"frames", o.frames},
-          {"hidden", o.hidden},     {"graphs", o.graphs},
-          {"repeat", o.repeat},     {"parameters", params.size()},
+  return {{"bench", "cuda"},
+          {"label", o.label},
+          {"graph", o.graph},
+          {"device", gpu::deviceDescription()},
+          {"streams", o.streams},
+          {"frames", o.frames},
+          {"hidden", o.hidden},
+          {"graphs", o.graphs},
+          {"repeat", o.repeat},
+          {"parameters", params.size()},
           {"frames_per_s", framesPerChunk / chunkSeconds[chunkSeconds.size() / 2]},
           {"frames_per_s_best", framesPerChunk / chunkSeconds.front()},
-          {"loss", loss}};
+          {"loss", loss},
+          {"profile_ms_per_chunk", profile}};
 }
 
 }  // namespace
@@ -114,10 +124,15 @@ int main(int argc, char** argv) {
       o.label = value;
       continue;
     }
-    int* target = key == "--input" ? &o.input : key == "--hidden" ? &o.hidden
-                : key == "--output" ? &o.output : key == "--streams" ? &o.streams
-                : key == "--frames" ? &o.frames : key == "--repeat" ? &o.repeat
-                : key == "--graphs" ? &o.graphs : nullptr;
+    int* target = key == "--input"     ? &o.input
+                  : key == "--hidden"  ? &o.hidden
+                  : key == "--output"  ? &o.output
+                  : key == "--streams" ? &o.streams
+                  : key == "--frames"  ? &o.frames
+                  : key == "--repeat"  ? &o.repeat
+                  : key == "--graphs"  ? &o.graphs
+                  : key == "--profile" ? &o.profile
+                                       : nullptr;
     if (!target) {
       std::cerr << "unknown option " << key << '\n';
       return 2;

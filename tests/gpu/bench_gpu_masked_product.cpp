@@ -70,8 +70,10 @@ int main(int argc, char** argv) {
   }
   std::printf("device: %s\n", gpu::deviceDescription().c_str());
   std::ofstream out(o.out);
-  std::printf("%6s %8s %9s %11s %11s %11s %11s %8s %8s\n", "k", "density", "cols", "tiled ms",
-              "naive ms", "sddmm ms", "prep ms", "vs naive", "vs sddmm");
+  // "auto" is the kernel MaskedProductGpu picks for the shape (tiled or flat), timed as such.
+  std::printf("%6s %8s %9s %11s %11s %11s %11s %11s %6s %8s %8s\n", "k", "density", "cols",
+              "tiled ms", "flat ms", "naive ms", "sddmm ms", "prep ms", "auto", "vs naive",
+              "vs sddmm");
   gpu::MaskedProductGpu product;
   for (int k : {128, 256, 512, 1024})
     for (double density : {0.5, 0.1, 0.01, 0.001}) {
@@ -86,24 +88,32 @@ int main(int argc, char** argv) {
       product.setOperands(d.data(), k, k, gpu::viewOf(xT), gpu::viewOf(mT));
       const double tiled = medianMs(product, MaskedProductKernel::Tiled, o.repeat) * scale;
       const std::vector<float> tiledResult = product.result();
+      const double flat = medianMs(product, MaskedProductKernel::Flat, o.repeat) * scale;
+      const double flatDiff = relativeDifference(tiledResult, product.result());
       const double naive = medianMs(product, MaskedProductKernel::Naive, o.repeat) * scale;
       const double naiveDiff = relativeDifference(tiledResult, product.result());
+      const bool tiledChosen = product.autoKernel() == MaskedProductKernel::Tiled;
+      const double chosen = tiledChosen ? tiled : flat;
       const double sddmm = medianMs(product, MaskedProductKernel::CusparseSddmm, o.repeat) * scale;
       const double sddmmDiff = relativeDifference(tiledResult, product.result());
       const double prep = product.sddmmPreprocessMs() * scale;
-      std::printf("%6d %8.3f %9lld %11.4g %11.4g %11.4g %11.4g %7.1fx %7.1fx\n", k, density,
-                  columns, tiled, naive, sddmm, prep, naive / tiled, sddmm / tiled);
+      std::printf("%6d %8.3f %9lld %11.4g %11.4g %11.4g %11.4g %11.4g %6s %7.1fx %7.1fx\n", k,
+                  density, columns, tiled, flat, naive, sddmm, prep, tiledChosen ? "tiled" : "flat",
+                  naive / chosen, sddmm / chosen);
       std::fflush(stdout);
       out << nlohmann::json{{"k", k},
                             {"density", density},
                             {"columns", full},
                             {"columns_timed", columns},
                             {"tiled_ms", tiled},
+                            {"flat_ms", flat},
+                            {"auto_kernel", tiledChosen ? "tiled" : "flat"},
                             {"naive_ms", naive},
                             {"sddmm_ms", sddmm},
                             {"sddmm_preprocess_ms", prep},
                             {"tiled_group", product.tiledGroupSize()},
                             {"naive_vs_tiled_difference", naiveDiff},
+                            {"flat_vs_tiled_difference", flatDiff},
                             {"sddmm_vs_tiled_difference", sddmmDiff},
                             {"device", gpu::deviceDescription()}}
                  .dump()

@@ -20,6 +20,19 @@ void requireInside(std::size_t arena, std::int64_t offset, std::int64_t count, c
     throw std::out_of_range(std::string("step operand out of its arena: ") + what);
 }
 
+// The device runs a step's elements in parallel (and cuBLAS forbids C overlapping A or B), so an
+// operand that shares some but not all of its elements with the output gives another result there
+// than in this sequential interpreter: refuse it here, where it can be found.
+void requireNoPartialOverlap(std::int64_t out, std::int64_t outCount, std::int64_t in,
+                             std::int64_t inCount, bool sameAllowed, const char* what) {
+  if (outCount <= 0 || inCount <= 0) return;
+  const bool disjoint = out + outCount <= in || in + inCount <= out;
+  if (disjoint || (sameAllowed && out == in && outCount == inCount)) return;
+  throw std::logic_error(std::string("step output overlaps its operand ") + what + ": [" +
+                         std::to_string(out) + ", +" + std::to_string(outCount) + ") and [" +
+                         std::to_string(in) + ", +" + std::to_string(inCount) + ")");
+}
+
 }  // namespace
 
 void HostStepRunner::reserve(std::size_t floats, std::size_t ints, std::size_t doubles) {
@@ -47,6 +60,23 @@ void HostStepRunner::downloadDoubles(std::int64_t offset, double* values, std::s
   std::copy_n(m_doubles.begin() + offset, count, values);
 }
 
+HostStepRunner::Output HostStepRunner::outputOf(const LaunchStep& st) {
+  switch (st.kind) {
+    case StepKind::Gemm:
+      return {st.dst, std::int64_t(st.m - 1) * st.ldc + st.n, false};
+    case StepKind::CopyColumns:
+      return {st.dst, std::int64_t(st.rows - 1) * st.dstLd + st.width, false};
+    case StepKind::ColumnSum:
+    case StepKind::ColumnDot:
+      return {st.dst, st.width, false};
+    case StepKind::CrossEntropyLoss:
+    case StepKind::MseLoss:
+      return {st.lossRow, st.rows, true};
+    default:
+      return {st.dst, st.count > 0 ? st.count : std::int64_t(st.rows) * st.width, false};
+  }
+}
+
 void HostStepRunner::execute(const gpu::LaunchSchedule& schedule, std::uint64_t key) {
   keys.push_back(key);
   stepsRun = schedule.steps.size();
@@ -59,6 +89,11 @@ void HostStepRunner::gemm(const LaunchStep& st) {
   requireInside(m_floats.size(), st.src, (aRows - 1) * st.lda + (st.transA ? st.m : st.k), "A");
   requireInside(m_floats.size(), st.aux, (bRows - 1) * st.ldb + (st.transB ? st.k : st.n), "B");
   requireInside(m_floats.size(), st.dst, std::int64_t(st.m - 1) * st.ldc + st.n, "C");
+  const std::int64_t cSpan = std::int64_t(st.m - 1) * st.ldc + st.n;
+  requireNoPartialOverlap(st.dst, cSpan, st.src, (aRows - 1) * st.lda + (st.transA ? st.m : st.k),
+                          false, "A of a product");
+  requireNoPartialOverlap(st.dst, cSpan, st.aux, (bRows - 1) * st.ldb + (st.transB ? st.k : st.n),
+                          false, "B of a product");
   for (int i = 0; i < st.m; ++i)
     for (int j = 0; j < st.n; ++j) {
       double sum = 0.0;
@@ -92,17 +127,34 @@ void HostStepRunner::run(const LaunchStep& st) {
   else if (st.kind != StepKind::Zero)
     requireInside(m_floats.size(), st.src, st.kind == StepKind::BroadcastRow ? st.width : span,
                   "src");
+  if (st.kind != StepKind::Zero && st.kind != StepKind::CrossEntropyLoss &&
+      st.kind != StepKind::MseLoss) {
+    const std::int64_t read = st.kind == StepKind::AddColumns
+                                  ? std::int64_t(st.rows - 1) * st.srcLd + st.width
+                                  : (st.kind == StepKind::BroadcastRow ? st.width : span);
+    requireNoPartialOverlap(st.dst, written, st.src, read, true, "src");
+  }
   float* dst = f + st.dst;
   const float* src = f + st.src;
   const float* aux = f + st.aux;
   const int w = st.width;
   switch (st.kind) {
-    case StepKind::Zero: std::fill_n(dst, st.count, 0.0f); break;
-    case StepKind::Copy: std::copy_n(src, st.count, dst); break;
-    case StepKind::Add: for (std::int64_t i = 0; i < st.count; ++i) dst[i] += src[i]; break;
+    case StepKind::Zero:
+      std::fill_n(dst, st.count, 0.0f);
+      break;
+    case StepKind::Copy:
+      std::copy_n(src, st.count, dst);
+      break;
+    case StepKind::Add:
+      for (std::int64_t i = 0; i < st.count; ++i) dst[i] += src[i];
+      break;
     case StepKind::Multiply:
-    case StepKind::Mask: for (std::int64_t i = 0; i < st.count; ++i) dst[i] *= src[i]; break;
-    case StepKind::BroadcastRow: for (std::int64_t i = 0; i < cells; ++i) dst[i] = src[i % w]; break;
+    case StepKind::Mask:
+      for (std::int64_t i = 0; i < st.count; ++i) dst[i] *= src[i];
+      break;
+    case StepKind::BroadcastRow:
+      for (std::int64_t i = 0; i < cells; ++i) dst[i] = src[i % w];
+      break;
     case StepKind::AddProduct:
       for (std::int64_t i = 0; i < cells; ++i) dst[i] += aux[i % w] * src[i];
       break;
@@ -114,8 +166,11 @@ void HostStepRunner::run(const LaunchStep& st) {
       break;
     case StepKind::Activate:
       for (int r = 0; r < st.rows; ++r) {
-        if (st.activation == Activation::Softmax) math::softmax(src + r * w, dst + r * w, w);
-        else for (int i = 0; i < w; ++i) dst[r * w + i] = math::activate(st.activation, src[r * w + i]);
+        if (st.activation == Activation::Softmax)
+          math::softmax(src + r * w, dst + r * w, w);
+        else
+          for (int i = 0; i < w; ++i)
+            dst[r * w + i] = math::activate(st.activation, src[r * w + i]);
       }
       break;
     case StepKind::ActivateBackward:
@@ -124,7 +179,8 @@ void HostStepRunner::run(const LaunchStep& st) {
           math::softmaxBackward(src + r * w, aux + r * w, dst + r * w, w);
         } else {
           for (int i = 0; i < w; ++i)
-            dst[r * w + i] = aux[r * w + i] * math::derivativeFromOutput(st.activation, src[r * w + i]);
+            dst[r * w + i] =
+                aux[r * w + i] * math::derivativeFromOutput(st.activation, src[r * w + i]);
         }
       }
       break;
@@ -134,7 +190,9 @@ void HostStepRunner::run(const LaunchStep& st) {
         dst[r * w + m_ints.at(st.classes + r)] -= 1.0f;
       }
       break;
-    case StepKind::MseGrad: for (std::int64_t i = 0; i < st.count; ++i) dst[i] = src[i] - aux[i]; break;
+    case StepKind::MseGrad:
+      for (std::int64_t i = 0; i < st.count; ++i) dst[i] = src[i] - aux[i];
+      break;
     case StepKind::ColumnSum:
     case StepKind::ColumnDot:
       for (int i = 0; i < w; ++i) {
@@ -159,7 +217,8 @@ void HostStepRunner::run(const LaunchStep& st) {
         m_doubles.at(st.lossRow + r) = sum;
       }
       break;
-    case StepKind::Gemm: break;
+    case StepKind::Gemm:
+      break;
   }
 }
 

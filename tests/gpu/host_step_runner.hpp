@@ -20,6 +20,16 @@ class HostStepRunner final : public gpu::StepRunner {
 
   /// Steps run by the last execute(), and the keys seen (the executor's schedule cache).
   std::size_t stepsRun = 0;
+  /// The arenas as the last step left them (the device step test starts the device from them).
+  const std::vector<float>& floats() const { return m_floats; }
+  const std::vector<double>& doubles() const { return m_doubles; }
+  /// Where a step writes: [first, first + count) of the float arena, or of the double arena for
+  /// the loss steps (`doubles` true).
+  struct Output {
+    std::int64_t first = 0, count = 0;
+    bool doubles = false;
+  };
+  static Output outputOf(const gpu::LaunchStep& step);
   std::vector<std::uint64_t> keys;
 
  private:

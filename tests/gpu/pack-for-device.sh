@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 build=${1:-build-dev}
 bundle=.devrun/stage
 archive=.devrun/rnnwb-device.tar.xz
-targets=(rnnwb tst_gpu_maskedproduct bench_gpu_masked_product tst_gpu_backend tst_gpu_charlm
+targets=(rnnwb tst_gpu_maskedproduct bench_gpu_masked_product tst_gpu_backend tst_gpu_steps tst_gpu_charlm
   tst_launchschedule tst_cuda_cli bench_gpu_engine)
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >/dev/null

@@ -45,7 +45,7 @@ else
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >"$results/cmake.log"
   grep -q "CUDA backend ON" "$results/cmake.log" || { echo "run-on-device: nvcc not found" >&2; exit 1; }
   cmake --build "$build" -j "$jobs" --target rnnwb tst_gpu_maskedproduct bench_gpu_masked_product \
-    tst_gpu_backend tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine \
+    tst_gpu_backend tst_gpu_steps tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine \
     >"$results/build.log" 2>&1 || { tail -40 "$results/build.log"; exit 1; }
 fi
 
@@ -87,12 +87,24 @@ timeout 60 "$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "
 timeout 60 "$build/tests/gpu/bench_gpu_engine" examples/lstm-peephole.rnn.json "${args[@]}" \
   --label peephole-no-graphs --graphs 0 >>"$training"
 timeout 60 "$python" tests/gpu/bench_gpu_torch.py peephole "${args[@]}" >>"$training"
+# Where a chunk's time goes: every step timed with CUDA events (launched one by one, so the
+# total exceeds a graph replay's), and the host transfers.
+profiles="$results/bench-profile.jsonl"
+: >"$profiles"
+for shape in "256 32" "1024 128"; do
+  set -- $shape
+  timeout 60 "$build/tests/gpu/bench_gpu_engine" tests/bench/lstm.rnn.json --input 128 \
+    --hidden "$1" --output 128 --streams "$2" --frames 32 --repeat 5 --profile 1 \
+    --label "lstm-profile" >>"$profiles"
+done
 set -e
 
 echo
-echo "| k | density | tiled ms | naive ms | cuSPARSE SDDMM ms | tiled vs naive | tiled vs SDDMM |"
-echo "| --- | --- | --- | --- | --- | --- | --- |"
-awk '$1 ~ /^[0-9]+$/ { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $4, $5, $6, $8, $9 }' \
+echo "| k | density | tiled ms | flat ms | naive ms | cuSPARSE SDDMM ms | auto | auto vs naive |" \
+  "auto vs SDDMM |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+awk '$1 ~ /^[0-9]+$/ { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", \
+  $1, $2, $4, $5, $6, $7, $9, $10, $11 }' \
   "$results/bench-gpu.txt"
 echo
 python3 - "$training" <<'PY' | tee "$results/bench-training.md"
@@ -112,6 +124,19 @@ for r in rows:
           f'{tf and round(tf) or "-"} | {ratio} |')
 if rows:
     print(f'\ndevice: {rows[0].get("device", "?")}')
+PY
+echo
+python3 - "$profiles" <<'PY' | tee "$results/bench-profile.md"
+import json, sys
+for line in open(sys.argv[1]):
+    if not line.strip().startswith("{"):
+        continue
+    r = json.loads(line)
+    p = r["profile_ms_per_chunk"]
+    total = sum(v for k, v in p.items() if k not in ("execute (wall)",))
+    print(f'\nprofile: lstm hidden {r["hidden"]}, N {r["streams"]}, 32 frames: ms per chunk')
+    for k, v in sorted(p.items(), key=lambda kv: -kv[1])[:14]:
+        print(f"  {v:9.3f}  {k}")
 PY
 echo
 grep -E "tests passed|Skipped|Failed|\*\*\*Not Run" "$results/ctest-gpu.txt" || true

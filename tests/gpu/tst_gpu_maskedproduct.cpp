@@ -57,7 +57,7 @@ void TestGpuMaskedProduct::matchesCpu_data() {
   QTest::addColumn<double>("density");
   QTest::addColumn<bool>("shared");  // X and M share one pattern, as in SnAp
   QTest::addColumn<int>("kernel");
-  for (int kernel = 0; kernel < 3; ++kernel) {
+  for (int kernel = 0; kernel <= int(MaskedProductKernel::Auto); ++kernel) {
     const char* name = gpu::toString(MaskedProductKernel(kernel));
     QTest::addRow("%s snap k=64 d=0.1", name) << 64 << 64 << 64 * 64 << 0.1 << true << kernel;
     QTest::addRow("%s snap k=128 d=0.01", name)
@@ -96,7 +96,8 @@ void TestGpuMaskedProduct::newValuesOnTheSamePattern() {
   gpu::MaskedProductGpu product;
   product.setOperands(randomDense(k * k, 5).data(), k, k, gpu::viewOf(xT), gpu::viewOf(mT));
   for (MaskedProductKernel kernel :
-       {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled, MaskedProductKernel::Naive})
+       {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled, MaskedProductKernel::Naive,
+        MaskedProductKernel::Flat})
     product.run(kernel);
   // A second step: new D and X values, same pattern; cuSPARSE keeps its preprocessing.
   const std::vector<float> d = randomDense(k * k, 6);
@@ -106,7 +107,7 @@ void TestGpuMaskedProduct::newValuesOnTheSamePattern() {
   std::vector<float> cpu(mT.nnz());
   snap::maskedProduct(d.data(), k, k, x2, mT, cpu);
   for (MaskedProductKernel kernel : {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled,
-                                     MaskedProductKernel::Naive}) {
+                                     MaskedProductKernel::Naive, MaskedProductKernel::Flat}) {
     product.run(kernel);
     QVERIFY2(relativeError(product.result(), cpu) < 1e-5, gpu::toString(kernel));
   }

@@ -48,6 +48,8 @@ class TestLaunchSchedule : public QObject {
   void matchesCpu();
   void operation_data();
   void operation();
+  void gpuSuiteRandomGraphs_data();
+  void gpuSuiteRandomGraphs();
   void stackedGroupIsOneProductPerFrame();
   void schedulesAreCachedPerShape();
   void errorsAreTheCpuEngines();
@@ -98,8 +100,9 @@ void TestLaunchSchedule::matchesCpu() {
   c.carriedState = state;
   c.seed = static_cast<std::uint64_t>(seed) * 7;
   const ComparisonResult result = compareWithCpu(backend, c);
-  QVERIFY2(result.worst <= 1e-5, qPrintable(QString("relative error %1 in %2")
-                                                .arg(result.worst).arg(result.where.c_str())));
+  QVERIFY2(
+      result.worst <= 1e-5,
+      qPrintable(QString("relative error %1 in %2").arg(result.worst).arg(result.where.c_str())));
 }
 
 void TestLaunchSchedule::operation_data() {
@@ -113,8 +116,31 @@ void TestLaunchSchedule::operation() {
   const CompiledPlan plan(graphFromJson(operationCases()[op].json));
   ScheduleBackend backend(plan);
   const ComparisonResult result = compareWithCpu(backend, {6, 4, 2, 3, true, 11});
-  QVERIFY2(result.worst <= 1e-5, qPrintable(QString("relative error %1 in %2")
-                                                .arg(result.worst).arg(result.where.c_str())));
+  QVERIFY2(
+      result.worst <= 1e-5,
+      qPrintable(QString("relative error %1 in %2").arg(result.worst).arg(result.where.c_str())));
+}
+
+// The random graphs and cases of tests/gpu/tst_gpu_backend.cpp, so that a failure there is first
+// looked for here: a schedule fault shows on the CPU, a kernel fault only on the device.
+void TestLaunchSchedule::gpuSuiteRandomGraphs_data() {
+  QTest::addColumn<int>("seed");
+  for (int seed = 1; seed <= 16; ++seed) QTest::newRow(qPrintable(QString::number(seed))) << seed;
+}
+
+void TestLaunchSchedule::gpuSuiteRandomGraphs() {
+  QFETCH(int, seed);
+  RandomGraphOptions options;
+  options.layers = 10;
+  options.connections = 22;
+  options.layerSize = 16;
+  const CompiledPlan plan(makeRandomGraph(static_cast<std::uint64_t>(seed), options));
+  ScheduleBackend backend(plan);
+  const ComparisonResult result =
+      compareWithCpu(backend, {6, 5, seed % 3, seed % 6, seed % 2 == 0, std::uint64_t(seed) * 13});
+  QVERIFY2(
+      result.worst <= 1e-5,
+      qPrintable(QString("relative error %1 in %2").arg(result.worst).arg(result.where.c_str())));
 }
 
 void TestLaunchSchedule::stackedGroupIsOneProductPerFrame() {
@@ -159,9 +185,9 @@ void TestLaunchSchedule::errorsAreTheCpuEngines() {
   const SequenceBatch batch = randomBatch(plan, 3, 2, 1);
   QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                            backend.forward(foreign, batch, {}, nullptr, nullptr));
-  QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
-                           backend.forward(params, batch, randomState(plan, 5, 1), nullptr,
-                                           nullptr));
+  QVERIFY_THROWS_EXCEPTION(
+      std::invalid_argument,
+      backend.forward(params, batch, randomState(plan, 5, 1), nullptr, nullptr));
 }
 
 QTEST_GUILESS_MAIN(TestLaunchSchedule)

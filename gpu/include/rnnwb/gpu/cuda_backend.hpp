@@ -10,7 +10,9 @@
 // The schedule is captured into one CUDA graph and replayed for every later chunk of that shape.
 // Results agree with CpuBackend to float rounding (not bit for bit: cuBLAS sums in another order
 // and device code uses the CUDA expf); the same inputs give the same results on one device.
+#include <map>
 #include <memory>
+#include <string>
 
 #include "rnnwb/core/engine/backend.hpp"
 
@@ -20,6 +22,8 @@ struct CudaBackendOptions {
   int device = 0;
   /// Capture each chunk's schedule into a CUDA graph (false: launch step by step; for tests).
   bool graphs = true;
+  /// Time each step and transfer (launches step by step); read with profile(). For benchmarks.
+  bool profile = false;
 };
 
 class CudaBackend final : public Backend {
@@ -39,6 +43,10 @@ class CudaBackend final : public Backend {
   double forward(const ParameterSet& params, const SequenceBatch& batch,
                  const StreamState& stateIn, StreamState* stateOut,
                  std::vector<Tensor>* outputs = nullptr) override;
+
+  /// With options.profile: milliseconds summed over every run so far, by step kind (products by
+  /// shape) and by transfer. Empty without it.
+  std::map<std::string, double> profile() const;
 
  private:
   struct Impl;

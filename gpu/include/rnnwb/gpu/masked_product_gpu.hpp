@@ -1,9 +1,10 @@
 #pragma once
-// R = M ⊙ (D X) on a CUDA device (spec/snap-masks.md, "Masked dense × sparse product"), three ways:
+// R = M ⊙ (D X) on a CUDA device (spec/snap-masks.md, "Masked dense × sparse product"), four ways:
 // the tiled kernel (a group of lanes per column of X, the column staged in shared memory with
-// coalesced loads, D read transposed so neighbouring lanes read neighbouring words), the naive
-// kernel (one thread per entry of M, reading rows of D k floats apart), and cuSPARSE's SDDMM
-// (which needs X dense). Operands follow snap::maskedProduct: X and M are given column by column,
+// coalesced loads, D read transposed so neighbouring lanes read neighbouring words), the flat
+// kernel (one thread per entry of M in column order, D transposed, X entries shared by the
+// threads of a column), the naive kernel (one thread per entry of M, reading rows of D k floats
+// apart), and cuSPARSE's SDDMM (which needs X dense). Operands follow snap::maskedProduct: X and M are given column by column,
 // as the CSR of their transposes. This header exposes no CUDA type and is C++17, so .cu files
 // include it as well.
 #include <cstdint>
@@ -22,7 +23,9 @@ struct CsrView {
   std::int64_t nnz = 0;
 };
 
-enum class MaskedProductKernel { Tiled, Naive, CusparseSddmm };
+/// Tiled and Flat are the project's kernels; Auto is the one to use (the tiled kernel for columns
+/// of M with many entries, the flat one below); Naive and CusparseSddmm are the references.
+enum class MaskedProductKernel { Tiled, Naive, CusparseSddmm, Flat, Auto };
 const char* toString(MaskedProductKernel kernel);
 
 /// Device copies of one product's operands, the cuSPARSE handle and SDDMM's preprocessed
@@ -49,6 +52,8 @@ class MaskedProductGpu {
   float sddmmPreprocessMs() const;
   /// Lanes per column the tiled kernel uses for the current operands (4, 8, 16 or 32).
   int tiledGroupSize() const;
+  /// The kernel Auto runs for the current operands (Tiled or Flat).
+  MaskedProductKernel autoKernel() const;
 
  private:
   struct State;
