@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -73,6 +74,7 @@ nlohmann::json bench(const Options& o) {
   StreamState state;
   for (int warm = 0; warm < 2; ++warm)
     backend.forwardBackward(params, batch, state, &state, &gradients);
+  const std::map<std::string, double> warmUp = backend.profile();  // first-use costs: not counted
   // Each chunk is synchronous (the loss and gradients are on the host when it returns), as the
   // trainer uses it: the figure includes the transfers of parameters and gradients.
   std::vector<double> chunkSeconds;
@@ -84,8 +86,11 @@ nlohmann::json bench(const Options& o) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(chunkSeconds.begin(), chunkSeconds.end());
-  nlohmann::json profile = nlohmann::json::object();  // ms per chunk, warm-up chunks included
-  for (const auto& [what, ms] : backend.profile()) profile[what] = ms / (o.repeat + 2);
+  nlohmann::json profile = nlohmann::json::object();  // ms per timed chunk
+  for (const auto& [what, ms] : backend.profile()) {
+    const auto before = warmUp.find(what);
+    profile[what] = (ms - (before == warmUp.end() ? 0.0 : before->second)) / o.repeat;
+  }
   const double framesPerChunk = double(o.frames) * o.streams;
   return {{"bench", "cuda"},
           {"label", o.label},

@@ -24,6 +24,7 @@ std::vector<train::MetricsRecord> records(int count, double start) {
     r.step = i * 10;
     r.trainLoss = start / i;
     if (i % 3 == 0) r.validLoss = start / i + 0.1;
+    if (i % 3 == 0 && start < 2.5) r.cer = 0.5 / i;  // b reports a CER, a does not
     r.gradNorm = 0.5;
     r.lr = i > 5 ? 0.0005 : 0.001;
     r.framesPerS = 5000;
@@ -58,6 +59,10 @@ void TestRunPlot::runsOverlayWithLegendAndToggle() {
   QCOMPARE(plot.plot()->legend->itemCount(), 2 + 2);  // train/valid key, one entry per run
   QCOMPARE(plot.pointCount(QStringLiteral("/runs/a"), Series::ValidLoss), 3);
   QCOMPARE(plot.pointCount(QStringLiteral("/runs/b"), Series::LearningRate), 6);
+  QCOMPARE(plot.pointCount(QStringLiteral("/runs/b"), Series::Cer), 2);
+  QCOMPARE(plot.pointCount(QStringLiteral("/runs/a"), Series::Cer), 0);
+  QCOMPARE(plot.lastValue(QStringLiteral("/runs/b"), Series::Cer), 0.5 / 6);
+  QVERIFY(plot.plot()->axisRect()->axis(QCPAxis::atRight)->visible());
   // No line runs along the frame: a constant rate is drawn inside the axis.
   const QCPRange lr = plot.plot()->axisRects().at(2)->axis(QCPAxis::atLeft)->range();
   QVERIFY2(lr.lower < 0.0005 && lr.upper > 0.001, qPrintable(QString::number(lr.lower)));
@@ -76,7 +81,9 @@ void TestRunPlot::runsOverlayWithLegendAndToggle() {
   plot.removeRun(QStringLiteral("/runs/a"));
   QVERIFY(!plot.hasRun(QStringLiteral("/runs/a")));
   QCOMPARE(plot.plot()->legend->itemCount(), 2 + 1);
-  QCOMPARE(plot.plot()->graphCount(), 2 + 5);  // the key's two, b's five series
+  QCOMPARE(plot.plot()->graphCount(), 2 + 6);  // the key's two, b's six series
+  plot.removeRun(QStringLiteral("/runs/b"));
+  QVERIFY(!plot.plot()->axisRect()->axis(QCPAxis::atRight)->visible());  // no run has a CER
 }
 
 void TestRunPlot::exportPngAndSvg() {

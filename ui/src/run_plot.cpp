@@ -15,8 +15,13 @@ namespace {
 
 using Series = RunPlot::Series;
 
-constexpr Series kAllSeries[] = {Series::TrainLoss, Series::ValidLoss, Series::GradNorm,
-                                 Series::LearningRate, Series::FramesPerS};
+constexpr Series kAllSeries[] = {Series::TrainLoss,    Series::ValidLoss,  Series::GradNorm,
+                                 Series::LearningRate, Series::FramesPerS, Series::Cer};
+
+/// The axis a series' values go on: the loss plot's right axis for the CER, else the left one.
+QCPAxis* valueAxis(QCPAxisRect* rect, Series series) {
+  return rect->axis(series == Series::Cer ? QCPAxis::atRight : QCPAxis::atLeft);
+}
 
 // Tableau's ten colours: distinct on screen and in print.
 QColor runColorAt(int index) {
@@ -40,6 +45,8 @@ double valueOf(const train::MetricsRecord& r, Series series, RunPlot::LossUnit u
       return r.lr > 0 ? r.lr : none;
     case Series::FramesPerS:
       return r.framesPerS;
+    case Series::Cer:
+      return r.cer.value_or(none);
   }
   return none;
 }
@@ -88,7 +95,10 @@ void RunPlot::createAxes() {
   auto* row = new QCPLayoutGrid;
   m_plot->plotLayout()->addElement(1, 0, row);
   m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0});
-  m_rects[Series::TrainLoss] = m_rects[Series::ValidLoss] = loss;
+  m_rects[Series::TrainLoss] = m_rects[Series::ValidLoss] = m_rects[Series::Cer] = loss;
+  QCPAxis* cer = loss->axis(QCPAxis::atRight);
+  cer->setLabel(QStringLiteral("CER (valid, dotted)"));
+  cer->setVisible(false);  // until a run reports one
   auto* group = new QCPMarginGroup(m_plot);
   loss->setMarginGroup(QCP::msLeft, group);
   const std::pair<Series, QString> small[] = {{Series::GradNorm, QStringLiteral("grad norm")},
@@ -147,12 +157,12 @@ QColor RunPlot::addRun(const QString& key, const QString& label) {
     run.color = runColorAt(m_colorsUsed++);
     for (Series series : kAllSeries) {
       QCPAxisRect* rect = m_rects.at(series);
-      QCPGraph* graph =
-          m_plot->addGraph(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+      QCPGraph* graph = m_plot->addGraph(rect->axis(QCPAxis::atBottom), valueAxis(rect, series));
       QPen pen(run.color, series == Series::TrainLoss ? 1.6 : 1.2);
-      if (series == Series::ValidLoss) {
-        pen.setStyle(Qt::DashLine);
-        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
+      if (series == Series::ValidLoss || series == Series::Cer) {
+        pen.setStyle(series == Series::Cer ? Qt::DotLine : Qt::DashLine);
+        graph->setScatterStyle(QCPScatterStyle(
+            series == Series::Cer ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssDisc, 5));
       }
       graph->setPen(pen);
       if (series != Series::TrainLoss) graph->removeFromLegend();
@@ -217,9 +227,14 @@ void RunPlot::refreshAxes() {
       if (any)
         rect->axis(QCPAxis::atBottom)
             ->setRange(steps.lower, std::max(steps.upper, steps.lower + 1));
-      fitValueAxis(rect->axis(QCPAxis::atLeft));
+      fitValueAxis(valueAxis(rect, series));
     }
   }
+  bool anyCer = false;
+  for (const auto& [key, run] : m_runs)
+    anyCer = anyCer ||
+             (run.graphs.at(Series::Cer)->visible() && run.graphs.at(Series::Cer)->dataCount() > 0);
+  m_rects.at(Series::Cer)->axis(QCPAxis::atRight)->setVisible(anyCer);
   m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -24,7 +24,9 @@ namespace rnnwb::ui {
 class RunPlot : public QWidget {
   Q_OBJECT
  public:
-  enum class Series { TrainLoss, ValidLoss, GradNorm, LearningRate, FramesPerS };
+  /// Cer: the words task's validation character error rate, on the loss plot's right axis
+  /// (shown only while some run reports it).
+  enum class Series { TrainLoss, ValidLoss, GradNorm, LearningRate, FramesPerS, Cer };
   enum class LossUnit { Nats, BitsPerChar };
 
   explicit RunPlot(QWidget* parent = nullptr);
