@@ -137,13 +137,7 @@ class CudaStepRunner::Device {
   };
 
   static std::string profileName(const LaunchStep& step) {
-    static const char* const names[] = {
-        "Gemm",        "Zero",      "BroadcastRow",     "Copy",
-        "Add",         "Multiply",  "AddProduct",       "AddColumns",
-        "CopyColumns", "Activate",  "ActivateBackward", "CrossEntropyGrad",
-        "MseGrad",     "ColumnSum", "ColumnDot",        "CrossEntropyLoss",
-        "MseLoss",     "Mask"};
-    if (step.kind != StepKind::Gemm) return names[static_cast<int>(step.kind)];
+    if (step.kind != StepKind::Gemm) return toString(step.kind);
     return "Gemm " + std::to_string(step.m) + "x" + std::to_string(step.n) + "x" +
            std::to_string(step.k) + (step.transA ? " T" : " N") + (step.transB ? "T" : "N");
   }

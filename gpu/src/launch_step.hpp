@@ -16,25 +16,37 @@
 namespace rnnwb::gpu {
 
 enum class StepKind {
-  Gemm,            // C = A' B' + beta C, row-major, A' = A or A^T (transA), B' likewise
-  Zero,            // dst[0, count) = 0
-  BroadcastRow,    // dst[r, i] = src[i] for r < rows, i < width (bias into s)
-  Copy,            // dst[i] = src[i], i < count
-  Add,             // dst[i] += src[i]
-  Multiply,        // dst[i] *= src[i]
-  AddProduct,      // dst[r, i] += w[i] * src[r, i] (diagonal connection; w = aux)
-  AddColumns,      // dst[r, i] += src[r * srcLd + i], i < width (a stacked group's part)
-  CopyColumns,     // dst[r * dstLd + i] = src[r, i], i < width (gather into a stack)
-  Activate,        // y = f(s) row by row (softmax over width)
-  ActivateBackward,// ds = f'(s) dy, through y
-  CrossEntropyGrad,// ds[r] += y[r] - onehot(class[r]) for rows >= firstRow
-  MseGrad,         // dy[i] = y[i] - target[i], i < count
-  ColumnSum,       // out[i] += sum_r src[r, i] (bias gradient)
-  ColumnDot,       // out[i] += sum_r src[r, i] * aux[r, i] (diagonal weight gradient)
-  CrossEntropyLoss,// loss[lossRow + r] = -log softmax(s[r])[class[r]]
-  MseLoss,         // loss[lossRow + r] = 0.5 * |y[r] - target[r]|^2
-  Mask,            // dst[i] *= mask[i] (src = mask), i < count
+  Gemm,              // C = A' B' + beta C, row-major, A' = A or A^T (transA), B' likewise
+  Zero,              // dst[0, count) = 0
+  BroadcastRow,      // dst[r, i] = src[i] for r < rows, i < width (bias into s)
+  Copy,              // dst[i] = src[i], i < count
+  Add,               // dst[i] += src[i]
+  Multiply,          // dst[i] *= src[i]
+  AddProduct,        // dst[r, i] += w[i] * src[r, i] (diagonal connection; w = aux)
+  AddColumns,        // dst[r, i] += src[r * srcLd + i], i < width (a stacked group's part)
+  CopyColumns,       // dst[r * dstLd + i] = src[r, i], i < width (gather into a stack)
+  Activate,          // y = f(s) row by row (softmax over width)
+  ActivateBackward,  // ds = f'(s) dy, through y
+  CrossEntropyGrad,  // ds[r] += y[r] - onehot(class[r]) for rows >= firstRow
+  MseGrad,           // dy[i] = y[i] - target[i], i < count
+  ColumnSum,         // out[i] += sum_r src[r, i] (bias gradient)
+  ColumnDot,         // out[i] += sum_r src[r, i] * aux[r, i] (diagonal weight gradient)
+  CrossEntropyLoss,  // loss[lossRow + r] = -log softmax(s[r])[class[r]]
+  MseLoss,           // loss[lossRow + r] = 0.5 * |y[r] - target[r]|^2
+  Mask,              // dst[i] *= mask[i] (src = mask), i < count
 };
+
+/// The kind's name, as in the enum ("Gemm", "Activate", ...): for profiles and test reports.
+inline const char* toString(StepKind kind) {
+  static const char* const kNames[] = {
+      "Gemm",        "Zero",      "BroadcastRow",     "Copy",
+      "Add",         "Multiply",  "AddProduct",       "AddColumns",
+      "CopyColumns", "Activate",  "ActivateBackward", "CrossEntropyGrad",
+      "MseGrad",     "ColumnSum", "ColumnDot",        "CrossEntropyLoss",
+      "MseLoss",     "Mask"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<int>(StepKind::Mask) + 1);
+  return kNames[static_cast<int>(kind)];
+}
 
 struct LaunchStep {
   StepKind kind = StepKind::Zero;

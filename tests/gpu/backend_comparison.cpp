@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine_test_support.hpp"
+#include "random_graph.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 
 namespace rnnwb::testing {
@@ -26,9 +27,11 @@ void compareStates(const StreamState& a, const StreamState& b, ComparisonResult&
   }
   for (int l = 0; l < a.layerCount(); ++l) {
     const auto x = a.layerFrames(l), y = b.layerFrames(l);
-    if (x.size() != y.size()) note(result, INFINITY, "state of layer " + std::to_string(l));
-    else note(result, relativeError(x.data(), y.data(), x.size()),
-              "state of layer " + std::to_string(l));
+    if (x.size() != y.size())
+      note(result, INFINITY, "state of layer " + std::to_string(l));
+    else
+      note(result, relativeError(x.data(), y.data(), x.size()),
+           "state of layer " + std::to_string(l));
   }
 }
 
@@ -44,9 +47,10 @@ std::string operationJson(const std::string& kind, const std::string& activation
   return R"({"format": "rnnwb.graph", "version": 1, "layers": [
     {"id": "x", "kind": "input", "size": 6},
     {"id": "b", "kind": "additive", "size": 6, "activation": "tanh"},
-    {"id": "a", "kind": ")" + kind + R"(", "size": 6, "activation": ")" + activation + R"("},
-    {"id": "out", "kind": "additive", "size": 5, "activation": ")" + out +
-         R"(", "loss": ")" + loss + R"("}],
+    {"id": "a", "kind": ")" +
+         kind + R"(", "size": 6, "activation": ")" + activation + R"("},
+    {"id": "out", "kind": "additive", "size": 5, "activation": ")" +
+         out + R"(", "loss": ")" + loss + R"("}],
     "connections": [{"from": "x", "to": "b"}, )" +
          connection("x", 0) + ", " + connection("b", delay) + ", " +
          connection("a", std::max(1, delay)) + R"(, {"from": "a", "to": "out"}]})";
@@ -66,10 +70,10 @@ std::vector<OperationCase> operationCases() {
       for (int delay : {0, 1, 3})
         cases.push_back({std::string(kind) + " " + type + " delay " + std::to_string(delay),
                          operationJson(kind, "tanh", type, delay, 1.0, "mse")});
-  cases.push_back({"masked full", operationJson("additive", "tanh", "full", 1, 0.3,
-                                                "cross_entropy")});
-  cases.push_back({"masked multiplicative",
-                   operationJson("multiplicative", "sigmoid", "full", 2, 0.5, "mse")});
+  cases.push_back(
+      {"masked full", operationJson("additive", "tanh", "full", 1, 0.3, "cross_entropy")});
+  cases.push_back(
+      {"masked multiplicative", operationJson("multiplicative", "sigmoid", "full", 2, 0.5, "mse")});
   return cases;
 }
 
@@ -90,8 +94,8 @@ ComparisonResult compareWithCpu(Backend& backend, const ComparisonCase& c) {
   SequenceBatch batch = randomBatch(plan, c.frames, c.streams, c.seed + 1);
   batch.firstPredictedFrame = c.firstPredictedFrame;
   batch.carryFrames = c.carryFrames;
-  const StreamState state = c.carriedState ? randomState(plan, c.streams, c.seed + 2)
-                                           : StreamState();
+  const StreamState state =
+      c.carriedState ? randomState(plan, c.streams, c.seed + 2) : StreamState();
   ComparisonResult result;
 
   ParameterSet gradCpu = ParameterSet::zerosLike(params), grad = ParameterSet::zerosLike(params);
@@ -115,6 +119,18 @@ ComparisonResult compareWithCpu(Backend& backend, const ComparisonCase& c) {
   if (y.size() != yCpu.size()) note(result, INFINITY, "number of outputs");
   compareStates(out, outCpu, result);
   return result;
+}
+
+Graph gpuSuiteRandomGraph(int seed) {
+  RandomGraphOptions options;
+  options.layers = 10;
+  options.connections = 22;
+  options.layerSize = 16;
+  return makeRandomGraph(static_cast<std::uint64_t>(seed), options);
+}
+
+ComparisonCase gpuSuiteCase(int seed) {
+  return {6, 5, seed % 3, seed % 6, seed % 2 == 0, static_cast<std::uint64_t>(seed) * 13};
 }
 
 }  // namespace rnnwb::testing

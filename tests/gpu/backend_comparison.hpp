@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rnnwb/core/engine/backend.hpp"
+#include "rnnwb/core/graph.hpp"
 
 namespace rnnwb::testing {
 
@@ -35,6 +36,11 @@ struct OperationCase {
   std::string json;
 };
 std::vector<OperationCase> operationCases();
+
+/// The random graphs of the GPU suite (tst_gpu_backend, tst_gpu_steps, and tst_launchschedule on
+/// the CPU): 10 layers, 22 connections, layers of 16, and the case each seed runs.
+Graph gpuSuiteRandomGraph(int seed);
+ComparisonCase gpuSuiteCase(int seed);
 
 /// Runs `backend` and a fresh CpuBackend on the same random parameters, inputs and state.
 ComparisonResult compareWithCpu(Backend& backend, const ComparisonCase& c);

@@ -15,11 +15,10 @@ void TestCudaCli::trainWithCuda() {
   QTemporaryDir dir;
   const QString run = dir.filePath("run");
   QProcess p;
-  p.start(RNNWB_CLI, {"train", QString(RNNWB_EXAMPLES_DIR) + "/char-lstm.rnn.json", "--task",
-                      "char-lm", "--text",
-                      QString(RNNWB_EXAMPLES_DIR) + "/data/kjv-genesis-2samuel.txt", "--steps",
-                      "3", "--streams", "4", "--h-prime", "8", "--backend", "cuda",
-                      "--run-dir", run});
+  p.start(RNNWB_CLI,
+          {"train", QString(RNNWB_EXAMPLES_DIR) + "/char-lstm.rnn.json", "--task", "char-lm",
+           "--text", QString(RNNWB_EXAMPLES_DIR) + "/data/kjv-genesis-2samuel.txt", "--steps", "3",
+           "--streams", "4", "--h-prime", "8", "--backend", "cuda", "--run-dir", run});
   QVERIFY(p.waitForFinished(120000));
   const QString err = QString::fromUtf8(p.readAllStandardError());
   if (!rnnwb::gpu::deviceAvailable()) {

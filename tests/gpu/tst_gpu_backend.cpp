@@ -10,7 +10,6 @@
 
 #include "backend_comparison.hpp"
 #include "engine_test_support.hpp"
-#include "random_graph.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/gpu/cuda_backend.hpp"
 #include "rnnwb/gpu/device.hpp"
@@ -48,8 +47,7 @@ void TestGpuBackend::initTestCase() { qInfo("device: %s", gpu::deviceDescription
 void TestGpuBackend::operation_data() {
   QTest::addColumn<int>("op");
   const auto ops = operationCases();
-  for (int i = 0; i < static_cast<int>(ops.size()); ++i)
-    QTest::newRow(ops[i].name.c_str()) << i;
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) QTest::newRow(ops[i].name.c_str()) << i;
 }
 
 void TestGpuBackend::operation() {
@@ -85,13 +83,9 @@ void TestGpuBackend::randomGraphs_data() {
 
 void TestGpuBackend::randomGraphs() {
   QFETCH(int, seed);
-  RandomGraphOptions options;
-  options.layers = 10;
-  options.connections = 22;
-  options.layerSize = 16;
-  const CompiledPlan plan(makeRandomGraph(static_cast<std::uint64_t>(seed), options));
+  const CompiledPlan plan(gpuSuiteRandomGraph(seed));
   gpu::CudaBackend backend(plan);
-  requireMatch(backend, {6, 5, seed % 3, seed % 6, seed % 2 == 0, std::uint64_t(seed) * 13});
+  requireMatch(backend, gpuSuiteCase(seed));
 }
 
 void TestGpuBackend::replayedGraphTakesNewInputs() {

@@ -60,11 +60,13 @@ void TestGpuCharLm::lossCurveFollowsCpu() {
   for (std::size_t i = 0; i < cpu.size(); ++i) {
     QCOMPARE(cuda[i].step, cpu[i].step);
     const double gap = std::abs(cuda[i].trainLoss - cpu[i].trainLoss) / cpu[i].trainLoss;
-    qInfo("step %lld: cpu %.4f cuda %.4f", static_cast<long long>(cpu[i].step),
-          cpu[i].trainLoss, cuda[i].trainLoss);
+    qInfo("step %lld: cpu %.4f cuda %.4f", static_cast<long long>(cpu[i].step), cpu[i].trainLoss,
+          cuda[i].trainLoss);
     QVERIFY2(gap <= (i + 1 == cpu.size() ? 0.01 : 0.02),
-             qPrintable(QString("step %1: cuda %2, cpu %3").arg(cpu[i].step)
-                            .arg(cuda[i].trainLoss).arg(cpu[i].trainLoss)));
+             qPrintable(QString("step %1: cuda %2, cpu %3")
+                            .arg(cpu[i].step)
+                            .arg(cuda[i].trainLoss)
+                            .arg(cpu[i].trainLoss)));
   }
   QVERIFY(cpu.back().trainLoss < 0.8 * cpu.front().trainLoss);
   QVERIFY(cuda.back().trainLoss < 0.8 * cuda.front().trainLoss);

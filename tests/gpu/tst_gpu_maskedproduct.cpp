@@ -95,9 +95,8 @@ void TestGpuMaskedProduct::newValuesOnTheSamePattern() {
   mT.values.clear();
   gpu::MaskedProductGpu product;
   product.setOperands(randomDense(k * k, 5).data(), k, k, gpu::viewOf(xT), gpu::viewOf(mT));
-  for (MaskedProductKernel kernel :
-       {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled, MaskedProductKernel::Naive,
-        MaskedProductKernel::Flat})
+  for (MaskedProductKernel kernel : {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled,
+                                     MaskedProductKernel::Naive, MaskedProductKernel::Flat})
     product.run(kernel);
   // A second step: new D and X values, same pattern; cuSPARSE keeps its preprocessing.
   const std::vector<float> d = randomDense(k * k, 6);

@@ -8,11 +8,10 @@
 #include <cstdio>
 
 #include "backend_comparison.hpp"
-#include "chunk_executor.hpp"
 #include "cuda_step_runner.hpp"
 #include "engine_test_support.hpp"
+#include "executor_backend.hpp"
 #include "host_step_runner.hpp"
-#include "random_graph.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/gpu/device.hpp"
 
@@ -25,23 +24,13 @@ namespace {
 
 constexpr double kStepTolerance = 1e-5;
 
-const char* kindName(StepKind kind) {
-  static const char* const names[] = {
-      "Gemm",        "Zero",      "BroadcastRow",     "Copy",
-      "Add",         "Multiply",  "AddProduct",       "AddColumns",
-      "CopyColumns", "Activate",  "ActivateBackward", "CrossEntropyGrad",
-      "MseGrad",     "ColumnSum", "ColumnDot",        "CrossEntropyLoss",
-      "MseLoss",     "Mask"};
-  return names[static_cast<int>(kind)];
-}
-
 std::string describe(std::size_t index, const LaunchStep& s, double error) {
   char text[320];
   std::snprintf(text, sizeof text,
                 "step %zu %s: error %.3g (m %d n %d k %d lda %d ldb %d ldc %d transA %d transB %d "
                 "beta %g; dst %lld src %lld aux %lld count %lld rows %d width %d srcLd %d dstLd "
                 "%d activation %d)",
-                index, kindName(s.kind), error, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.transA,
+                index, gpu::toString(s.kind), error, s.m, s.n, s.k, s.lda, s.ldb, s.ldc, s.transA,
                 s.transB, s.beta, static_cast<long long>(s.dst), static_cast<long long>(s.src),
                 static_cast<long long>(s.aux), static_cast<long long>(s.count), s.rows, s.width,
                 s.srcLd, s.dstLd, static_cast<int>(s.activation));
@@ -117,25 +106,8 @@ class StepByStepRunner final : public gpu::StepRunner {
   std::size_t stepsChecked = 0;
 };
 
-class StepCheckBackend final : public Backend {
- public:
-  explicit StepCheckBackend(const CompiledPlan& plan) : executor(plan, runner) {}
-  std::string_view name() const override { return "cuda, step by step"; }
-  const CompiledPlan& plan() const override { return executor.plan(); }
-  double forwardBackward(const ParameterSet& p, const SequenceBatch& b, const StreamState& in,
-                         StreamState* out, ParameterSet* g) override {
-    return executor.run(p, b, in, out, g, nullptr);
-  }
-  double forward(const ParameterSet& p, const SequenceBatch& b, const StreamState& in,
-                 StreamState* out, std::vector<Tensor>* y) override {
-    return executor.run(p, b, in, out, nullptr, y);
-  }
-  StepByStepRunner runner;
-  gpu::ChunkExecutor executor;
-};
-
 void requireSameSteps(const CompiledPlan& plan, const ComparisonCase& c) {
-  StepCheckBackend backend(plan);
+  ExecutorBackend<StepByStepRunner> backend(plan);
   compareWithCpu(backend, c);
   QVERIFY(backend.runner.stepsChecked > 0);
   QString list;
@@ -165,12 +137,7 @@ void TestGpuSteps::randomGraphs_data() {
 
 void TestGpuSteps::randomGraphs() {
   QFETCH(int, seed);
-  RandomGraphOptions options;
-  options.layers = 10;
-  options.connections = 22;
-  options.layerSize = 16;
-  const CompiledPlan plan(makeRandomGraph(static_cast<std::uint64_t>(seed), options));
-  requireSameSteps(plan, {6, 5, seed % 3, seed % 6, seed % 2 == 0, std::uint64_t(seed) * 13});
+  requireSameSteps(CompiledPlan(gpuSuiteRandomGraph(seed)), gpuSuiteCase(seed));
 }
 
 void TestGpuSteps::operation_data() {

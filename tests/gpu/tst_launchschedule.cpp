@@ -6,8 +6,8 @@
 #include <QtTest>
 
 #include "backend_comparison.hpp"
-#include "chunk_executor.hpp"
 #include "engine_test_support.hpp"
+#include "executor_backend.hpp"
 #include "host_step_runner.hpp"
 #include "random_graph.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -18,22 +18,7 @@ using namespace rnnwb::testing;
 namespace {
 
 /// The CUDA backend's host side with the interpreter in place of the device.
-class ScheduleBackend final : public Backend {
- public:
-  explicit ScheduleBackend(const CompiledPlan& plan) : executor(plan, runner) {}
-  std::string_view name() const override { return "schedule"; }
-  const CompiledPlan& plan() const override { return executor.plan(); }
-  double forwardBackward(const ParameterSet& p, const SequenceBatch& b, const StreamState& in,
-                         StreamState* out, ParameterSet* g) override {
-    return executor.run(p, b, in, out, g, nullptr);
-  }
-  double forward(const ParameterSet& p, const SequenceBatch& b, const StreamState& in,
-                 StreamState* out, std::vector<Tensor>* y) override {
-    return executor.run(p, b, in, out, nullptr, y);
-  }
-  HostStepRunner runner;
-  gpu::ChunkExecutor executor;
-};
+using ScheduleBackend = ExecutorBackend<HostStepRunner>;
 
 Graph exampleGraph(const QString& file, int size) {
   return withLayerSize(loadValidGraph(file.toStdString()), size);
@@ -130,14 +115,9 @@ void TestLaunchSchedule::gpuSuiteRandomGraphs_data() {
 
 void TestLaunchSchedule::gpuSuiteRandomGraphs() {
   QFETCH(int, seed);
-  RandomGraphOptions options;
-  options.layers = 10;
-  options.connections = 22;
-  options.layerSize = 16;
-  const CompiledPlan plan(makeRandomGraph(static_cast<std::uint64_t>(seed), options));
+  const CompiledPlan plan(gpuSuiteRandomGraph(seed));
   ScheduleBackend backend(plan);
-  const ComparisonResult result =
-      compareWithCpu(backend, {6, 5, seed % 3, seed % 6, seed % 2 == 0, std::uint64_t(seed) * 13});
+  const ComparisonResult result = compareWithCpu(backend, gpuSuiteCase(seed));
   QVERIFY2(
       result.worst <= 1e-5,
       qPrintable(QString("relative error %1 in %2").arg(result.worst).arg(result.where.c_str())));
