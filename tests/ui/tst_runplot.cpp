@@ -63,6 +63,7 @@ void TestRunPlot::runsOverlayWithLegendAndToggle() {
   QCOMPARE(plot.pointCount(QStringLiteral("/runs/a"), Series::Cer), 0);
   QCOMPARE(plot.lastValue(QStringLiteral("/runs/b"), Series::Cer), 0.5 / 6);
   QVERIFY(plot.plot()->axisRect()->axis(QCPAxis::atRight)->visible());
+  QCOMPARE(plot.plot()->axisRect()->axis(QCPAxis::atRight)->range().lower, 0.0);  // whole scale
   // No line runs along the frame: a constant rate is drawn inside the axis.
   const QCPRange lr = plot.plot()->axisRects().at(2)->axis(QCPAxis::atLeft)->range();
   QVERIFY2(lr.lower < 0.0005 && lr.upper > 0.001, qPrintable(QString::number(lr.lower)));

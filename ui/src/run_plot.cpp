@@ -229,6 +229,9 @@ void RunPlot::refreshAxes() {
             ->setRange(steps.lower, std::max(steps.upper, steps.lower + 1));
       fitValueAxis(valueAxis(rect, series));
     }
+    // An error rate reads against its whole scale: 0 to 1 (more only if insertions take it there).
+    QCPAxis* cer = m_rects.at(Series::Cer)->axis(QCPAxis::atRight);
+    cer->setRange(0.0, std::max(1.05, cer->range().upper));
   }
   bool anyCer = false;
   for (const auto& [key, run] : m_runs)
