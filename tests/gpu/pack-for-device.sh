@@ -6,9 +6,16 @@
 # runtime and CUDA's own libraries, which the device machine has; it is compressed (about 20 MB
 # instead of 90) into .devrun/rnnwb-device.tar.xz, ignored by git. On the device,
 # `RNNWB_PREBUILT=.devrun/rnnwb-device.tar.xz tests/gpu/run-on-device.sh` runs it.
-#   tests/gpu/pack-for-device.sh [BUILD_DIR]        (default build-dev)
+#   tests/gpu/pack-for-device.sh [--cpu-tests] [BUILD_DIR]        (default build-dev)
+# --cpu-tests also packs every other test of the build (the GUI is not built), so that the device
+# machine's many cores run the CPU suite too: thread-count faults hide on 2-core machines.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+cpu_tests=0
+if [ "${1:-}" = --cpu-tests ]; then
+  cpu_tests=1
+  shift
+fi
 build=${1:-build-dev}
 bundle=.devrun/stage
 archive=.devrun/rnnwb-device.tar.xz
@@ -16,7 +23,13 @@ targets=(rnnwb tst_gpu_maskedproduct bench_gpu_masked_product tst_gpu_backend ts
   tst_launchschedule tst_cuda_cli bench_gpu_engine)
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+if [ "$cpu_tests" = 1 ]; then
+  cmake --build "$build" -j "$(nproc)"
+  mapfile -t more < <(cd "$build" && ctest -N -LE "gpu|torch" | awk '/Test +#/ { print $3 }')
+  targets+=("${more[@]}")
+else
+  cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
+fi
 
 rm -rf .devrun
 mkdir -p "$bundle/lib"
@@ -26,7 +39,7 @@ mkdir -p "$bundle/lib"
 pwd >"$bundle/source-dir"
 echo "$build" >"$bundle/build-dir"
 binaries=()
-for target in "${targets[@]}"; do
+for target in $(printf '%s\n' "${targets[@]}" | sort -u); do
   path=$(find "$build" -type f -name "$target" -perm -u+x | head -1)
   [ -n "$path" ] || { echo "pack-for-device: $target was not built" >&2; exit 1; }
   mkdir -p "$bundle/$(dirname "$path")"
@@ -45,6 +58,15 @@ ldd "${binaries[@]}" | awk '/=> \// { print $1, $3 }' | sort -u | while read -r 
   [[ $name =~ $keep ]] && continue
   cp -L "$path" "$bundle/lib/$name"
 done
+# The CPU suite's synthetic words render with Debian's fonts (core/src/packing/synthetic_words.cpp
+# looks in /usr/share/fonts), which the device image lacks.
+if [ "$cpu_tests" = 1 ]; then
+  for dir in /usr/share/fonts/type1/urw-base35 /usr/share/fonts/truetype/dejavu; do
+    [ -d "$dir" ] || continue
+    mkdir -p "$bundle/data$dir"
+    find "$dir" -maxdepth 1 \( -name '*.t1' -o -name '*.ttf' \) -exec cp -L {} "$bundle/data$dir/" \;
+  done
+fi
 XZ_OPT=-T0 tar -C "$bundle" -cJf "$archive" .
 rm -rf "$bundle"
 echo "pack-for-device: $archive ($(du -h "$archive" | cut -f1)) ready; on the device:"
