@@ -80,6 +80,14 @@ int NodeStep::stateOffset(int layer) const {
   return layer >= 0 && layer < static_cast<int>(m_stateOffset.size()) ? m_stateOffset[layer] : -1;
 }
 
+int NodeStep::productOffset(int connection) const {
+  const int to = m_plan.toLayer(connection);
+  if (m_unitOffset[to] < 0) return -1;
+  for (const Input& in : m_inputs[to])
+    if (in.connection == connection) return in.zOffset;
+  return -1;
+}
+
 NodeStep::Tape NodeStep::makeTape() const {
   Tape tape;
   tape.s.assign(m_unitCount, 0.0f);
@@ -173,6 +181,8 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
                        n);
     if (!vOnSums.empty())
       for (int i = 0; i < n; ++i) ds[i] += vOnSums[m_unitOffset[l] + i];
+    if (!out.sums.empty())
+      for (int i = 0; i < n; ++i) out.sums[m_unitOffset[l] + i] += ds[i];
     const bool multiplicative = spec.kind == LayerKind::Multiplicative;
     const ParameterView* bias = m_layout.layerBias(l);
     if (bias && !multiplicative && !out.params.empty())
@@ -183,6 +193,8 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
         for (const Input& other : m_inputs[l])
           if (other.zOffset != in.zOffset)
             for (int i = 0; i < n; ++i) dz[i] *= tape.z[other.zOffset + i];
+      if (multiplicative && !out.products.empty())
+        for (int i = 0; i < n; ++i) out.products[in.zOffset + i] += dz[i];
       float* dx = nullptr;
       if (in.external >= 0) dx = out.external.empty() ? nullptr : out.external[in.external];
       else if (in.delay == 1)

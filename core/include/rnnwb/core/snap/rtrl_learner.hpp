@@ -31,8 +31,14 @@ struct RtrlNodeFigures {
   int stateSize = 0;
   std::int64_t parameters = 0;
   std::int64_t jacobianNnz = 0;  // per stream
-  int coloursI = 0;
+  int colours = 0;          // VJPs per frame (of I's rows, or of the unit-block path's)
+  bool unitBlocks = false;  // Ĵ is carried by UnitBlockJacobian (else SnapJacobian)
 };
+
+/// How Ĵ is carried: by unit blocks wherever their preconditions hold (every column of M_n has
+/// at most kUnitBlockMaxRows rows), else by the general masked product; or always the latter
+/// (the reference the fast path is tested against).
+enum class RtrlJacobianPath { Fastest, General };
 
 class RtrlLearner {
  public:
@@ -40,7 +46,7 @@ class RtrlLearner {
   /// for a graph RTRL cannot take. `threads` is passed to the masked product (0: all cores).
   /// The plan and the parameter layout must outlive the learner.
   RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
-              int threads = 1);
+              int threads = 1, RtrlJacobianPath path = RtrlJacobianPath::Fastest);
   ~RtrlLearner();
 
   /// Ĵ = 0 for `streams` streams: every stream starts a sequence.
@@ -59,11 +65,20 @@ class RtrlLearner {
   /// Bytes of every Ĵ of every stream (values and indices, CSR by parameter).
   std::uint64_t jacobianBytes() const;
 
+  /// Ĵ of figures()[index]'s node for one stream, in the order of SnapJacobian::byParameter()
+  /// whichever path carries it (jacobianNnz floats); and its replacement (a resumed run).
+  std::vector<float> jacobian(int index, int stream) const;
+  void setJacobian(int index, int stream, std::span<const float> byParameter);
+
  private:
   struct Recurrent;
   struct FrameBuffers;
-  void forwardNode(const ParameterSet& params, int node, int stream, const StreamState& history);
+  void forwardNode(const ParameterSet& params, int node, int stream, const StreamState& history,
+                   bool predicted);
   void backwardNode(const ParameterSet& params, int node, int stream, std::span<float> gradient);
+  void backwardUnitBlocks(const ParameterSet& params, int node, int stream,
+                          std::span<float> gradient);
+  Recurrent& recurrentOfFigure(int index) const;
   double frameLoss(const SequenceBatch& batch, int t, int stream);
   void advanceHistory(int stream, StreamState& history) const;
 
