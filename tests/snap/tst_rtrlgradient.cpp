@@ -45,6 +45,7 @@ Gradient rtrl(const CompiledPlan& plan, const ParameterSet& params, const Sequen
   for (int t = 0; t < batch.frames; ++t)
     for (int n = 0; n < batch.streams; ++n)
       g.loss += learner.frame(params, batch, t, n, history, g.values);
+  learner.finish();
   return g;
 }
 

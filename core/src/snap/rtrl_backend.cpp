@@ -50,6 +50,7 @@ double RtrlBackend::forwardBackward(const ParameterSet& params, const SequenceBa
   for (int t = 0; t < batch.frames; ++t)
     for (int n = 0; n < batch.streams; ++n)
       loss += m_learner->frame(params, batch, t, n, history, grads.values());
+  m_learner->finish();
   if (stateOut) *stateOut = carry == 0 ? stateIn : std::move(history);
   return loss;
 }

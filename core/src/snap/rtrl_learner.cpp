@@ -40,7 +40,7 @@ struct RtrlLearner::Recurrent {
   std::vector<float> g;  // dL_t/dh_t from outside the node
   // The unit-block path.
   std::unique_ptr<UnitBlockJacobian> blocks;
-  std::vector<std::vector<float>> blockValues;  // per stream
+  std::vector<UnitBlockJacobian::Stream> blockStreams;
   // The general path.
   std::unique_ptr<ImmediateJacobian> immediate;
   SparseCsr immediatePattern;  // I by parameter, for gᵀ I_t
@@ -112,8 +112,7 @@ void RtrlLearner::reset(int streams) {
   for (auto& r : m_recurrent) {
     if (!r) continue;
     if (r->blocks) {
-      r->blockValues.assign(static_cast<std::size_t>(streams),
-                            std::vector<float>(static_cast<std::size_t>(r->nnz()), 0.0f));
+      r->blockStreams.assign(static_cast<std::size_t>(streams), r->blocks->makeStream());
       continue;
     }
     r->perStream.assign(static_cast<std::size_t>(streams), *r->prototype);
@@ -128,12 +127,21 @@ RtrlLearner::Recurrent& RtrlLearner::recurrentOfFigure(int index) const {
   return *m_recurrent[m_figures[index].node];
 }
 
-std::vector<float> RtrlLearner::jacobian(int index, int stream) const {
-  const Recurrent& r = recurrentOfFigure(index);
+void RtrlLearner::finish() {
+  for (auto& r : m_recurrent)
+    if (r && r->blocks)
+      for (UnitBlockJacobian::Stream& stream : r->blockStreams) r->blocks->finish(stream);
+}
+
+std::vector<float> RtrlLearner::jacobian(int index, int stream) {
+  Recurrent& r = recurrentOfFigure(index);
   const auto at = static_cast<std::size_t>(stream);
   if (stream < 0 || stream >= m_streams)
     throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
-  if (r.blocks) return r.blocks->toByParameter(r.blockValues[at]);
+  if (r.blocks) {
+    r.blocks->finish(r.blockStreams[at]);
+    return r.blocks->toByParameter(r.blockStreams[at]);
+  }
   return r.perStream[at].byParameter().values;
 }
 
@@ -142,7 +150,10 @@ void RtrlLearner::setJacobian(int index, int stream, std::span<const float> byPa
   const auto at = static_cast<std::size_t>(stream);
   if (stream < 0 || stream >= m_streams)
     throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
-  if (r.blocks) r.blocks->fromByParameter(byParameter, r.blockValues[at]);
+  if (r.blocks) {
+    r.blocks->finish(r.blockStreams[at]);
+    r.blocks->fromByParameter(byParameter, r.blockStreams[at]);
+  }
   else r.perStream[at].setValues(byParameter);
 }
 
@@ -188,10 +199,10 @@ void RtrlLearner::forwardNode(const ParameterSet& params, int k, int stream,
   if (!m_recurrent[k]) return;
   Recurrent& r = *m_recurrent[k];
   if (r.blocks) {
-    // Ĵ's update waits for the read-out's g (backwardUnitBlocks) when the frame predicts.
-    r.blocks->prepare(params, f.external[k], f.prevState[k], tape);
-    if (!predicted)
-      r.blocks->update(r.blockValues[stream], f.external[k], f.prevState[k], tape, {}, {});
+    // The frame is queued; its read-out's g comes in backwardUnitBlocks when it predicts.
+    UnitBlockJacobian::Stream& queue = r.blockStreams[stream];
+    r.blocks->prepare(queue, params, f.external[k], f.prevState[k], tape);
+    if (!predicted) r.blocks->commit(queue, {}, {});
     return;
   }
   r.immediate->compute(params, f.external[k], f.prevState[k], tape, r.iValues);
@@ -293,7 +304,7 @@ void RtrlLearner::backwardUnitBlocks(const ParameterSet& params, int k, int stre
     const NodeStep::Cotangents out{.params = gradient};
     step.vjp(params, f.external[k], f.prevState[k], f.tapes[k], seed, out, f.scratch, onSums);
   }
-  r.blocks->update(r.blockValues[stream], f.external[k], f.prevState[k], f.tapes[k], r.g, gradient);
+  r.blocks->commit(r.blockStreams[stream], r.g, gradient);
 }
 
 void RtrlLearner::advanceHistory(int stream, StreamState& history) const {

@@ -70,6 +70,7 @@ int LayoutBuilder::sourceOf(int c, UnitBlockLayout& out) {
   } else {
     source = {UnitBlockSource::Kind::Member, m_step.unitOffset(from)};
   }
+  source.size = m_graph.layers[from].size;
   out.sources.push_back(source);
   return it->second;
 }
@@ -91,6 +92,9 @@ void LayoutBuilder::addSegment(UnitBlockLayout& out, int unit, int source, int f
   m_tooWide = m_tooWide || static_cast<int>(rows.size()) > m_maxRows;
   UnitBlockSegment segment;
   segment.block = blockOf(std::move(rows), out);
+  segment.rows = out.blocks[segment.block].rowStart;
+  segment.size = out.blocks[segment.block].size;
+  segment.dStart = out.blocks[segment.block].dStart;
   segment.source = source;
   segment.first = first;
   segment.count = count;

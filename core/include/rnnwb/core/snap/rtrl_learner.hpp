@@ -49,7 +49,7 @@ class RtrlLearner {
               int threads = 1, RtrlJacobianPath path = RtrlJacobianPath::Fastest);
   ~RtrlLearner();
 
-  /// Ĵ = 0 for `streams` streams: every stream starts a sequence.
+  /// Ĵ = 0 for `streams` streams: every stream starts a sequence. Queued frames are dropped.
   void reset(int streams);
   int streams() const { return m_streams; }
 
@@ -60,14 +60,19 @@ class RtrlLearner {
   /// predicted.
   double frame(const ParameterSet& params, const SequenceBatch& batch, int t, int stream,
                StreamState& history, std::span<float> gradient);
+  /// Where Ĵ is carried by unit blocks, frames are queued and applied together (a few at a
+  /// time, see unit_block_jacobian.hpp): their part of the gradient is added only then. Call
+  /// finish() before reading the gradient or freeing its buffer; it applies what is queued.
+  void finish();
 
   const std::vector<RtrlNodeFigures>& figures() const { return m_figures; }
   /// Bytes of every Ĵ of every stream (values and indices, CSR by parameter).
   std::uint64_t jacobianBytes() const;
 
   /// Ĵ of figures()[index]'s node for one stream, in the order of SnapJacobian::byParameter()
-  /// whichever path carries it (jacobianNnz floats); and its replacement (a resumed run).
-  std::vector<float> jacobian(int index, int stream) const;
+  /// whichever path carries it (jacobianNnz floats); and its replacement (a resumed run). Both
+  /// finish() the stream's queued frames first.
+  std::vector<float> jacobian(int index, int stream);
   void setJacobian(int index, int stream, std::span<const float> byParameter);
 
  private:

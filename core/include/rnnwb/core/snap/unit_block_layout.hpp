@@ -31,6 +31,7 @@ struct UnitBlockSource {
   enum class Kind { External, PreviousState, Member };
   Kind kind = Kind::External;
   int index = 0;  // NodeStep external index, offset in h_{t-1}, or unit offset in Tape::y
+  int size = 0;   // floats: the source layer's size
 };
 
 /// count parameters acting on one unit, sharing one source vector and one row set R.
@@ -44,6 +45,10 @@ struct UnitBlockSegment {
   std::int64_t values = 0;    // offset of its |R| x count values in Ĵ's storage
   std::int64_t theta = 0;     // θ_R index of its first parameter
   std::int32_t factors = 0;   // into factorIndex: one per row of R
+  // Copied from its block, so that the pass over Ĵ reads one record per segment.
+  std::int32_t rows = 0;    // into UnitBlockLayout::rows
+  std::int32_t size = 0;    // |R|
+  std::int32_t dStart = 0;  // its D_t[R, R] block
 };
 
 /// A distinct row set R with the entries of D_t[R, R] it needs.
