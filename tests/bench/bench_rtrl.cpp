@@ -113,7 +113,8 @@ nlohmann::json benchRtrl(const CompiledPlan& plan, const ParameterSet& params, i
                          const Options& o) {
   const std::string name = level == 0 ? "rtrl" : "snap" + std::to_string(level);
   const auto [nnz, squares] = maskSize(plan, level);
-  // Ĵ (value + column index) + the product's output + D_t.
+  // Ĵ (value + column index) + the product's output + D_t: the general path's working set,
+  // estimated before anything is built (the unit-block path needs less).
   const double bytes = double(nnz) * 12.0 + double(squares) * 4.0;
   nlohmann::json r = {{"algo", name}, {"jacobian_nnz", nnz}, {"bytes", bytes},
                       {"bytes_note", "J values+indices, product buffer, D_t"}};
@@ -137,6 +138,9 @@ nlohmann::json benchRtrl(const CompiledPlan& plan, const ParameterSet& params, i
   } while (frames < 2 || (secondsSince(start) < o.seconds && frames < 10 * o.frames));
   learner.finish();
   r["us_per_frame"] = secondsSince(start) / frames * 1e6;
+  r["unit_blocks"] = learner.figures().front().unitBlocks;
+  r["bytes"] = learner.carriedBytes();
+  r["bytes_note"] = r["unit_blocks"] ? "J values, 8 queued frames" : "J CSR, product buffer, D_t";
   r["frames_timed"] = frames;
   r["sampled"] = frames < o.frames;
   r["dense_product"] = nnz == std::uint64_t(learner.figures().front().stateSize) *

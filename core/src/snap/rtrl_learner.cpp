@@ -120,6 +120,25 @@ void RtrlLearner::reset(int streams) {
   }
 }
 
+std::uint64_t RtrlLearner::carriedBytes() const {
+  std::uint64_t total = 0;
+  auto floats = [](const std::vector<float>& v) { return std::uint64_t{4} * v.size(); };
+  for (const auto& r : m_recurrent) {
+    if (!r) continue;
+    for (const UnitBlockJacobian::Stream& stream : r->blockStreams) {
+      total += floats(stream.values);
+      for (const UnitBlockJacobian::Stream::Frame& f : stream.frames)
+        total += floats(f.exports) + floats(f.d) + floats(f.g) + floats(f.sources);
+    }
+    for (const SnapJacobian& j : r->perStream)
+      total += csrBytes(static_cast<std::uint64_t>(j.nnz()),
+                        static_cast<std::uint64_t>(j.parameterCount())) +
+               std::uint64_t{4} * static_cast<std::uint64_t>(j.nnz());
+    if (!r->blocks) total += floats(r->d);
+  }
+  return total;
+}
+
 RtrlLearner::Recurrent& RtrlLearner::recurrentOfFigure(int index) const {
   if (index < 0 || index >= static_cast<int>(m_figures.size()))
     throw std::out_of_range("RTRL: no recurrent node " + std::to_string(index) + " (there are " +

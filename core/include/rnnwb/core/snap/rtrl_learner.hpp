@@ -68,6 +68,10 @@ class RtrlLearner {
   const std::vector<RtrlNodeFigures>& figures() const { return m_figures; }
   /// Bytes of every Ĵ of every stream (values and indices, CSR by parameter).
   std::uint64_t jacobianBytes() const;
+  /// Bytes the learner carries for Ĵ over every stream, as built: by unit blocks, Ĵ's values and
+  /// the queued frames (factors, D blocks, sources, g); otherwise Ĵ in CSR, the product's output
+  /// and the dense D_t.
+  std::uint64_t carriedBytes() const;
 
   /// Ĵ of figures()[index]'s node for one stream, in the order of SnapJacobian::byParameter()
   /// whichever path carries it (jacobianNnz floats); and its replacement (a resumed run). Both
