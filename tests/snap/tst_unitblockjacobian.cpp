@@ -120,6 +120,11 @@ class TestUnitBlockJacobian : public QObject {
       for (int level : {1, 2, 0})
         QTest::newRow(qPrintable(QString("%1, level %2").arg(name).arg(level)))
             << QString::fromStdString(examples) + file << size << level << takes;
+    // Rows of 64 + 16 + a few columns: the pass's vector tiles of 64 and 16 and its remainder.
+    QTest::newRow("tanh RNN, 83 units, level 1")
+        << QString::fromStdString(examples) + "/elman.rnn.json" << 83 << 1 << true;
+    QTest::newRow("lstm-peephole, 87 units, level 1")
+        << QString::fromStdString(examples) + "/lstm-peephole.rnn.json" << 87 << 1 << true;
   }
   void matchesGeneralPathOnExamples() {
     QFETCH(QString, file);

@@ -38,6 +38,9 @@ class UnitBlockJacobian {
 
   /// Keeps a reference to step; `layout` is UnitBlockLayout::build's for the same node.
   UnitBlockJacobian(UnitBlockLayout layout, const NodeStep& step);
+  ~UnitBlockJacobian();
+  UnitBlockJacobian(const UnitBlockJacobian&) = delete;
+  UnitBlockJacobian& operator=(const UnitBlockJacobian&) = delete;
 
   std::int64_t nnz() const { return m_layout.valueCount; }
   const UnitBlockLayout& layout() const { return m_layout; }
@@ -53,7 +56,9 @@ class UnitBlockJacobian {
   /// into another buffer.
   void commit(Stream& stream, std::span<const float> dLossDState, std::span<float> gradient);
   /// Applies every queued frame to Ĵ and the gradient.
-  void finish(Stream& stream) const;
+  void finish(Stream& stream);
+
+  struct FoldedBlock;  // the queued frames folded for one block (unit_block_jacobian.cpp)
 
   /// Ĵ's values in the order of SnapJacobian::byParameter() (the CSR of M_nᵀ), and back; the
   /// stream must have nothing queued (std::logic_error otherwise).
@@ -61,7 +66,7 @@ class UnitBlockJacobian {
   void fromByParameter(std::span<const float> byParameter, Stream& stream) const;
 
  private:
-  void runPass(Stream& stream, int frames) const;
+  void runPass(Stream& stream, int frames);
 
   UnitBlockLayout m_layout;
   const NodeStep& m_step;
@@ -69,6 +74,7 @@ class UnitBlockJacobian {
   std::vector<std::int64_t> m_sourceOffset; // per source: its copy in Frame::sources
   std::int64_t m_sourceFloats = 0;
   std::vector<float> m_pairs, m_scratch;
+  std::vector<FoldedBlock> m_folded;  // per block, rebuilt by each pass
 };
 
 }  // namespace rnnwb::snap
