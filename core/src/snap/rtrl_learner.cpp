@@ -33,7 +33,9 @@ struct RtrlLearner::Recurrent {
     thetaGrad.resize(static_cast<std::size_t>(layout.parameterCount()));
   }
   std::int64_t nnz() const { return blocks ? blocks->nnz() : prototype->nnz(); }
-  int colours() const { return blocks ? blocks->layout().colouring.colours : immediate->colours(); }
+  int colours() const {
+    return blocks ? blocks->layout().colouring.colours : immediate->colours();
+  }
 
   RtrlNodeLayout layout;
   SnapPatterns patterns;

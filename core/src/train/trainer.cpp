@@ -235,8 +235,9 @@ class Trainer::Loop {
     TensorMap backendState;
     if (auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get()); rtrl && !m_streams.empty())
       backendState = rtrl->jacobianTensors();
-    saveCheckpoint(path, m_plan,
-                   Checkpoint{m_params, m_optimizer->state(), m_streams, m_position, backendState});
+    const Checkpoint checkpoint{m_params, m_optimizer->state(), m_streams, m_position,
+                                backendState};
+    saveCheckpoint(path, m_plan, checkpoint);
     m_folder.pruneCheckpoints(m_config.keepCheckpoints);
     if (m_log) m_log->write("checkpoint " + path.filename().string());
   }

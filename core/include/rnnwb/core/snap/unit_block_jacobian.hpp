@@ -20,6 +20,10 @@
 
 namespace rnnwb::snap {
 
+namespace detail {
+struct FoldedBlock;  // unit_block_pass.hpp
+}
+
 class UnitBlockJacobian {
  public:
   static constexpr int kFramesPerPass = 8;
@@ -58,8 +62,6 @@ class UnitBlockJacobian {
   /// Applies every queued frame to Ĵ and the gradient.
   void finish(Stream& stream);
 
-  struct FoldedBlock;  // the queued frames folded for one block (unit_block_jacobian.cpp)
-
   /// Ĵ's values in the order of SnapJacobian::byParameter() (the CSR of M_nᵀ), and back; the
   /// stream must have nothing queued (std::logic_error otherwise).
   std::vector<float> toByParameter(const Stream& stream) const;
@@ -74,7 +76,7 @@ class UnitBlockJacobian {
   std::vector<std::int64_t> m_sourceOffset; // per source: its copy in Frame::sources
   std::int64_t m_sourceFloats = 0;
   std::vector<float> m_pairs, m_scratch;
-  std::vector<FoldedBlock> m_folded;  // per block, rebuilt by each pass
+  std::vector<detail::FoldedBlock> m_folded;  // per block, rebuilt by each pass
 };
 
 }  // namespace rnnwb::snap

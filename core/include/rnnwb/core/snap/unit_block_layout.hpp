@@ -40,7 +40,7 @@ struct UnitBlockSegment {
   std::int32_t source = -1;  // into UnitBlockLayout::sources; -1 for a bias (x = 1)
   std::int32_t first = 0;    // element of the source read by the first column (contiguous rows)
   std::int32_t count = 0;
-  std::int64_t columns = -1;  // into columnIndex: the source element of each column, -1: contiguous
+  std::int64_t columns = -1;  // into columnIndex: each column's source element; -1: contiguous
   std::int64_t gradient = 0;  // flat offset of the first parameter (masked row: of W[i, 0])
   std::int64_t values = 0;    // offset of its |R| x count values in Ĵ's storage
   std::int64_t theta = 0;     // θ_R index of its first parameter
