@@ -3,8 +3,10 @@
 // streams (spec/snap-masks.md, "What RTRL trains, and where it is exact").
 //
 // Each frame of each stream: every node of the schedule runs its NodeStep; a recurrent node also
-// computes D_t (NodeStep::stateJacobian) and the compressed I_t (one VJP per colour) and carries
-// Ĵ_t = M ⊙ (D_t Ĵ_{t-1}) + I_t. The loss of the frame is then back-propagated WITHIN the frame
+// carries Ĵ_t = M ⊙ (D_t Ĵ_{t-1}) + I_t, by unit blocks where every column of M has at most 16
+// rows (UnitBlockJacobian: D_t[R, R] blocks and I_t's factors from one VJP per colour, frames
+// queued and applied 8 at a time, see finish()), else by the general path (the dense D_t from
+// NodeStep::stateJacobian, the compressed I_t, SnapJacobian's masked product). The loss of the frame is then back-propagated WITHIN the frame
 // (nothing flows into earlier frames): parameters of plain layers get their gradient as in BPTT,
 // upstream parameters only the same-frame part, and the parameters θ_R of a recurrent node get
 //   (same-frame ∂L_t/∂θ_R) + gᵀ (Ĵ_t − I_t),
