@@ -1,5 +1,5 @@
 // Time per frame and memory of SnAp-1, SnAp-2 and exact RTRL against BPTT, one stream, one
-// thread (process CPU time), for a tanh RNN (examples/elman.rnn.json) and an LSTM
+// thread (the thread's CPU time), for a tanh RNN (examples/elman.rnn.json) and an LSTM
 // (tests/bench/lstm.rnn.json) at hidden sizes 64..512 (inputs and outputs 32). Writes one JSON
 // object per line to --out (and stdout); docs/benchmarks.md summarizes a run.
 // Usage: bench_rtrl --out FILE [--sizes 64,128,256,512] [--seconds S] [--frames T]
@@ -60,11 +60,13 @@ SequenceBatch makeBatch(const CompiledPlan& plan, int frames) {
   return b;
 }
 
-/// CPU seconds of the process (one thread runs): less disturbed than wall time by the other
-/// work of a shared machine.
+/// CPU seconds of the calling thread, which runs everything timed here (one stream, BLAS and the
+/// masked product on one thread): less disturbed than wall time by the other work of a shared
+/// machine, and unlike the process's CPU time it does not count OpenBLAS's idle worker, which
+/// spins in sched_yield for a while after start-up.
 double cpuSeconds() {
   timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return double(now.tv_sec) + 1e-9 * double(now.tv_nsec);
 }
 
@@ -111,7 +113,8 @@ nlohmann::json benchRtrl(const CompiledPlan& plan, const ParameterSet& params, i
                          const Options& o) {
   const std::string name = level == 0 ? "rtrl" : "snap" + std::to_string(level);
   const auto [nnz, squares] = maskSize(plan, level);
-  // Ĵ (value + column index) + the product's output + D_t.
+  // Ĵ (value + column index) + the product's output + D_t: the general path's working set,
+  // estimated before anything is built (the unit-block path needs less).
   const double bytes = double(nnz) * 12.0 + double(squares) * 4.0;
   nlohmann::json r = {{"algo", name}, {"jacobian_nnz", nnz}, {"bytes", bytes},
                       {"bytes_note", "J values+indices, product buffer, D_t"}};
@@ -125,13 +128,21 @@ nlohmann::json benchRtrl(const CompiledPlan& plan, const ParameterSet& params, i
   const SequenceBatch batch = makeBatch(plan, o.frames);
   std::vector<float> grads(params.size(), 0.0f);
   learner.frame(params, batch, 0, 0, history, grads);  // warm up
+  learner.finish();
   int frames = 0;
   const double start = cpuSeconds();
+  // One update per --frames frames, as BPTT's chunk: the gradient is complete at finish(). The
+  // clock is read every 10 frames (reading a thread's CPU time is a system call).
   do {
     learner.frame(params, batch, (frames + 1) % o.frames, 0, history, grads);
-    ++frames;
-  } while (frames < 2 || (secondsSince(start) < o.seconds && frames < 10 * o.frames));
+    if (++frames % o.frames == 0) learner.finish();
+  } while (frames < 2 || frames % 10 != 0 ||
+           (secondsSince(start) < o.seconds && frames < 10 * o.frames));
+  learner.finish();
   r["us_per_frame"] = secondsSince(start) / frames * 1e6;
+  r["unit_blocks"] = learner.figures().front().unitBlocks;
+  r["bytes"] = learner.carriedBytes();
+  r["bytes_note"] = r["unit_blocks"] ? "J values, 8 queued frames" : "J CSR, product buffer, D_t";
   r["frames_timed"] = frames;
   r["sampled"] = frames < o.frames;
   r["dense_product"] = nnz == std::uint64_t(learner.figures().front().stateSize) *

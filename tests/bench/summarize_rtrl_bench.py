@@ -22,11 +22,13 @@ for r in rows:
         bptt[key] = r["us_per_frame"]
     if "us_per_frame" in r:
         time = f"{r['us_per_frame']:.1f}"
-        ratio = f"{r['us_per_frame'] / bptt[key]:.0f}×" if key in bptt and r["algo"] != "bptt" else ""
+        x = r["us_per_frame"] / bptt[key] if key in bptt and r["algo"] != "bptt" else None
+        ratio = "" if x is None else (f"{x:.1f}×" if x < 10 else f"{x:.0f}×")
         timed = f"{r['frames_timed']}" + (" (sampled)" if r.get("sampled") else "")
     else:
         time, ratio, timed = "skipped", "", r.get("skipped", "")
-    algo = r["algo"] + (" (dense Ĵ)" if r.get("dense_product") else "")
+    algo = r["algo"] + (" (unit blocks)" if r.get("unit_blocks") else
+                        " (dense Ĵ)" if r.get("dense_product") else "")
     nnz = f"{r['jacobian_nnz']:,}" if "jacobian_nnz" in r else ""
     print(f"| {r['graph']} | {r['hidden']} | {algo} | {time} | {ratio} | {timed} | "
           f"{size(r['bytes'])} | {nnz} |")

@@ -14,13 +14,37 @@
 namespace rnnwb {
 namespace {
 
+// One loop per activation (the switch outside it), so that the compiler vectorizes each: RTRL
+// steps one frame of one stream at a time, where these loops are a good part of the work.
+
+/// y = f(s) over a layer of n units.
+void activate(Activation a, const float* s, float* y, int n) {
+  switch (a) {
+    case Activation::Softmax: math::softmax(s, y, n); return;
+    case Activation::Sigmoid:
+      for (int i = 0; i < n; ++i) y[i] = math::sigmoid(s[i]);
+      return;
+    case Activation::Tanh:
+      for (int i = 0; i < n; ++i) y[i] = math::tanhApprox(s[i]);
+      return;
+    default:
+      for (int i = 0; i < n; ++i) y[i] = math::activate(a, s[i]);
+  }
+}
+
 /// dy -> ds through the activation of a layer (size n), given y.
 void activationBackward(Activation a, const float* y, const float* dy, float* ds, int n) {
-  if (a == Activation::Softmax) {
-    math::softmaxBackward(y, dy, ds, n);
-    return;
+  switch (a) {
+    case Activation::Softmax: math::softmaxBackward(y, dy, ds, n); return;
+    case Activation::Sigmoid:
+      for (int i = 0; i < n; ++i) ds[i] = dy[i] * (y[i] * (1.0f - y[i]));
+      return;
+    case Activation::Tanh:
+      for (int i = 0; i < n; ++i) ds[i] = dy[i] * (1.0f - y[i] * y[i]);
+      return;
+    default:
+      for (int i = 0; i < n; ++i) ds[i] = dy[i] * math::derivativeFromOutput(a, y[i]);
   }
-  for (int i = 0; i < n; ++i) ds[i] = dy[i] * math::derivativeFromOutput(a, y[i]);
 }
 
 }  // namespace
@@ -80,6 +104,14 @@ int NodeStep::stateOffset(int layer) const {
   return layer >= 0 && layer < static_cast<int>(m_stateOffset.size()) ? m_stateOffset[layer] : -1;
 }
 
+int NodeStep::productOffset(int connection) const {
+  const int to = m_plan.toLayer(connection);
+  if (m_unitOffset[to] < 0) return -1;
+  for (const Input& in : m_inputs[to])
+    if (in.connection == connection) return in.zOffset;
+  return -1;
+}
+
 NodeStep::Tape NodeStep::makeTape() const {
   Tape tape;
   tape.s.assign(m_unitCount, 0.0f);
@@ -129,9 +161,7 @@ void NodeStep::forwardLayer(const ParameterSet& params, int l,
     }
     first = false;
   }
-  float* y = tape.y.data() + m_unitOffset[l];
-  if (spec.activation == Activation::Softmax) math::softmax(s, y, n);
-  else for (int i = 0; i < n; ++i) y[i] = math::activate(spec.activation, s[i]);
+  activate(spec.activation, s, tape.y.data() + m_unitOffset[l], n);
 }
 
 void NodeStep::forward(const ParameterSet& params, std::span<const float* const> external,
@@ -173,6 +203,8 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
                        n);
     if (!vOnSums.empty())
       for (int i = 0; i < n; ++i) ds[i] += vOnSums[m_unitOffset[l] + i];
+    if (!out.sums.empty())
+      for (int i = 0; i < n; ++i) out.sums[m_unitOffset[l] + i] += ds[i];
     const bool multiplicative = spec.kind == LayerKind::Multiplicative;
     const ParameterView* bias = m_layout.layerBias(l);
     if (bias && !multiplicative && !out.params.empty())
@@ -183,6 +215,8 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
         for (const Input& other : m_inputs[l])
           if (other.zOffset != in.zOffset)
             for (int i = 0; i < n; ++i) dz[i] *= tape.z[other.zOffset + i];
+      if (multiplicative && !out.products.empty())
+        for (int i = 0; i < n; ++i) out.products[in.zOffset + i] += dz[i];
       float* dx = nullptr;
       if (in.external >= 0) dx = out.external.empty() ? nullptr : out.external[in.external];
       else if (in.delay == 1)

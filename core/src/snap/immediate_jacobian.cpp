@@ -59,7 +59,7 @@ void ImmediateJacobian::compute(const ParameterSet& params, std::span<const floa
   if (static_cast<std::int64_t>(values.size()) != nnz())
     throw std::invalid_argument("immediate Jacobian: got " + std::to_string(values.size()) +
                                 " values, expected " + std::to_string(nnz()));
-  const NodeStep::Cotangents out{m_buffer, {}, {}};
+  const NodeStep::Cotangents out{.params = m_buffer};
   for (int c = 0; c < m_colouring.colours; ++c) {
     // v = the indicator of colour c's rows, placed on the state layers' units.
     std::fill(m_seed.begin(), m_seed.end(), 0.0f);

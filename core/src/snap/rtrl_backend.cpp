@@ -50,8 +50,49 @@ double RtrlBackend::forwardBackward(const ParameterSet& params, const SequenceBa
   for (int t = 0; t < batch.frames; ++t)
     for (int n = 0; n < batch.streams; ++n)
       loss += m_learner->frame(params, batch, t, n, history, grads.values());
+  m_learner->finish();
   if (stateOut) *stateOut = carry == 0 ? stateIn : std::move(history);
   return loss;
+}
+
+TensorMap RtrlBackend::jacobianTensors() {
+  TensorMap tensors;
+  const int streams = m_learner->streams();
+  if (streams == 0) return tensors;
+  const auto& figures = m_learner->figures();
+  for (int i = 0; i < static_cast<int>(figures.size()); ++i) {
+    const std::int64_t nnz = figures[i].jacobianNnz;
+    std::vector<float> values;
+    values.reserve(static_cast<std::size_t>(nnz * streams));
+    for (int n = 0; n < streams; ++n) {
+      const std::vector<float> one = m_learner->jacobian(i, n);
+      values.insert(values.end(), one.begin(), one.end());
+    }
+    tensors.emplace("rtrl.jacobian." + std::to_string(figures[i].node),
+                    Tensor::fromF32({streams, nnz}, std::move(values)));
+  }
+  return tensors;
+}
+
+void RtrlBackend::restoreJacobians(const TensorMap& tensors, int streams) {
+  m_learner->reset(streams);
+  const auto& figures = m_learner->figures();
+  for (int i = 0; i < static_cast<int>(figures.size()); ++i) {
+    const std::string key = "rtrl.jacobian." + std::to_string(figures[i].node);
+    const auto it = tensors.find(key);
+    const std::int64_t nnz = figures[i].jacobianNnz;
+    if (it == tensors.end() || it->second.shape() != Shape{streams, nnz})
+      throw std::runtime_error(
+          "the checkpoint's '" + key + "' " +
+          (it == tensors.end() ? std::string("is missing")
+                               : "does not hold " + std::to_string(streams) + " x " +
+                                     std::to_string(nnz) + " values") +
+          " (" + std::string(m_name) + " of this graph needs it to continue Ĵ)");
+    const std::span<const float> values = it->second.f32();
+    for (int n = 0; n < streams; ++n)
+      m_learner->setJacobian(i, n, values.subspan(static_cast<std::size_t>(n * nnz),
+                                                  static_cast<std::size_t>(nnz)));
+  }
 }
 
 double RtrlBackend::forward(const ParameterSet& params, const SequenceBatch& batch,

@@ -5,34 +5,51 @@
 #include <string>
 
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/snap/unit_block_jacobian.hpp"
 
 namespace rnnwb::snap {
 
-/// What RTRL carries for one recurrent node: its layout and patterns, the compressed I_t, D_t,
-/// and one Ĵ per stream.
+/// What RTRL carries for one recurrent node: its layout and patterns, and either the unit-block
+/// path (one UnitBlockJacobian, Ĵ's values per stream) or the general one (the compressed I_t,
+/// D_t and one SnapJacobian per stream).
 struct RtrlLearner::Recurrent {
   Recurrent(const CompiledPlan& plan, int node, const NodeStep& step,
-            const ParameterLayout& parameters, int snapLevel)
-      : layout(plan, node),
-        patterns(layout),
-        immediate(step, layout, patterns, parameters),
-        immediatePattern(patterns.expandByParameter(patterns.immediate())),
-        prototype(SnapJacobian::forNode(patterns, snapLevel)),
-        offsets(parameterOffsets(layout, parameters)) {
+            const ParameterLayout& parameters, int snapLevel, RtrlJacobianPath path)
+      : layout(plan, node), patterns(layout) {
     const auto h = static_cast<std::size_t>(layout.stateSize());
-    d.resize(h * h);
-    iValues.resize(static_cast<std::size_t>(immediate.nnz()));
     g.resize(h);
+    if (path == RtrlJacobianPath::Fastest)
+      if (auto blockLayout = UnitBlockLayout::build(layout, patterns, snapLevel, step, parameters,
+                                                    kUnitBlockMaxRows)) {
+        blocks = std::make_unique<UnitBlockJacobian>(std::move(*blockLayout), step);
+        return;
+      }
+    immediate = std::make_unique<ImmediateJacobian>(step, layout, patterns, parameters);
+    immediatePattern = patterns.expandByParameter(patterns.immediate());
+    prototype = std::make_unique<SnapJacobian>(SnapJacobian::forNode(patterns, snapLevel));
+    offsets = parameterOffsets(layout, parameters);
+    d.resize(h * h);
+    iValues.resize(static_cast<std::size_t>(immediate->nnz()));
     thetaGrad.resize(static_cast<std::size_t>(layout.parameterCount()));
   }
+  std::int64_t nnz() const { return blocks ? blocks->nnz() : prototype->nnz(); }
+  int colours() const {
+    return blocks ? blocks->layout().colouring.colours : immediate->colours();
+  }
+
   RtrlNodeLayout layout;
   SnapPatterns patterns;
-  ImmediateJacobian immediate;
+  std::vector<float> g;  // dL_t/dh_t from outside the node
+  // The unit-block path.
+  std::unique_ptr<UnitBlockJacobian> blocks;
+  std::vector<UnitBlockJacobian::Stream> blockStreams;
+  // The general path.
+  std::unique_ptr<ImmediateJacobian> immediate;
   SparseCsr immediatePattern;  // I by parameter, for gᵀ I_t
-  SnapJacobian prototype;
+  std::unique_ptr<SnapJacobian> prototype;
   std::vector<SnapJacobian> perStream;
   std::vector<std::int64_t> offsets;  // θ_R -> flat buffer
-  std::vector<float> d, iValues, g, thetaGrad, scratch;
+  std::vector<float> d, iValues, thetaGrad, scratch;
 };
 
 /// The values of one frame of one stream: y, dL/dy and dL/ds of every layer, each node's tape,
@@ -47,7 +64,7 @@ struct RtrlLearner::FrameBuffers {
 };
 
 RtrlLearner::RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
-                         int threads)
+                         int threads, RtrlJacobianPath path)
     : m_plan(plan), m_layout(layout), m_snapLevel(snapLevel), m_threads(threads),
       m_frame(std::make_unique<FrameBuffers>()) {
   if (snapLevel < 0)
@@ -76,10 +93,10 @@ RtrlLearner::RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout
     m_frame->prevState[k].resize(static_cast<std::size_t>(step.stateSize()));
     widestNode = std::max(widestNode, step.unitCount());
     if (!node.recurrent) continue;
-    m_recurrent[k] = std::make_unique<Recurrent>(plan, k, step, layout, snapLevel);
+    m_recurrent[k] = std::make_unique<Recurrent>(plan, k, step, layout, snapLevel, path);
     const Recurrent& r = *m_recurrent[k];
-    m_figures.push_back({k, r.layout.stateSize(), r.layout.parameterCount(), r.prototype.nnz(),
-                         r.immediate.colours()});
+    m_figures.push_back({k, r.layout.stateSize(), r.layout.parameterCount(), r.nnz(), r.colours(),
+                         r.blocks != nullptr});
   }
   for (const Layer& layer : g.layers) {
     m_frame->y.emplace_back(layer.size, 0.0f);
@@ -96,9 +113,69 @@ void RtrlLearner::reset(int streams) {
   m_streams = streams;
   for (auto& r : m_recurrent) {
     if (!r) continue;
-    r->perStream.assign(static_cast<std::size_t>(streams), r->prototype);
+    if (r->blocks) {
+      r->blockStreams.assign(static_cast<std::size_t>(streams), r->blocks->makeStream());
+      continue;
+    }
+    r->perStream.assign(static_cast<std::size_t>(streams), *r->prototype);
     for (SnapJacobian& j : r->perStream) j.reset();
   }
+}
+
+std::uint64_t RtrlLearner::carriedBytes() const {
+  std::uint64_t total = 0;
+  auto floats = [](const std::vector<float>& v) { return std::uint64_t{4} * v.size(); };
+  for (const auto& r : m_recurrent) {
+    if (!r) continue;
+    for (const UnitBlockJacobian::Stream& stream : r->blockStreams) {
+      total += floats(stream.values);
+      for (const UnitBlockJacobian::Stream::Frame& f : stream.frames)
+        total += floats(f.exports) + floats(f.d) + floats(f.g) + floats(f.sources);
+    }
+    for (const SnapJacobian& j : r->perStream)
+      total += csrBytes(static_cast<std::uint64_t>(j.nnz()),
+                        static_cast<std::uint64_t>(j.parameterCount())) +
+               std::uint64_t{4} * static_cast<std::uint64_t>(j.nnz());
+    if (!r->blocks) total += floats(r->d);
+  }
+  return total;
+}
+
+RtrlLearner::Recurrent& RtrlLearner::recurrentOfFigure(int index) const {
+  if (index < 0 || index >= static_cast<int>(m_figures.size()))
+    throw std::out_of_range("RTRL: no recurrent node " + std::to_string(index) + " (there are " +
+                            std::to_string(m_figures.size()) + ")");
+  return *m_recurrent[m_figures[index].node];
+}
+
+void RtrlLearner::finish() {
+  for (auto& r : m_recurrent)
+    if (r && r->blocks)
+      for (UnitBlockJacobian::Stream& stream : r->blockStreams) r->blocks->finish(stream);
+}
+
+std::vector<float> RtrlLearner::jacobian(int index, int stream) {
+  Recurrent& r = recurrentOfFigure(index);
+  const auto at = static_cast<std::size_t>(stream);
+  if (stream < 0 || stream >= m_streams)
+    throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
+  if (r.blocks) {
+    r.blocks->finish(r.blockStreams[at]);
+    return r.blocks->toByParameter(r.blockStreams[at]);
+  }
+  return r.perStream[at].byParameter().values;
+}
+
+void RtrlLearner::setJacobian(int index, int stream, std::span<const float> byParameter) {
+  Recurrent& r = recurrentOfFigure(index);
+  const auto at = static_cast<std::size_t>(stream);
+  if (stream < 0 || stream >= m_streams)
+    throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
+  if (r.blocks) {
+    r.blocks->finish(r.blockStreams[at]);
+    r.blocks->fromByParameter(byParameter, r.blockStreams[at]);
+  }
+  else r.perStream[at].setValues(byParameter);
 }
 
 std::uint64_t RtrlLearner::jacobianBytes() const {
@@ -106,8 +183,8 @@ std::uint64_t RtrlLearner::jacobianBytes() const {
   for (const auto& r : m_recurrent)
     if (r)
       total += static_cast<std::uint64_t>(m_streams) *
-               csrBytes(static_cast<std::uint64_t>(r->prototype.nnz()),
-                        static_cast<std::uint64_t>(r->prototype.parameterCount()));
+               csrBytes(static_cast<std::uint64_t>(r->nnz()),
+                        static_cast<std::uint64_t>(r->layout.parameterCount()));
   return total;
 }
 
@@ -124,7 +201,7 @@ const float* pastFrame(const StreamState& history, int layer, int delay, int str
 }  // namespace
 
 void RtrlLearner::forwardNode(const ParameterSet& params, int k, int stream,
-                              const StreamState& history) {
+                              const StreamState& history, bool predicted) {
   const NodeStep& step = *m_steps[k];
   FrameBuffers& f = *m_frame;
   const auto& externals = step.externalConnections();
@@ -142,7 +219,14 @@ void RtrlLearner::forwardNode(const ParameterSet& params, int k, int stream,
     std::copy_n(tape.y.data() + step.unitOffset(l), f.y[l].size(), f.y[l].data());
   if (!m_recurrent[k]) return;
   Recurrent& r = *m_recurrent[k];
-  r.immediate.compute(params, f.external[k], f.prevState[k], tape, r.iValues);
+  if (r.blocks) {
+    // The frame is queued; its read-out's g comes in backwardUnitBlocks when it predicts.
+    UnitBlockJacobian::Stream& queue = r.blockStreams[stream];
+    r.blocks->prepare(queue, params, f.external[k], f.prevState[k], tape);
+    if (!predicted) r.blocks->commit(queue, {}, {});
+    return;
+  }
+  r.immediate->compute(params, f.external[k], f.prevState[k], tape, r.iValues);
   step.stateJacobian(params, tape, r.d, r.scratch);
   r.perStream[stream].step(r.d.data(), r.iValues, m_threads);
 }
@@ -191,7 +275,11 @@ void RtrlLearner::backwardNode(const ParameterSet& params, int k, int stream,
         m_plan.graph().connections[c].delay == 0 && !m_plan.graph().layers[from].isInput();
     into[i] = sameFrame ? f.dy[from].data() : nullptr;
   }
-  const NodeStep::Cotangents out{gradient, {}, into};
+  if (m_recurrent[k] && m_recurrent[k]->blocks) {
+    backwardUnitBlocks(params, k, stream, gradient);
+    return;
+  }
+  const NodeStep::Cotangents out{.params = gradient, .external = into};
   const std::span<const float> seed(f.seed.data(), static_cast<std::size_t>(step.unitCount()));
   const std::span<const float> onSums(f.seedOnSums.data(), seed.size());
   step.vjp(params, f.external[k], f.prevState[k], f.tapes[k], seed, out, f.scratch, onSums);
@@ -209,6 +297,35 @@ void RtrlLearner::backwardNode(const ParameterSet& params, int k, int stream,
       sum -= r.g[pattern.colIndex[q]] * r.iValues[q];
     gradient[r.offsets[p]] += sum;
   }
+}
+
+void RtrlLearner::backwardUnitBlocks(const ParameterSet& params, int k, int stream,
+                                     std::span<float> gradient) {
+  // θ_R gets (same-frame ∂L_t/∂θ_R) + gᵀ(Ĵ_t − I_t) = gᵀĴ_t + VJP_θ(v − g): the same-frame part
+  // of g on the state is gᵀI_t, so only the rest of v (a loss on a non-state layer of the node,
+  // a cotangent on its sums) needs a VJP to θ, and the sources outside get theirs from all of v.
+  const NodeStep& step = *m_steps[k];
+  FrameBuffers& f = *m_frame;
+  Recurrent& r = *m_recurrent[k];
+  const auto units = static_cast<std::size_t>(step.unitCount());
+  const std::span<float> seed(f.seed.data(), units);
+  const std::span<const float> onSums(f.seedOnSums.data(), units);
+  const std::vector<float*>& into = f.externalGradient[k];
+  if (std::any_of(into.begin(), into.end(), [](float* p) { return p != nullptr; })) {
+    const NodeStep::Cotangents out{.external = into};
+    step.vjp(params, f.external[k], f.prevState[k], f.tapes[k], seed, out, f.scratch, onSums);
+  }
+  for (int l : step.stateLayers()) {
+    std::copy(f.dy[l].begin(), f.dy[l].end(), r.g.begin() + step.stateOffset(l));
+    std::fill_n(seed.begin() + step.unitOffset(l), f.dy[l].size(), 0.0f);
+  }
+  auto nonzero = [](float x) { return x != 0.0f; };
+  if (std::any_of(seed.begin(), seed.end(), nonzero) ||
+      std::any_of(onSums.begin(), onSums.end(), nonzero)) {
+    const NodeStep::Cotangents out{.params = gradient};
+    step.vjp(params, f.external[k], f.prevState[k], f.tapes[k], seed, out, f.scratch, onSums);
+  }
+  r.blocks->commit(r.blockStreams[stream], r.g, gradient);
 }
 
 void RtrlLearner::advanceHistory(int stream, StreamState& history) const {
@@ -240,10 +357,11 @@ double RtrlLearner::frame(const ParameterSet& params, const SequenceBatch& batch
     std::copy_n(batch.inputs[i].f32().data() + cell * f.y[inputs[i]].size(), f.y[inputs[i]].size(),
                 f.y[inputs[i]].data());
   const int nodes = static_cast<int>(m_steps.size());
+  const bool predicted = t >= batch.firstPredictedFrame;
   for (int k = 0; k < nodes; ++k)
-    if (m_steps[k]) forwardNode(params, k, stream, history);
+    if (m_steps[k]) forwardNode(params, k, stream, history, predicted);
   const double loss = frameLoss(batch, t, stream);
-  if (t >= batch.firstPredictedFrame)
+  if (predicted)
     for (int k = nodes - 1; k >= 0; --k)
       if (m_steps[k]) backwardNode(params, k, stream, gradient);
   advanceHistory(stream, history);

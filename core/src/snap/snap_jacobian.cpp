@@ -28,6 +28,13 @@ SnapJacobian SnapJacobian::forNode(const SnapPatterns& patterns, int n) {
 
 void SnapJacobian::reset() { std::fill(m_jacobian.values.begin(), m_jacobian.values.end(), 0.0f); }
 
+void SnapJacobian::setValues(std::span<const float> values) {
+  if (static_cast<std::int64_t>(values.size()) != nnz())
+    throw std::invalid_argument("SnAp Jacobian: got " + std::to_string(values.size()) +
+                                " values, expected " + std::to_string(nnz()));
+  std::copy(values.begin(), values.end(), m_jacobian.values.begin());
+}
+
 void SnapJacobian::step(const float* d, std::span<const float> immediate, int threads) {
   const int h = stateSize();
   if (m_dense && h > 0 && parameterCount() > 0) {

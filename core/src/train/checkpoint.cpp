@@ -128,6 +128,7 @@ void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
     tensors.merge(parametersToTensors(buffer, false, "optimizer." + name + "."));
   }
   tensors.merge(c.streams.toTensors(plan, "streams."));
+  for (const auto& [key, tensor] : c.backendState) tensors.emplace(key, tensor);
   writeSafetensors(path, tensors, checkpointMetadata(c.position, c.optimizer));
 }
 
@@ -149,6 +150,8 @@ Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan&
   bool anyState = false;
   for (const auto& [key, tensor] : file.tensors) anyState |= key.rfind("streams.", 0) == 0;
   if (anyState) c.streams = StreamState::fromTensors(plan, file, "streams.", streams);
+  for (const auto& [key, tensor] : file.tensors)
+    if (key.rfind("rtrl.", 0) == 0) c.backendState.emplace(key, tensor);
   return c;
 }
 

@@ -96,6 +96,11 @@ class Trainer::Loop {
     m_optimizer->restore(c.optimizer);
     m_streams = std::move(c.streams);
     m_position = c.position;
+    // RTRL / SnAp continue Ĵ where it was (it goes with the carried streams); a checkpoint
+    // written without it restarts Ĵ at 0, as before Ĵ was saved.
+    auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get());
+    if (rtrl && !m_streams.empty() && !c.backendState.empty())
+      rtrl->restoreJacobians(c.backendState, m_config.streams);
     m_schedule.restore(m_position.learningRate, m_position.previousValidLoss, m_position.halvings);
   }
 
@@ -227,7 +232,12 @@ class Trainer::Loop {
     m_position.wallSeconds =
         m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
     const fs::path path = m_folder.checkpointPath(m_position.step);
-    saveCheckpoint(path, m_plan, Checkpoint{m_params, m_optimizer->state(), m_streams, m_position});
+    TensorMap backendState;
+    if (auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get()); rtrl && !m_streams.empty())
+      backendState = rtrl->jacobianTensors();
+    const Checkpoint checkpoint{m_params, m_optimizer->state(), m_streams, m_position,
+                                backendState};
+    saveCheckpoint(path, m_plan, checkpoint);
     m_folder.pruneCheckpoints(m_config.keepCheckpoints);
     if (m_log) m_log->write("checkpoint " + path.filename().string());
   }

@@ -54,6 +54,11 @@ class NodeStep {
   int stateOffset(int layer) const;
   int stateSize() const { return m_stateSize; }
 
+  /// Offset of a connection's z in Tape::z (and Cotangents::products), or -1 when its destination
+  /// is not a multiplicative member layer; productCount() floats in all.
+  int productOffset(int connection) const;
+  int productCount() const { return m_zCount; }
+
   Tape makeTape() const;
   /// Forward of one frame. external[i]: source values of externalConnections()[i]; prevState:
   /// h_{t-1} (|h| floats). Fills the tape; y of every member layer is then in tape.y.
@@ -64,9 +69,15 @@ class NodeStep {
 
   /// Where a VJP writes; each may be empty / null to skip it. All are ACCUMULATED into.
   struct Cotangents {
-    std::span<float> params;                   // the flat gradient buffer (params.size())
-    std::span<float> prevState;                // |h|
-    std::span<float* const> external;          // one per external connection (null: skip)
+    std::span<float> params = {};           // the flat gradient buffer (params.size())
+    std::span<float> prevState = {};        // |h|
+    std::span<float* const> external = {};  // one per external connection (null: skip)
+    // The cotangent on each member unit's pre-activation s (unitCount() floats, Tape layout,
+    // cross-entropy's vOnSums included) and on each connection into a multiplicative layer (its z,
+    // productCount() floats at productOffset()): the factors of ∂y/∂θ, since a weight W[i, j]
+    // of a connection into layer l enters only through z[i] (s[i] for an additive l).
+    std::span<float> sums = {};
+    std::span<float> products = {};
   };
   /// v on y_t of every member unit (unitCount() floats, Tape layout; zero where nothing reads)
   /// back through the frame: vᵀ∂y/∂θ into out.params (masked weights get 0), vᵀ∂y/∂h_{t-1}

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/core/snap/rtrl_learner.hpp"
 
 namespace rnnwb::snap {
@@ -38,6 +39,16 @@ class RtrlBackend final : public Backend {
                  std::vector<Tensor>* outputs = nullptr) override;
 
   const RtrlLearner& learner() const { return *m_learner; }
+
+  /// What a checkpoint keeps of Ĵ so that a resumed run continues exactly: for each recurrent
+  /// node (k indexes plan().nodes()), "rtrl.jacobian.<k>", F32 [N, nnz(Ĵ)] in
+  /// SnapJacobian::byParameter()'s order, whichever path carries it. Empty before the first
+  /// chunk (Ĵ = 0 then).
+  TensorMap jacobianTensors();
+  /// Restores what jacobianTensors() saved, for N streams, so that the next chunk (given the
+  /// saved stream state) continues Ĵ instead of restarting it. Throws std::runtime_error naming
+  /// the key that is missing or whose shape does not fit this graph and algorithm.
+  void restoreJacobians(const TensorMap& tensors, int streams);
 
  private:
   CpuBackend m_cpu;

@@ -3,8 +3,10 @@
 // streams (spec/snap-masks.md, "What RTRL trains, and where it is exact").
 //
 // Each frame of each stream: every node of the schedule runs its NodeStep; a recurrent node also
-// computes D_t (NodeStep::stateJacobian) and the compressed I_t (one VJP per colour) and carries
-// Ĵ_t = M ⊙ (D_t Ĵ_{t-1}) + I_t. The loss of the frame is then back-propagated WITHIN the frame
+// carries Ĵ_t = M ⊙ (D_t Ĵ_{t-1}) + I_t, by unit blocks where every column of M has at most 16
+// rows (UnitBlockJacobian: D_t[R, R] blocks and I_t's factors from one VJP per colour, frames
+// queued and applied 8 at a time, see finish()), else by the general path (the dense D_t from
+// NodeStep::stateJacobian, the compressed I_t, SnapJacobian's masked product). The loss of the frame is then back-propagated WITHIN the frame
 // (nothing flows into earlier frames): parameters of plain layers get their gradient as in BPTT,
 // upstream parameters only the same-frame part, and the parameters θ_R of a recurrent node get
 //   (same-frame ∂L_t/∂θ_R) + gᵀ (Ĵ_t − I_t),
@@ -31,8 +33,14 @@ struct RtrlNodeFigures {
   int stateSize = 0;
   std::int64_t parameters = 0;
   std::int64_t jacobianNnz = 0;  // per stream
-  int coloursI = 0;
+  int colours = 0;          // VJPs per frame (of I's rows, or of the unit-block path's)
+  bool unitBlocks = false;  // Ĵ is carried by UnitBlockJacobian (else SnapJacobian)
 };
+
+/// How Ĵ is carried: by unit blocks wherever their preconditions hold (every column of M_n has
+/// at most kUnitBlockMaxRows rows), else by the general masked product; or always the latter
+/// (the reference the fast path is tested against).
+enum class RtrlJacobianPath { Fastest, General };
 
 class RtrlLearner {
  public:
@@ -40,10 +48,10 @@ class RtrlLearner {
   /// for a graph RTRL cannot take. `threads` is passed to the masked product (0: all cores).
   /// The plan and the parameter layout must outlive the learner.
   RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
-              int threads = 1);
+              int threads = 1, RtrlJacobianPath path = RtrlJacobianPath::Fastest);
   ~RtrlLearner();
 
-  /// Ĵ = 0 for `streams` streams: every stream starts a sequence.
+  /// Ĵ = 0 for `streams` streams: every stream starts a sequence. Queued frames are dropped.
   void reset(int streams);
   int streams() const { return m_streams; }
 
@@ -54,16 +62,34 @@ class RtrlLearner {
   /// predicted.
   double frame(const ParameterSet& params, const SequenceBatch& batch, int t, int stream,
                StreamState& history, std::span<float> gradient);
+  /// Where Ĵ is carried by unit blocks, frames are queued and applied together (a few at a
+  /// time, see unit_block_jacobian.hpp): their part of the gradient is added only then. Call
+  /// finish() before reading the gradient or freeing its buffer; it applies what is queued.
+  void finish();
 
   const std::vector<RtrlNodeFigures>& figures() const { return m_figures; }
   /// Bytes of every Ĵ of every stream (values and indices, CSR by parameter).
   std::uint64_t jacobianBytes() const;
+  /// Bytes the learner carries for Ĵ over every stream, as built: by unit blocks, Ĵ's values and
+  /// the queued frames (factors, D blocks, sources, g); otherwise Ĵ in CSR, the product's output
+  /// and the dense D_t.
+  std::uint64_t carriedBytes() const;
+
+  /// Ĵ of figures()[index]'s node for one stream, in the order of SnapJacobian::byParameter()
+  /// whichever path carries it (jacobianNnz floats); and its replacement (a resumed run). Both
+  /// finish() the stream's queued frames first.
+  std::vector<float> jacobian(int index, int stream);
+  void setJacobian(int index, int stream, std::span<const float> byParameter);
 
  private:
   struct Recurrent;
   struct FrameBuffers;
-  void forwardNode(const ParameterSet& params, int node, int stream, const StreamState& history);
+  void forwardNode(const ParameterSet& params, int node, int stream, const StreamState& history,
+                   bool predicted);
   void backwardNode(const ParameterSet& params, int node, int stream, std::span<float> gradient);
+  void backwardUnitBlocks(const ParameterSet& params, int node, int stream,
+                          std::span<float> gradient);
+  Recurrent& recurrentOfFigure(int index) const;
   double frameLoss(const SequenceBatch& batch, int t, int stream);
   void advanceHistory(int stream, StreamState& history) const;
 

@@ -35,6 +35,8 @@ class SnapJacobian {
   /// gradient[p] += Σ_s dLossDState[s] · Ĵ[s, p] (|h| and |θ| floats).
   void accumulateGradient(std::span<const float> dLossDState, std::span<float> gradient) const;
 
+  /// Replaces Ĵ's values (nnz() floats, byParameter()'s order): a resumed run.
+  void setValues(std::span<const float> values);
   /// Ĵ by parameter, values included.
   const SparseCsr& byParameter() const { return m_jacobian; }
 

@@ -6,6 +6,7 @@
 //                                        checkpoint is also a weights file for `rnnwb grad`)
 //   optimizer.<buffer>.<weight key>      the optimizer's buffers (velocity; m and v), same shapes
 //   streams.<layer id>                   each stream's carried frames, F32 [frames, N, size]
+//   rtrl.*                               what an RTRL / SnAp backend carries (Ĵ, RtrlBackend)
 //   __metadata__                         step, data cursor, learning-rate schedule, the sums of the
 //                                        report interval in progress, wall time (doubles in C99
 //                                        hexadecimal, so that they read back bit for bit)
@@ -53,6 +54,7 @@ struct Checkpoint {
   OptimizerState optimizer;
   StreamState streams;
   TrainingPosition position;
+  TensorMap backendState = {};  // "rtrl.*" tensors; empty for BPTT
 };
 
 /// The metadata of a checkpoint that says where the loop is (step, cursor, schedule, interval,
