@@ -1,10 +1,8 @@
 #include "rnnwb/core/train/trainer.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <numbers>
 
-#include "update_loop.hpp"
 #include "chunk_runner.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
@@ -14,10 +12,11 @@
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
+#include "run_reporter.hpp"
+#include "update_loop.hpp"
 
 namespace rnnwb::train {
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 
 namespace {
 
@@ -46,12 +45,6 @@ void checkTaskFitsShape(const TrainConfig& c) {
         std::to_string(c.hPrime));
 }
 
-std::string shortNumber(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
-}
-
 std::string firstNonFinite(const ParameterSet& set) {
   for (const ParameterView& view : set.layout().views())
     if (!allFinite(set.view(view))) return view.key;
@@ -70,7 +63,8 @@ class Trainer::Loop {
         m_plan(loadValidGraph(graphFile)),
         m_params(m_plan),
         m_grads(m_plan),
-        m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse) {
+        m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse),
+        m_reporter(m_position, m_schedule, observer) {
     validateTrainConfig(m_config);
     checkTaskFitsShape(m_config);
     m_task = makeTask(m_config.task, {m_config.streams, m_config.hPrime}, m_config.seed);
@@ -83,10 +77,7 @@ class Trainer::Loop {
     m_position.learningRate = m_schedule.rate();
   }
 
-  void openOutputs() {
-    m_log = std::make_unique<RunLog>(m_folder.logPath());
-    m_metrics = std::make_unique<MetricsWriter>(m_folder.metricsPath());
-  }
+  void openOutputs() { m_reporter.openOutputs(m_folder); }
 
   void restore(const fs::path& checkpointFile) {
     Checkpoint c =
@@ -115,30 +106,19 @@ class Trainer::Loop {
   }
 
   TrainOutcome run() {
-    m_sessionStart = m_intervalStart = Clock::now();
-    m_wallAtSessionStart = m_position.wallSeconds;
-    m_intervalFrames = 0;
-    return runUpdateLoop(m_totalSteps,
-                         {[this] { return m_position.step; },
-                          [this](TrainOutcome& outcome) { runOneStep(outcome); },
-                          [this] { writeCheckpoint(); },
-                          [this](const std::string& text) { message(text); }});
+    m_reporter.startSession();
+    return runUpdateLoop(
+        m_totalSteps,
+        {[this] { return m_position.step; }, [this](TrainOutcome& outcome) { runOneStep(outcome); },
+         [this] { writeCheckpoint(); }, [this](const std::string& text) { message(text); }});
   }
 
   const TrainConfig& config() const { return m_config; }
   std::int64_t totalSteps() const { return m_totalSteps; }
   const TrainingPosition& position() const { return m_position; }
   /// Continues with another learning rate (a resume that asks for one).
-  void setLearningRate(double rate) {
-    if (!(rate > 0.0) || !std::isfinite(rate))
-      throw std::invalid_argument("learning rate must be > 0, got " + std::to_string(rate));
-    m_schedule.restore(rate, m_schedule.previousValidLoss(), m_schedule.halvings());
-    m_position.learningRate = rate;
-  }
-  void message(const std::string& text) {
-    if (m_log) m_log->write(text);
-    if (m_observer) m_observer->onMessage(text);
-  }
+  void setLearningRate(double rate) { m_reporter.setLearningRate(rate); }
+  void message(const std::string& text) { m_reporter.message(text); }
 
  private:
   void runOneStep(TrainOutcome& outcome) {
@@ -175,62 +155,28 @@ class Trainer::Loop {
                                      ")");
     m_position.step = step;
     m_position.cursor += m_config.hPrime;
-    m_position.interval.lossSum += loss.summed;
-    m_position.interval.predictedFrames += loss.predicted;
-    m_position.interval.gradNormSum += norm;
-    m_position.interval.updates += 1;
-    m_intervalFrames += static_cast<std::int64_t>(m_config.streams) * m_config.hPrime;
+    m_reporter.countUpdate(loss.summed, loss.predicted, norm,
+                           static_cast<std::int64_t>(m_config.streams) * m_config.hPrime);
   }
 
   MetricsRecord report(bool validate) {
-    const ReportInterval& in = m_position.interval;
-    const Clock::time_point now = Clock::now();
-    MetricsRecord r;
-    r.step = m_position.step;
-    r.frames = m_position.step * m_config.streams * m_config.hPrime;
-    r.trainLoss =
-        in.predictedFrames > 0 ? in.lossSum / static_cast<double>(in.predictedFrames) : 0.0;
-    r.gradNorm = in.updates > 0 ? in.gradNormSum / static_cast<double>(in.updates) : 0.0;
-    r.lr = m_schedule.rate();
-    const double seconds = std::chrono::duration<double>(now - m_intervalStart).count();
-    r.framesPerS = seconds > 0 ? static_cast<double>(m_intervalFrames) / seconds : 0.0;
-    if (validate) validateInto(r);
-    r.wallS =
-        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+    MetricsRecord r = m_reporter.startRecord(m_position.step * m_config.streams * m_config.hPrime);
+    if (validate) {
+      const ChunkLoss loss =
+          evaluateValidation(*m_backend, m_params, *m_task, m_config.effectiveH());
+      m_reporter.acceptValidation(
+          loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted)), r,
+          *m_optimizer);
+    }
     if (m_task->reportsBitsPerCharacter()) {
       r.trainBpc = r.trainLoss / std::numbers::ln2;
       if (r.validLoss) r.validBpc = *r.validLoss / std::numbers::ln2;
     }
-    m_metrics->append(r);
-    if (m_observer) m_observer->onReport(r, m_totalSteps);
-    m_position.interval = {};
-    m_position.wallSeconds = r.wallS;
-    m_intervalStart = Clock::now();
-    m_intervalFrames = 0;
-    return r;
-  }
-
-  void validateInto(MetricsRecord& r) {
-    const ChunkLoss loss = evaluateValidation(*m_backend, m_params, *m_task, m_config.effectiveH());
-    const double mean =
-        loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted));
-    if (!std::isfinite(mean))
-      throw NonFiniteError(m_position.step, "the validation loss is " + std::to_string(mean));
-    r.validLoss = mean;
-    if (m_schedule.onValidation(mean)) {
-      m_optimizer->reset();
-      message("step " + std::to_string(m_position.step) + ": validation loss got worse; " +
-              "learning rate halved to " + shortNumber(m_schedule.rate()) +
-              ", optimizer state reset");
-    }
-    m_position.learningRate = m_schedule.rate();
-    m_position.previousValidLoss = m_schedule.previousValidLoss();
-    m_position.halvings = m_schedule.halvings();
+    return m_reporter.finishRecord(r, m_totalSteps);
   }
 
   void writeCheckpoint() {
-    m_position.wallSeconds =
-        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+    m_reporter.updateWallSeconds();
     const fs::path path = m_folder.checkpointPath(m_position.step);
     TensorMap backendState;
     if (auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get()); rtrl && !m_streams.empty())
@@ -239,7 +185,7 @@ class Trainer::Loop {
                                 backendState};
     saveCheckpoint(path, m_plan, checkpoint);
     m_folder.pruneCheckpoints(m_config.keepCheckpoints);
-    if (m_log) m_log->write("checkpoint " + path.filename().string());
+    m_reporter.log("checkpoint " + path.filename().string());
   }
 
   TrainConfig m_config;
@@ -253,12 +199,8 @@ class Trainer::Loop {
   LearningRateSchedule m_schedule;
   StreamState m_streams;
   TrainingPosition m_position;
+  RunReporter m_reporter;  // after the position and the schedule it refers to
   std::int64_t m_totalSteps = 0;
-  std::unique_ptr<RunLog> m_log;
-  std::unique_ptr<MetricsWriter> m_metrics;
-  Clock::time_point m_sessionStart, m_intervalStart;
-  double m_wallAtSessionStart = 0.0;
-  std::int64_t m_intervalFrames = 0;
 };
 
 Trainer::Trainer(std::unique_ptr<Loop> loop) : m_loop(std::move(loop)) {}

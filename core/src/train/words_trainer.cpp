@@ -1,11 +1,9 @@
 #include "rnnwb/core/train/words_trainer.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <map>
 #include <optional>
 
-#include "update_loop.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/mdlstm/recognizer_config.hpp"
@@ -14,10 +12,11 @@
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/words_data.hpp"
+#include "run_reporter.hpp"
+#include "update_loop.hpp"
 
 namespace rnnwb::train {
 namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
 using mdlstm::WordRecognizer;
 
 namespace {
@@ -30,12 +29,6 @@ mdlstm::RecognizerConfig modelFor(const TrainConfig& c) {
   mdlstm::RecognizerConfig model = mdlstm::readRecognizerConfig(c.task.model);
   if (!c.task.packer.empty()) model.packer = c.task.packer;
   return model;
-}
-
-std::string shortNumber(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", value);
-  return text;
 }
 
 /// The model's tensors as one flat buffer and back (the optimizers work on flat buffers).
@@ -82,7 +75,8 @@ class WordsTrainer::Loop {
       : m_config(std::move(config)),
         m_folder(runDir),
         m_observer(observer),
-        m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse) {
+        m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse),
+        m_reporter(m_position, m_schedule, observer) {
     validateTrainConfig(m_config);
     if (m_config.threads > 0) setBlasThreads(m_config.threads);  // repeatable per thread count
     m_model = std::make_unique<WordRecognizer>(modelFor(m_config), m_config.seed);
@@ -99,10 +93,7 @@ class WordsTrainer::Loop {
     m_position.learningRate = m_schedule.rate();
   }
 
-  void openOutputs() {
-    m_log = std::make_unique<RunLog>(m_folder.logPath());
-    m_metrics = std::make_unique<MetricsWriter>(m_folder.metricsPath());
-  }
+  void openOutputs() { m_reporter.openOutputs(m_folder); }
 
   void describeStart(bool resumed) {
     const std::string what =
@@ -117,27 +108,16 @@ class WordsTrainer::Loop {
   }
 
   TrainOutcome run() {
-    m_sessionStart = m_intervalStart = Clock::now();
-    m_wallAtSessionStart = m_position.wallSeconds;
-    m_intervalExamples = 0;
-    return runUpdateLoop(m_totalSteps,
-                         {[this] { return m_position.step; },
-                          [this](TrainOutcome& outcome) { runOneStep(outcome); },
-                          [this] { writeCheckpoint(); },
-                          [this](const std::string& text) { message(text); }});
+    m_reporter.startSession();
+    return runUpdateLoop(
+        m_totalSteps,
+        {[this] { return m_position.step; }, [this](TrainOutcome& outcome) { runOneStep(outcome); },
+         [this] { writeCheckpoint(); }, [this](const std::string& text) { message(text); }});
   }
 
   void restore(const fs::path& file);
-  void setLearningRate(double rate) {
-    if (!(rate > 0.0) || !std::isfinite(rate))
-      throw std::invalid_argument("learning rate must be > 0, got " + std::to_string(rate));
-    m_schedule.restore(rate, m_schedule.previousValidLoss(), m_schedule.halvings());
-    m_position.learningRate = rate;
-  }
-  void message(const std::string& text) {
-    if (m_log) m_log->write(text);
-    if (m_observer) m_observer->onMessage(text);
-  }
+  void setLearningRate(double rate) { m_reporter.setLearningRate(rate); }
+  void message(const std::string& text) { m_reporter.message(text); }
   const TrainConfig& config() const { return m_config; }
   std::int64_t totalSteps() const { return m_totalSteps; }
   std::int64_t step() const { return m_position.step; }
@@ -176,34 +156,13 @@ class WordsTrainer::Loop {
                                      std::to_string(norm) + ")");
     m_position.step = step;
     m_position.cursor += batchSize;
-    m_position.interval.lossSum += r.loss * counted;
-    m_position.interval.predictedFrames += counted;
-    m_position.interval.gradNormSum += norm;
-    m_position.interval.updates += 1;
-    m_intervalExamples += batchSize;
+    m_reporter.countUpdate(r.loss * counted, counted, norm, batchSize);
   }
 
   MetricsRecord report(bool validate) {
-    const ReportInterval& in = m_position.interval;
-    MetricsRecord r;
-    r.step = m_position.step;
-    r.frames = m_position.step * m_config.task.batch;
-    r.trainLoss =
-        in.predictedFrames > 0 ? in.lossSum / static_cast<double>(in.predictedFrames) : 0.0;
-    r.gradNorm = in.updates > 0 ? in.gradNormSum / static_cast<double>(in.updates) : 0.0;
-    r.lr = m_schedule.rate();
-    const double seconds = std::chrono::duration<double>(Clock::now() - m_intervalStart).count();
-    r.framesPerS = seconds > 0 ? static_cast<double>(m_intervalExamples) / seconds : 0.0;
+    MetricsRecord r = m_reporter.startRecord(m_position.step * m_config.task.batch);
     if (validate && !m_data.valid.empty()) validateInto(r);
-    r.wallS =
-        m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
-    m_metrics->append(r);
-    if (m_observer) m_observer->onReport(r, m_totalSteps);
-    m_position.interval = {};
-    m_position.wallSeconds = r.wallS;
-    m_intervalStart = Clock::now();
-    m_intervalExamples = 0;
-    return r;
+    return m_reporter.finishRecord(r, m_totalSteps);
   }
 
   void validateInto(MetricsRecord& r) {
@@ -220,20 +179,9 @@ class WordsTrainer::Loop {
       edits += v.edits;
       characters += v.characters;
     }
-    const double mean = lossSum / static_cast<double>(std::max<long long>(1, counted));
-    if (!std::isfinite(mean))
-      throw NonFiniteError(m_position.step, "the validation loss is " + std::to_string(mean));
-    r.validLoss = mean;
     r.cer = characters > 0 ? static_cast<double>(edits) / static_cast<double>(characters) : 0.0;
-    if (m_schedule.onValidation(mean)) {
-      m_optimizer->reset();
-      message("step " + std::to_string(m_position.step) + ": validation loss got worse; " +
-              "learning rate halved to " + shortNumber(m_schedule.rate()) +
-              ", optimizer state reset");
-    }
-    m_position.learningRate = m_schedule.rate();
-    m_position.previousValidLoss = m_schedule.previousValidLoss();
-    m_position.halvings = m_schedule.halvings();
+    m_reporter.acceptValidation(lossSum / static_cast<double>(std::max<long long>(1, counted)), r,
+                                *m_optimizer);
   }
 
   void writeCheckpoint();
@@ -248,17 +196,12 @@ class WordsTrainer::Loop {
   std::unique_ptr<Optimizer> m_optimizer;
   LearningRateSchedule m_schedule;
   TrainingPosition m_position;
+  RunReporter m_reporter;  // after the position and the schedule it refers to
   std::int64_t m_totalSteps = 0;
-  std::unique_ptr<RunLog> m_log;
-  std::unique_ptr<MetricsWriter> m_metrics;
-  Clock::time_point m_sessionStart, m_intervalStart;
-  double m_wallAtSessionStart = 0.0;
-  std::int64_t m_intervalExamples = 0;
 };
 
 void WordsTrainer::Loop::writeCheckpoint() {
-  m_position.wallSeconds =
-      m_wallAtSessionStart + std::chrono::duration<double>(Clock::now() - m_sessionStart).count();
+  m_reporter.updateWallSeconds();
   const OptimizerState state = m_optimizer->state();
   const auto tensors = m_model->parameters();
   TensorMap out;
@@ -280,7 +223,7 @@ void WordsTrainer::Loop::writeCheckpoint() {
   const fs::path path = m_folder.checkpointPath(m_position.step);
   writeSafetensors(path, out, metadata);
   m_folder.pruneCheckpoints(m_config.keepCheckpoints);
-  if (m_log) m_log->write("checkpoint " + path.filename().string());
+  m_reporter.log("checkpoint " + path.filename().string());
 }
 
 void WordsTrainer::Loop::restore(const fs::path& path) {
