@@ -108,9 +108,10 @@ class Trainer::Loop {
   TrainOutcome run() {
     m_reporter.startSession();
     return runUpdateLoop(
-        m_totalSteps,
-        {[this] { return m_position.step; }, [this](TrainOutcome& outcome) { runOneStep(outcome); },
-         [this] { writeCheckpoint(); }, [this](const std::string& text) { message(text); }});
+        m_totalSteps, m_config, m_observer,
+        {[this] { return m_position.step; }, [this] { update(); },
+         [this](bool validate) { return report(validate); }, [this] { writeCheckpoint(); },
+         [this](const std::string& text) { message(text); }});
   }
 
   const TrainConfig& config() const { return m_config; }
@@ -121,15 +122,6 @@ class Trainer::Loop {
   void message(const std::string& text) { m_reporter.message(text); }
 
  private:
-  void runOneStep(TrainOutcome& outcome) {
-    update();
-    if (m_observer) m_observer->onStep(m_position.step, m_totalSteps);
-    const UpdateActions next = actionsAfter(m_position.step, m_totalSteps, m_config.reportEvery,
-                                            m_config.validEvery, m_config.checkpointEvery);
-    if (next.report) outcome.lastReport = report(next.validate);
-    if (next.checkpoint) writeCheckpoint();
-  }
-
   void update() {
     const std::int64_t step = m_position.step + 1;
     const std::int64_t epoch = m_task->framesPerEpoch();

@@ -16,7 +16,8 @@ UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int6
   return a;
 }
 
-TrainOutcome runUpdateLoop(std::int64_t totalSteps, const UpdateLoopSteps& steps) {
+TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
+                           TrainingObserver* observer, const UpdateLoopSteps& steps) {
   TrainOutcome outcome;
   outcome.totalSteps = totalSteps;
   while (steps.step() < totalSteps) {
@@ -28,7 +29,13 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const UpdateLoopSteps& steps
       break;
     }
     try {
-      steps.runOneStep(outcome);
+      steps.update();
+      const std::int64_t step = steps.step();
+      if (observer) observer->onStep(step, totalSteps);
+      const UpdateActions next = actionsAfter(step, totalSteps, config.reportEvery,
+                                              config.validEvery, config.checkpointEvery);
+      if (next.report) outcome.lastReport = steps.report(next.validate);
+      if (next.checkpoint) steps.writeCheckpoint();
     } catch (const std::exception& e) {
       steps.message(std::string("error: ") + e.what());
       throw;

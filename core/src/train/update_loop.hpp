@@ -5,13 +5,16 @@
 #include <functional>
 #include <string>
 
+#include "rnnwb/core/train/metrics.hpp"
+#include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 
 namespace rnnwb::train {
 
 struct UpdateLoopSteps {
-  std::function<std::int64_t()> step;             // updates done so far
-  std::function<void(TrainOutcome&)> runOneStep;  // one update (reports, checkpoints)
+  std::function<std::int64_t()> step;  // updates done so far
+  std::function<void()> update;        // one update
+  std::function<MetricsRecord(bool validate)> report;
   std::function<void()> writeCheckpoint;
   std::function<void(const std::string&)> message;  // to the log and the observer
 };
@@ -27,8 +30,11 @@ struct UpdateActions {
 UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int64_t reportEvery,
                            std::int64_t validEvery, std::int64_t checkpointEvery);
 
-/// Runs updates until `totalSteps` or a stop signal. An exception from an update is logged
-/// ("error: ...") and rethrown; the newest checkpoint is then the last good one.
-TrainOutcome runUpdateLoop(std::int64_t totalSteps, const UpdateLoopSteps& steps);
+/// Runs updates until `totalSteps` or a stop signal, each followed by the observer's onStep and
+/// what actionsAfter says (the config's report, valid and checkpoint intervals). An exception
+/// from an update is logged ("error: ...") and rethrown; the newest checkpoint is then the last
+/// good one. `observer` may be null.
+TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
+                           TrainingObserver* observer, const UpdateLoopSteps& steps);
 
 }  // namespace rnnwb::train

@@ -110,9 +110,10 @@ class WordsTrainer::Loop {
   TrainOutcome run() {
     m_reporter.startSession();
     return runUpdateLoop(
-        m_totalSteps,
-        {[this] { return m_position.step; }, [this](TrainOutcome& outcome) { runOneStep(outcome); },
-         [this] { writeCheckpoint(); }, [this](const std::string& text) { message(text); }});
+        m_totalSteps, m_config, m_observer,
+        {[this] { return m_position.step; }, [this] { update(); },
+         [this](bool validate) { return report(validate); }, [this] { writeCheckpoint(); },
+         [this](const std::string& text) { message(text); }});
   }
 
   void restore(const fs::path& file);
@@ -123,15 +124,6 @@ class WordsTrainer::Loop {
   std::int64_t step() const { return m_position.step; }
 
  private:
-  void runOneStep(TrainOutcome& outcome) {
-    update();
-    if (m_observer) m_observer->onStep(m_position.step, m_totalSteps);
-    const UpdateActions next = actionsAfter(m_position.step, m_totalSteps, m_config.reportEvery,
-                                            m_config.validEvery, m_config.checkpointEvery);
-    if (next.report) outcome.lastReport = report(next.validate);
-    if (next.checkpoint) writeCheckpoint();
-  }
-
   void update() {
     const std::int64_t step = m_position.step + 1;
     const int batchSize = m_config.task.batch;
