@@ -94,6 +94,16 @@ __global__ void kernel_masked_product_naive(const float* __restrict__ d, int k,
   }
 }
 
+__global__ void kernel_gather_entries(const float* __restrict__ denseT, int m,
+                                      const std::int32_t* __restrict__ mCols,
+                                      const std::int32_t* __restrict__ mRows, long long nnzM,
+                                      float* __restrict__ out) {
+  const long long stride = static_cast<long long>(gridDim.x) * blockDim.x;
+  for (long long q = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x; q < nnzM;
+       q += stride)
+    out[q] = denseT[static_cast<size_t>(mCols[q]) * m + mRows[q]];
+}
+
 __global__ void kernel_scatter_to_dense(const std::int32_t* __restrict__ xCols,
                                         const std::int32_t* __restrict__ xRows,
                                         const float* __restrict__ xValues, long long nnzX, int k,
@@ -159,6 +169,15 @@ void launchNaiveMaskedProduct(const float* d, int k, const std::int32_t* xStart,
   if (nnzM == 0) return;
   kernel_masked_product_naive<<<gridFor(nnzM, kBlock), kBlock, 0, stream>>>(
       d, k, xStart, xRows, xValues, mCols, mRows, nnzM, out);
+  WB_CUDA_CHECK(cudaGetLastError());
+}
+
+void launchGatherEntries(const float* denseT, int m, const std::int32_t* mCols,
+                         const std::int32_t* mRows, std::int64_t nnzM, float* out,
+                         cudaStream_t stream) {
+  if (nnzM == 0) return;
+  kernel_gather_entries<<<gridFor(nnzM, kBlock), kBlock, 0, stream>>>(denseT, m, mCols, mRows, nnzM,
+                                                                      out);
   WB_CUDA_CHECK(cudaGetLastError());
 }
 

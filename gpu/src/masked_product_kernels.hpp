@@ -29,6 +29,12 @@ void launchNaiveMaskedProduct(const float* d, int k, const std::int32_t* xStart,
                               const std::int32_t* mCols, const std::int32_t* mRows,
                               std::int64_t nnzM, float* out, cudaStream_t stream);
 
+/// out[q] = denseT[mCols[q] * m + mRows[q]]: the entries of M taken from (D X)ᵀ computed densely
+/// (p x m row-major), the "mask" half of dense-then-mask.
+void launchGatherEntries(const float* denseT, int m, const std::int32_t* mCols,
+                         const std::int32_t* mRows, std::int64_t nnzM, float* out,
+                         cudaStream_t stream);
+
 /// dense[j * k + r] = value for each entry (r, j) of X (dense must be zeroed first): Xᵀ dense,
 /// p x k row-major, which cuSPARSE's SDDMM needs.
 void launchScatterToDense(const std::int32_t* xCols, const std::int32_t* xRows,

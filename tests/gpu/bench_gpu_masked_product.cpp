@@ -1,5 +1,6 @@
-// The masked product on the device: the tiled kernel against the naive one-thread-per-entry
-// kernel and cuSPARSE's SDDMM (preprocessing timed apart), in SnAp's shapes (D k x k, X and M
+// The masked product on the device: the tiled and flat kernels against the naive
+// one-thread-per-entry kernel, cuSPARSE's SDDMM (preprocessing timed apart) and cuBLAS's dense
+// product then masking (X dense given, as on the CPU), in SnAp's shapes (D k x k, X and M
 // k x k² sharing one pattern). Shapes with more than --max-nnz entries are timed on a leading
 // slice of columns and scaled to k² columns; the output says how many were timed.
 //
@@ -71,9 +72,9 @@ int main(int argc, char** argv) {
   std::printf("device: %s\n", gpu::deviceDescription().c_str());
   std::ofstream out(o.out);
   // "auto" is the kernel MaskedProductGpu picks for the shape (tiled or flat), timed as such.
-  std::printf("%6s %8s %9s %11s %11s %11s %11s %11s %6s %8s %8s\n", "k", "density", "cols",
-              "tiled ms", "flat ms", "naive ms", "sddmm ms", "prep ms", "auto", "vs naive",
-              "vs sddmm");
+  std::printf("%6s %8s %9s %11s %11s %11s %11s %11s %11s %6s %8s %8s %8s\n", "k", "density", "cols",
+              "tiled ms", "flat ms", "naive ms", "sddmm ms", "prep ms", "dense ms", "auto",
+              "vs naive", "vs sddmm", "vs dense");
   gpu::MaskedProductGpu product;
   for (int k : {128, 256, 512, 1024})
     for (double density : {0.5, 0.1, 0.01, 0.001}) {
@@ -96,10 +97,13 @@ int main(int argc, char** argv) {
       const double chosen = tiledChosen ? tiled : flat;
       const double sddmm = medianMs(product, MaskedProductKernel::CusparseSddmm, o.repeat) * scale;
       const double sddmmDiff = relativeDifference(tiledResult, product.result());
+      const double dense = medianMs(product, MaskedProductKernel::DenseThenMask, o.repeat) * scale;
+      const double denseDiff = relativeDifference(tiledResult, product.result());
       const double prep = product.sddmmPreprocessMs() * scale;
-      std::printf("%6d %8.3f %9lld %11.4g %11.4g %11.4g %11.4g %11.4g %6s %7.1fx %7.1fx\n", k,
-                  density, columns, tiled, flat, naive, sddmm, prep, tiledChosen ? "tiled" : "flat",
-                  naive / chosen, sddmm / chosen);
+      std::printf(
+          "%6d %8.3f %9lld %11.4g %11.4g %11.4g %11.4g %11.4g %11.4g %6s %7.1fx %7.1fx %7.1fx\n", k,
+          density, columns, tiled, flat, naive, sddmm, prep, dense, tiledChosen ? "tiled" : "flat",
+          naive / chosen, sddmm / chosen, dense / chosen);
       std::fflush(stdout);
       out << nlohmann::json{{"k", k},
                             {"density", density},
@@ -111,6 +115,8 @@ int main(int argc, char** argv) {
                             {"naive_ms", naive},
                             {"sddmm_ms", sddmm},
                             {"sddmm_preprocess_ms", prep},
+                            {"dense_then_mask_ms", dense},
+                            {"dense_vs_tiled_difference", denseDiff},
                             {"tiled_group", product.tiledGroupSize()},
                             {"naive_vs_tiled_difference", naiveDiff},
                             {"flat_vs_tiled_difference", flatDiff},

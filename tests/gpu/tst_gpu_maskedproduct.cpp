@@ -57,7 +57,7 @@ void TestGpuMaskedProduct::matchesCpu_data() {
   QTest::addColumn<double>("density");
   QTest::addColumn<bool>("shared");  // X and M share one pattern, as in SnAp
   QTest::addColumn<int>("kernel");
-  for (int kernel = 0; kernel <= int(MaskedProductKernel::Auto); ++kernel) {
+  for (int kernel = 0; kernel <= int(MaskedProductKernel::DenseThenMask); ++kernel) {
     const char* name = gpu::toString(MaskedProductKernel(kernel));
     QTest::addRow("%s snap k=64 d=0.1", name) << 64 << 64 << 64 * 64 << 0.1 << true << kernel;
     QTest::addRow("%s snap k=128 d=0.01", name)
@@ -105,8 +105,9 @@ void TestGpuMaskedProduct::newValuesOnTheSamePattern() {
   product.updateValues(d.data(), x2.values.data());
   std::vector<float> cpu(mT.nnz());
   snap::maskedProduct(d.data(), k, k, x2, mT, cpu);
-  for (MaskedProductKernel kernel : {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled,
-                                     MaskedProductKernel::Naive, MaskedProductKernel::Flat}) {
+  for (MaskedProductKernel kernel :
+       {MaskedProductKernel::CusparseSddmm, MaskedProductKernel::Tiled, MaskedProductKernel::Naive,
+        MaskedProductKernel::Flat, MaskedProductKernel::DenseThenMask}) {
     product.run(kernel);
     QVERIFY2(relativeError(product.result(), cpu) < 1e-5, gpu::toString(kernel));
   }

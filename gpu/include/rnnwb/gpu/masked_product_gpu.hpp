@@ -4,7 +4,7 @@
 // coalesced loads, D read transposed so neighbouring lanes read neighbouring words), the flat
 // kernel (one thread per entry of M in column order, D transposed, X entries shared by the
 // threads of a column), the naive kernel (one thread per entry of M, reading rows of D k floats
-// apart), and cuSPARSE's SDDMM (which needs X dense). Operands follow snap::maskedProduct: X and M are given column by column,
+// apart), cuSPARSE's SDDMM (which needs X dense), and cuBLAS's dense product then masking. Operands follow snap::maskedProduct: X and M are given column by column,
 // as the CSR of their transposes. This header exposes no CUDA type and is C++17, so .cu files
 // include it as well.
 #include <cstdint>
@@ -24,8 +24,10 @@ struct CsrView {
 };
 
 /// Tiled and Flat are the project's kernels; Auto is the one to use (the tiled kernel for columns
-/// of M with many entries, the flat one below); Naive and CusparseSddmm are the references.
-enum class MaskedProductKernel { Tiled, Naive, CusparseSddmm, Flat, Auto };
+/// of M with many entries, the flat one below); Naive, CusparseSddmm and DenseThenMask (cuBLAS
+/// sgemm of D and a dense X, then the entries of M gathered: what a dense RTRL would do) are the
+/// references.
+enum class MaskedProductKernel { Tiled, Naive, CusparseSddmm, Flat, Auto, DenseThenMask };
 const char* toString(MaskedProductKernel kernel);
 
 /// Device copies of one product's operands, the cuSPARSE handle and SDDMM's preprocessed
