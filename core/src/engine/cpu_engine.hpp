@@ -8,12 +8,16 @@
 //                                          contiguous rows of frames [t0 - d, t1 - d)
 //   s, ds of layer k   [T, N, size]        pre-activation (sum, or product for multiplicative)
 //   z, dz of a connection into a multiplicative layer  [T, N, size]
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "rnnwb/core/engine/engine_program.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
+#include "worker_pool.hpp"
 
 // The element-wise loops are built twice, for plain x86-64 and for AVX2 + FMA (x86-64-v3), and
 // the loader picks the clone that the machine runs (GCC's function multi-versioning): about 10 %
@@ -25,6 +29,23 @@
 #endif
 
 namespace rnnwb {
+
+/// Adds the wall time of its scope to `total` (profiling only; one thread at a time per total).
+class ScopeClock {
+ public:
+  ScopeClock(bool on, double& total)
+      : m_total(on ? &total : nullptr), m_start(on ? Clock::now() : Clock::time_point()) {}
+  ~ScopeClock() {
+    if (m_total) *m_total += std::chrono::duration<double>(Clock::now() - m_start).count();
+  }
+  ScopeClock(const ScopeClock&) = delete;
+  ScopeClock& operator=(const ScopeClock&) = delete;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double* m_total;
+  Clock::time_point m_start;
+};
 
 class CpuBackend::Engine {
  public:
@@ -52,6 +73,17 @@ class CpuBackend::Engine {
   };
   Rows frames(int t0, int t1) const {
     return {static_cast<std::ptrdiff_t>(t0) * m_streams, (t1 - t0) * m_streams};
+  }
+  /// Worker w's part of `count` items split among the workers (contiguous, in order).
+  std::pair<int, int> part(int count, int worker) const {
+    const int workers = m_pool.size();
+    const auto at = [&](int w) { return static_cast<int>(std::int64_t(count) * w / workers); };
+    return {at(worker), at(worker + 1) - at(worker)};
+  }
+  /// Worker w's part of all the rows of the chunk.
+  Rows rowPart(int worker) const {
+    const auto [first, count] = part(m_frames * m_streams, worker);
+    return {first, count};
   }
   /// The same rows `delay` frames earlier.
   Rows earlier(Rows rows, int delay) const {
@@ -86,7 +118,7 @@ class CpuBackend::Engine {
   // cpu_forward.cpp
   void forwardNode(const cpu::NodeOp& node);
   void forwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
-  void initDestinations(int layer);
+  void initDestinations(int layer, Rows rows);
   void forwardConnection(const cpu::ConnectionOp& op, Rows rows);
   void forwardGroup(const cpu::StackedGroup& group, Rows rows);
   void finishLayer(int layer, Rows rows);
@@ -96,13 +128,16 @@ class CpuBackend::Engine {
   void backwardNode(const cpu::NodeOp& node);
   void backwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
   void finishLayerBackward(int layer, Rows rows);
+  void backwardExternal(const cpu::NodeOp& node);
   void backwardConnection(const cpu::ConnectionOp& op, Rows rows);
   void backwardGroup(const cpu::StackedGroup& group, Rows rows);
   void parameterGradients(const cpu::NodeOp& node, float* gradients);
+  void parameterGradientPart(const cpu::NodeOp& node, float* gradients, int worker);
 
-  /// Runs step(firstStream, streamCount) over the streams split among the workers (the calling
-  /// thread takes the first part), with single-threaded BLAS inside.
+  /// Runs step(firstStream, streamCount) on every worker, each with its part of the streams.
   void inParallel(const std::function<void(int, int)>& step);
+  /// Runs pass(rows) on every worker, each with its part of all the rows of the chunk.
+  void onRowParts(const std::function<void(Rows)>& pass);
 
   const CompiledPlan& m_plan;
   CpuBackendOptions m_options;
@@ -114,8 +149,12 @@ class CpuBackend::Engine {
   const float* m_params = nullptr;
   const SequenceBatch* m_batch = nullptr;
   int m_frames = 0, m_streams = 0;
-  int m_workers = 1;
+  // Every pass that the workers share writes disjoint rows or parameters, and the parts depend
+  // only on the shapes and the worker count: results repeat bit for bit for one count.
+  WorkerPool m_pool;
   std::mutex m_statsMutex;
+  int m_productsRunning = 0;  // threads inside cblas_sgemm (profiling), under m_statsMutex
+  std::chrono::steady_clock::time_point m_productsSince;
 };
 
 }  // namespace rnnwb

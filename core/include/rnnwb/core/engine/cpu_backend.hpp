@@ -25,11 +25,17 @@ struct CpuBackendOptions {
   bool profile = false;
 };
 
-/// What the products cost since the last resetStats() (with options.profile).
+/// What the products and the passes cost since the last resetStats() (with options.profile).
 struct CpuBackendStats {
-  double blasSeconds = 0;  // time inside cblas_sgemm, summed over the threads that call it
-  double blasFlops = 0;    // 2*m*n*k summed over the products
+  /// Wall time during which at least one thread is inside cblas_sgemm: the products' share of the
+  /// run, and blasFlops / blasSeconds the rate that they reach on the machine, all cores together.
+  double blasSeconds = 0;
+  double blasThreadSeconds = 0;  // time inside cblas_sgemm summed over the calling threads
+  double blasFlops = 0;          // 2*m*n*k summed over the products
   long long blasCalls = 0;
+  /// Wall time of forward() / forwardBackward(), of its frame-by-frame steps of recurrent nodes
+  /// (forward and backward), and of its weight and bias gradients.
+  double runSeconds = 0, stepSeconds = 0, gradientSeconds = 0;
 };
 
 class CpuBackend final : public Backend {
