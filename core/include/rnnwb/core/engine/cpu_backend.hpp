@@ -15,11 +15,13 @@
 namespace rnnwb {
 
 struct CpuBackendOptions {
-  /// Threads for the frame-by-frame part: the streams of a chunk are split among them (each
-  /// steps its own streams through all frames, with single-threaded BLAS); the products over all
-  /// frames use OpenBLAS's threads. 0: as many as OpenBLAS uses (blasThreads()). While the
-  /// threads run, OpenBLAS is set to one thread (a process-wide setting, restored after), so two
-  /// backends stepping at once in one process should each use threads = 1.
+  /// Workers (threads kept alive between chunks, the caller being one of them). Every pass is
+  /// split among them: the products and element-wise loops over all frames by rows, the weight
+  /// gradients by rows of each gradient, the frame-by-frame steps by streams; each worker calls
+  /// single-threaded BLAS. 0: as many as OpenBLAS uses (blasThreads()). While a pass runs,
+  /// OpenBLAS is set to one thread (a process-wide setting, restored after), so two backends
+  /// running at once in one process should each use threads = 1. Results repeat bit for bit for
+  /// one count; other counts agree up to the summation order inside the products.
   int threads = 0;
   /// Time every sgemm and count its flops (stats()); costs a clock read per product.
   bool profile = false;
