@@ -61,7 +61,7 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     b.y.resize(padded);
     b.s.resize(rows * b.size);
     if (backward) {
-      b.dy.assign(padded, 0.0f);
+      b.dy.resize(padded);  // zeroed by clearGradients(), split among the workers
       b.ds.resize(rows * b.size);
     }
   }
@@ -71,6 +71,17 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
   }
   m_stack.resize(static_cast<std::size_t>(streams) * m_program.widestGroupRows);
+}
+
+void CpuBackend::Engine::clearGradients() {
+  m_pool.run([&](int worker) {
+    for (LayerBuffers& b : m_layers) {
+      if (b.size == 0) continue;
+      const auto [first, count] = part(static_cast<int>(b.dy.size() / b.size), worker);
+      std::fill_n(b.dy.data() + static_cast<std::size_t>(first) * b.size,
+                  static_cast<std::size_t>(count) * b.size, 0.0f);
+    }
+  });
 }
 
 void CpuBackend::Engine::loadInputs(const SequenceBatch& batch, const StreamState& stateIn) {
@@ -215,6 +226,7 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
     if (!(gradients->layout() == *m_layout))
       throw std::invalid_argument("a gradient buffer of another graph");
     gradients->fill(0.0f);
+    clearGradients();
     startBackward();
     for (auto node = m_program.nodes.rbegin(); node != m_program.nodes.rend(); ++node) {
       backwardNode(*node);

@@ -93,6 +93,7 @@ class CpuBackend::Engine {
   // cpu_engine.cpp: buffers, inputs, state, loss
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
+  void clearGradients();
   void saveState(int carryFrames, StreamState& stateOut) const;
   double loss() const;
   void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda, const float* b,
