@@ -1,6 +1,7 @@
 // The backward pass of the CPU engine: the schedule in reverse, recurrent nodes frame by frame
 // from the last frame, then every weight gradient as one product over all frames of the chunk.
 #include <algorithm>
+#include <vector>
 
 #include "cpu_engine.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
@@ -179,16 +180,24 @@ void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* grad
 RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const cpu::NodeOp& node,
                                                                    float* gradients, int worker) {
   const int rows = m_frames * m_streams;
+  // Sums over the rows go to a buffer of this worker's own: adding into the gradients row by row
+  // would have two workers write one cache line where their parts meet, 2 * T * N times.
+  std::vector<float> sums;
+  const auto addSums = [&](float* out, int first) {
+    for (std::size_t i = 0; i < sums.size(); ++i) out[first + i] += sums[i];
+  };
   for (int layer : node.layers) {
     if (const ParameterView* bias = m_layout->layerBias(layer)) {
       const float* gradSum = ds(layer, 0);
-      float* out = gradients + bias->offset;
       const int size = m_layers[layer].size;
       const auto [first, count] = part(size, worker);
+      sums.assign(count, 0.0f);
+      float* __restrict acc = sums.data();
       for (int r = 0; r < rows; ++r) {
-        const float* row = gradSum + static_cast<std::size_t>(r) * size;
-        for (int i = first; i < first + count; ++i) out[i] += row[i];
+        const float* row = gradSum + static_cast<std::size_t>(r) * size + first;
+        for (int i = 0; i < count; ++i) acc[i] += row[i];
       }
+      addSums(gradients + bias->offset, first);
     }
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
@@ -201,10 +210,13 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const cpu::No
         gemm(true, false, count, op.cols, rows, grad + first, op.rows, source, op.cols, 1.0f,
              out + static_cast<std::size_t>(first) * op.cols, op.cols);
       } else if (op.type == ConnectionType::Diagonal) {
+        sums.assign(count, 0.0f);
+        float* __restrict acc = sums.data();
         for (int r = 0; r < rows; ++r) {
-          const std::size_t row = static_cast<std::size_t>(r) * op.rows;
-          for (int i = first; i < first + count; ++i) out[i] += grad[row + i] * source[row + i];
+          const std::size_t row = static_cast<std::size_t>(r) * op.rows + first;
+          for (int i = 0; i < count; ++i) acc[i] += grad[row + i] * source[row + i];
         }
+        addSums(out, first);
       }
     }
   }

@@ -115,25 +115,35 @@ void CpuBackend::Engine::saveState(int carryFrames, StreamState& stateOut) const
   stateOut = std::move(state);
 }
 
-double CpuBackend::Engine::loss() const {
+double CpuBackend::Engine::loss() {
+  // Each worker sums its rows; the parts are added in worker order (one worker: row order).
+  std::vector<double> parts(m_pool.size(), 0.0);
+  m_pool.run([&](int worker) { parts[worker] = loss(rowPart(worker)); });
+  double total = 0.0;
+  for (double part : parts) total += part;
+  return total;
+}
+
+double CpuBackend::Engine::loss(Rows range) const {
   double total = 0.0;
   const auto& outputs = m_plan.outputLayers();
   const auto& layers = m_plan.graph().layers;
+  const std::size_t end = static_cast<std::size_t>(range.first + range.count);
+  const std::size_t first = std::max<std::size_t>(
+      static_cast<std::size_t>(m_batch->firstPredictedFrame) * m_streams, range.first);
   for (std::size_t o = 0; o < outputs.size() && o < m_batch->targets.size(); ++o) {
     const int l = outputs[o];
     const int size = layers[l].size;
     const LayerBuffers& b = m_layers[l];
-    const std::size_t first = static_cast<std::size_t>(m_batch->firstPredictedFrame) * m_streams;
-    const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
     if (layers[l].loss == LossKind::CrossEntropy) {
       const auto classes = m_batch->targets[o].i64();
-      for (std::size_t r = first; r < rows; ++r)
+      for (std::size_t r = first; r < end; ++r)
         total +=
             math::crossEntropyFromLogits(b.s.data() + r * size, size, static_cast<int>(classes[r]));
     } else {
       const auto targets = m_batch->targets[o].f32();
       const float* out = b.y.data() + static_cast<std::size_t>(b.delay) * m_streams * size;
-      for (std::size_t i = first * size; i < rows * size; ++i) {
+      for (std::size_t i = first * size; i < end * size; ++i) {
         const double diff = static_cast<double>(out[i]) - targets[i];
         total += 0.5 * diff * diff;
       }

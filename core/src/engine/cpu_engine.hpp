@@ -95,7 +95,8 @@ class CpuBackend::Engine {
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
   void clearGradients();
   void saveState(int carryFrames, StreamState& stateOut) const;
-  double loss() const;
+  double loss();
+  double loss(Rows rows) const;  // the summed loss of these rows (one part of the chunk)
   void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda, const float* b,
             int ldb, float beta, float* c, int ldc);
   float* y(int layer, std::ptrdiff_t row) { return at(m_layers[layer].y, layer, row, true); }
