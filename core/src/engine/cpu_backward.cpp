@@ -157,7 +157,8 @@ void CpuBackend::Engine::backwardExternal(const cpu::NodeOp& node) {
   bool sharedRows = false;
   for (std::size_t a = 0; a < node.external.size(); ++a)
     for (std::size_t b = 0; b < a; ++b) {
-      const cpu::ConnectionOp &x = connections[node.external[a]], &y = connections[node.external[b]];
+      const cpu::ConnectionOp& x = connections[node.external[a]];
+      const cpu::ConnectionOp& y = connections[node.external[b]];
       sharedRows = sharedRows || (x.from == y.from && x.delay != y.delay);
     }
   if (!sharedRows) {
