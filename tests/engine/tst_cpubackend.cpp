@@ -54,6 +54,31 @@ constexpr const char* kSharedSourceGraph = R"({
     {"from": "b", "to": "y"}
   ]})";
 
+// Two stacked groups of different widths in one recurrent node (h with delay 1 into a, b, c; a
+// into b, c): workers stepping their streams through different groups at once must not share
+// the workspace.
+constexpr const char* kTwoGroupsGraph = R"({
+  "format": "rnnwb.graph", "version": 1, "name": "two-groups",
+  "layers": [
+    {"id": "x", "kind": "input", "size": 5},
+    {"id": "h", "kind": "additive", "size": 24, "activation": "tanh"},
+    {"id": "a", "kind": "additive", "size": 16, "activation": "sigmoid", "bias": false},
+    {"id": "b", "kind": "additive", "size": 8, "activation": "tanh"},
+    {"id": "c", "kind": "additive", "size": 32, "activation": "relu"},
+    {"id": "y", "kind": "additive", "size": 3, "loss": "mse"}
+  ],
+  "connections": [
+    {"from": "x", "to": "a"},
+    {"from": "h", "to": "a", "delay": 1},
+    {"from": "h", "to": "b", "delay": 1},
+    {"from": "h", "to": "c", "delay": 1},
+    {"from": "a", "to": "b"},
+    {"from": "a", "to": "c"},
+    {"from": "b", "to": "h"},
+    {"from": "c", "to": "h"},
+    {"from": "h", "to": "y"}
+  ]})";
+
 struct ThreadRun {
   double loss = 0;
   ParameterSet gradients;
@@ -255,6 +280,7 @@ void TestCpuBackend::threadCountsAgree_data() {
   QTest::newRow("gru, one stream") << "gru.rnn.json" << 8 << 5 << 1;
   QTest::newRow("sparse, fewer rows than workers") << "sparse-rnn.rnn.json" << 6 << 1 << 2;
   QTest::newRow("one source, two delays") << "" << 0 << 8 << 3;
+  QTest::newRow("two stacked groups") << "two-groups" << 0 << 40 << 8;
 }
 
 void TestCpuBackend::threadCountsAgree() {
@@ -263,7 +289,8 @@ void TestCpuBackend::threadCountsAgree() {
   QFETCH(int, frames);
   QFETCH(int, streams);
   const CompiledPlan plan = graph.isEmpty() ? CompiledPlan(graphFromJson(kSharedSourceGraph))
-                                            : examplePlan(qPrintable(graph), size);
+                            : graph == "two-groups" ? CompiledPlan(graphFromJson(kTwoGroupsGraph))
+                                                    : examplePlan(qPrintable(graph), size);
   ParameterSet params(plan);
   randomizeParameters(params, 3);
   const SequenceBatch batch = randomBatch(plan, frames, streams, 4);

@@ -111,7 +111,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGro
     return;
   }
   if (m_plan.graph().layers[group.from].isInput()) return;
-  float* stack = stackRows(group, rows);
+  float* stack = stackRows(rows);
   int column = 0;
   for (int c : group.connections) {
     const cpu::ConnectionOp& op = m_program.connections[c];

@@ -112,9 +112,12 @@ class CpuBackend::Engine {
   float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
-  /// The workspace rows of a stacked group for these rows (one frame of some streams).
-  float* stackRows(const cpu::StackedGroup& group, Rows rows) {
-    return m_stack.data() + static_cast<std::size_t>(rows.first % m_streams) * group.rows;
+  /// The workspace of a stacked group for these rows (one frame of some streams): rows.count rows
+  /// of group.rows floats each. Each stream owns widestGroupRows floats, so that workers stepping
+  /// other streams through other groups at the same time never share a float.
+  float* stackRows(Rows rows) {
+    return m_stack.data() +
+           static_cast<std::size_t>(rows.first % m_streams) * m_program.widestGroupRows;
   }
 
   // cpu_forward.cpp

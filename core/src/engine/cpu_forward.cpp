@@ -57,7 +57,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGrou
     return;
   }
   // One product for every connection of the group, then each takes its columns.
-  float* stack = stackRows(group, rows);
+  float* stack = stackRows(rows);
   gemm(false, true, rows.count, group.rows, group.cols,
        y(group.from, earlier(rows, group.delay).first), group.cols, m_params + group.weightOffset,
        group.cols, 0.0f, stack, group.rows);
