@@ -21,8 +21,9 @@
 
 // The element-wise loops are built twice, for plain x86-64 and for AVX2 + FMA (x86-64-v3), and
 // the loader picks the clone that the machine runs (GCC's function multi-versioning): about 10 %
-// of a training step on an LSTM, without tying the binary to the build machine.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// of a training step on an LSTM, without tying the binary to the build machine. Not under
+// ThreadSanitizer, whose instrumented resolvers would run before it is initialized.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define RNNWB_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define RNNWB_VECTOR_CLONES
