@@ -114,7 +114,12 @@ nlohmann::json benchEngine(const Options& o) {
           {"frames_per_cpu_s", framesPerChunk * o.repeat / cpu},
           {"wall_s", wall},
           {"cpu_s", cpu},
+          // Time during which any thread is in a product (counted once), and the rate that the
+          // products reach in it on all cores together: see CpuBackendStats.
           {"blas_share", stats.blasSeconds / wall},
+          {"blas_thread_share", stats.blasThreadSeconds / wall},
+          {"step_share", stats.stepSeconds / wall},
+          {"gradient_share", stats.gradientSeconds / wall},
           {"blas_gflops", stats.blasFlops / stats.blasSeconds / 1e9},
           {"total_gflops", stats.blasFlops / wall / 1e9},
           {"flops_per_frame", stats.blasFlops / (framesPerChunk * o.repeat)},

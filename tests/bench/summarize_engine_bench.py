@@ -25,7 +25,7 @@ def main(path):
     threads = sorted({k[2] for k in runs})
 
     def median(kind, label, k, key):
-        values = [r[key] for r in runs.get((kind, label, k), [])]
+        values = [r[key] for r in runs.get((kind, label, k), []) if key in r]
         return statistics.median(values) if values else float("nan")
 
     print("\n| threads | model | rnnwb frames/s | PyTorch | PyTorch frames/s | ratio | "
@@ -40,17 +40,20 @@ def main(path):
             cpu = (median("engine", ours, k, "frames_per_cpu_s") /
                    median("torch", theirs, k, "frames_per_cpu_s"))
             print(f"| {k} | {ours} | {a:,.0f} | {name} | {b:,.0f} | {a / b:.2f}x | {cpu:.2f}x |")
+    # GFLOP/s in sgemm: the products' flops over the wall time during which any thread is in one
+    # (counted once however many are), against the sgemm peak of the same thread count and run.
     print("\n| threads | model | GFLOP/s in sgemm | sgemm peak GFLOP/s | share of peak | "
-          "time in sgemm | GFLOP/s overall |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+          "time in sgemm | time in steps | GFLOP/s overall |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for k in threads:
         peak = median("sgemm", "", k, "gflops")
         for model in ("lstm", "peephole"):
             g = median("engine", model, k, "blas_gflops")
             share = median("engine", model, k, "blas_share")
+            steps = median("engine", model, k, "step_share")
             total = median("engine", model, k, "total_gflops")
             print(f"| {k} | {model} | {g:.1f} | {peak:.1f} | {100 * g / peak:.0f} % | "
-                  f"{100 * share:.0f} % | {total:.1f} |")
+                  f"{100 * share:.0f} % | {100 * steps:.0f} % | {total:.1f} |")
 
 
 if __name__ == "__main__":

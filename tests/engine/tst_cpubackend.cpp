@@ -1,6 +1,7 @@
 // The CPU backend's chunking contracts: carried state makes chunks equal one long chunk,
 // BPTT(h; h') with h covering the sequence equals full BPTT, N streams equal N separate runs,
-// runs repeat bit for bit, and overflow is visible to the caller.
+// runs repeat bit for bit, and overflow is visible to the caller. Thread counts: every count
+// repeats bit for bit, and counts agree up to the summation order inside the products.
 #include <QtTest>
 
 #include <cmath>
@@ -34,6 +35,68 @@ void compareClose(std::span<const float> a, std::span<const float> b, double tol
              qPrintable(QString("%1[%2]: %3 vs %4").arg(what).arg(i).arg(a[i]).arg(b[i])));
 }
 
+// Two connections from one plain layer into one recurrent node with different delays: the
+// workers' rows of their input gradients overlap (the engine gives each connection a pass).
+constexpr const char* kSharedSourceGraph = R"({
+  "format": "rnnwb.graph", "version": 1, "name": "shared-source",
+  "layers": [
+    {"id": "x", "kind": "input", "size": 3},
+    {"id": "p", "kind": "additive", "size": 4, "activation": "tanh"},
+    {"id": "a", "kind": "additive", "size": 4, "activation": "sigmoid"},
+    {"id": "b", "kind": "additive", "size": 4, "activation": "tanh"},
+    {"id": "y", "kind": "additive", "size": 2, "loss": "mse"}
+  ],
+  "connections": [
+    {"from": "x", "to": "p"},
+    {"from": "p", "to": "a"},
+    {"from": "p", "to": "b", "delay": 2, "type": "diagonal"},
+    {"from": "a", "to": "b"},
+    {"from": "b", "to": "a", "delay": 1},
+    {"from": "b", "to": "y"}
+  ]})";
+
+// Two stacked groups of different widths in one recurrent node (h with delay 1 into a, b, c; a
+// into b, c): workers stepping their streams through different groups at once must not share
+// the workspace.
+constexpr const char* kTwoGroupsGraph = R"({
+  "format": "rnnwb.graph", "version": 1, "name": "two-groups",
+  "layers": [
+    {"id": "x", "kind": "input", "size": 5},
+    {"id": "h", "kind": "additive", "size": 24, "activation": "tanh"},
+    {"id": "a", "kind": "additive", "size": 16, "activation": "sigmoid", "bias": false},
+    {"id": "b", "kind": "additive", "size": 8, "activation": "tanh"},
+    {"id": "c", "kind": "additive", "size": 32, "activation": "relu"},
+    {"id": "y", "kind": "additive", "size": 3, "loss": "mse"}
+  ],
+  "connections": [
+    {"from": "x", "to": "a"},
+    {"from": "h", "to": "a", "delay": 1},
+    {"from": "h", "to": "b", "delay": 1},
+    {"from": "h", "to": "c", "delay": 1},
+    {"from": "a", "to": "b"},
+    {"from": "a", "to": "c"},
+    {"from": "b", "to": "h"},
+    {"from": "c", "to": "h"},
+    {"from": "h", "to": "y"}
+  ]})";
+
+struct ThreadRun {
+  double loss = 0;
+  ParameterSet gradients;
+  StreamState state;
+};
+
+ThreadRun runWithThreads(const CompiledPlan& plan, const ParameterSet& params,
+                         const SequenceBatch& batch, const StreamState& state, int threads) {
+  CpuBackend backend(plan, {.threads = threads});
+  ThreadRun run{0, ParameterSet::zerosLike(params), {}};
+  // Another shape first: nothing of one chunk may leak into the next.
+  ParameterSet scratch = ParameterSet::zerosLike(params);
+  backend.forwardBackward(params, sliceFrames(batch, 0, 1), state, nullptr, &scratch);
+  run.loss = backend.forwardBackward(params, batch, state, &run.state, &run.gradients);
+  return run;
+}
+
 void addInto(ParameterSet& sum, const ParameterSet& part) {
   for (std::size_t i = 0; i < sum.size(); ++i) sum.values()[i] += part.values()[i];
 }
@@ -53,6 +116,9 @@ class TestCpuBackend : public QObject {
   void workersSplitTheStreams();
   void workersSplitTheStreamsOfRandomGraphs_data();
   void workersSplitTheStreamsOfRandomGraphs();
+  void threadCountsAgree_data();
+  void threadCountsAgree();
+  void leavesBlasThreadsAlone();
   void repeatsBitForBit();
   void overflowIsVisible();
   void rejectsMismatchedInputs();
@@ -241,6 +307,62 @@ void TestCpuBackend::workersSplitTheStreamsOfRandomGraphs() {
     for (int l = 0; l < stateA.layerCount(); ++l)
       compareClose(stateA.layerFrames(l), stateB.layerFrames(l), 1e-6, "state");
   }
+}
+
+void TestCpuBackend::threadCountsAgree_data() {
+  QTest::addColumn<QString>("graph");
+  QTest::addColumn<int>("size");
+  QTest::addColumn<int>("frames");
+  QTest::addColumn<int>("streams");
+  QTest::newRow("lstm-peephole") << "lstm-peephole.rnn.json" << 24 << 7 << 6;
+  QTest::newRow("two recurrent nodes") << "two-recurrent-nodes.rnn.json" << 9 << 6 << 5;
+  QTest::newRow("gru, one stream") << "gru.rnn.json" << 8 << 5 << 1;
+  QTest::newRow("sparse, fewer rows than workers") << "sparse-rnn.rnn.json" << 6 << 1 << 2;
+  QTest::newRow("one source, two delays") << "" << 0 << 8 << 3;
+  QTest::newRow("two stacked groups") << "two-groups" << 0 << 40 << 8;
+}
+
+void TestCpuBackend::threadCountsAgree() {
+  QFETCH(QString, graph);
+  QFETCH(int, size);
+  QFETCH(int, frames);
+  QFETCH(int, streams);
+  const CompiledPlan plan = graph.isEmpty() ? CompiledPlan(graphFromJson(kSharedSourceGraph))
+                            : graph == "two-groups" ? CompiledPlan(graphFromJson(kTwoGroupsGraph))
+                                                    : examplePlan(qPrintable(graph), size);
+  ParameterSet params(plan);
+  randomizeParameters(params, 3);
+  const SequenceBatch batch = randomBatch(plan, frames, streams, 4);
+  const StreamState state = randomState(plan, streams, 5);
+  const ThreadRun one = runWithThreads(plan, params, batch, state, 1);
+  for (int threads : {2, 3}) {
+    // Each count splits the work the same way every time: bit for bit.
+    const ThreadRun a = runWithThreads(plan, params, batch, state, threads);
+    const ThreadRun b = runWithThreads(plan, params, batch, state, threads);
+    QCOMPARE(a.loss, b.loss);
+    QVERIFY(std::memcmp(a.gradients.values().data(), b.gradients.values().data(),
+                        a.gradients.size() * sizeof(float)) == 0);
+    // Against one thread: the products may sum in another order for other row counts.
+    QVERIFY(std::abs(a.loss - one.loss) <= 1e-6 * std::abs(one.loss));
+    compareClose(a.gradients.values(), one.gradients.values(), 1e-5, "gradient");
+    for (int l = 0; l < one.state.layerCount(); ++l)
+      compareClose(a.state.layerFrames(l), one.state.layerFrames(l), 1e-6, "state");
+  }
+}
+
+void TestCpuBackend::leavesBlasThreadsAlone() {
+  // The engine runs OpenBLAS on one thread while its own workers split the products; the
+  // process-wide setting must be back as it was when a pass returns.
+  const CompiledPlan plan = examplePlan("elman.rnn.json");
+  ParameterSet params(plan);
+  randomizeParameters(params, 1);
+  const int before = blasThreads();
+  setBlasThreads(2);
+  CpuBackend backend(plan, {.threads = 2});
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  backend.forwardBackward(params, randomBatch(plan, 4, 2, 1), {}, nullptr, &gradients);
+  QCOMPARE(blasThreads(), 2);
+  setBlasThreads(before);
 }
 
 void TestCpuBackend::repeatsBitForBit() {

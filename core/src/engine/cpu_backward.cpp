@@ -1,6 +1,7 @@
 // The backward pass of the CPU engine: the schedule in reverse, recurrent nodes frame by frame
 // from the last frame, then every weight gradient as one product over all frames of the chunk.
 #include <algorithm>
+#include <vector>
 
 #include "cpu_engine.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
@@ -143,35 +144,80 @@ void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
   if (node.recurrent)
     inParallel([&](int first, int count) { backwardSteps(node, first, count); });
   else
-    finishLayerBackward(node.layers.front(), frames(0, m_frames));
-  for (int c : node.external) backwardConnection(m_program.connections[c], frames(0, m_frames));
+    onRowParts([&](Rows rows) { finishLayerBackward(node.layers.front(), rows); });
+  backwardExternal(node);
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node,
-                                                                float* gradients) {
+void CpuBackend::Engine::backwardExternal(const cpu::NodeOp& node) {
+  // A worker adds its rows of a connection into the source's dy rows `delay` frames earlier: two
+  // connections from one source with different delays would have two workers add into the same
+  // rows, so those connections take a pass each. Every dy entry gets its terms in the order of
+  // node.external, whatever the worker count.
+  const auto& connections = m_program.connections;
+  bool sharedRows = false;
+  for (std::size_t a = 0; a < node.external.size(); ++a)
+    for (std::size_t b = 0; b < a; ++b) {
+      const cpu::ConnectionOp& x = connections[node.external[a]];
+      const cpu::ConnectionOp& y = connections[node.external[b]];
+      sharedRows = sharedRows || (x.from == y.from && x.delay != y.delay);
+    }
+  if (!sharedRows) {
+    onRowParts([&](Rows rows) {
+      for (int c : node.external) backwardConnection(connections[c], rows);
+    });
+    return;
+  }
+  for (int c : node.external)
+    onRowParts([&](Rows rows) { backwardConnection(connections[c], rows); });
+}
+
+void CpuBackend::Engine::parameterGradients(const cpu::NodeOp& node, float* gradients) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;
+  // Each worker computes its part of every bias and weight gradient over all frames of the chunk:
+  // no two workers write one parameter, and no sum is split among them.
+  m_pool.run([&](int worker) { parameterGradientPart(node, gradients, worker); });
+}
+
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const cpu::NodeOp& node,
+                                                                   float* gradients, int worker) {
   const int rows = m_frames * m_streams;
+  // Sums over the rows go to a buffer of this worker's own: adding into the gradients row by row
+  // would have two workers write one cache line where their parts meet, 2 * T * N times.
+  std::vector<float> sums;
+  const auto addSums = [&](float* out, int first) {
+    for (std::size_t i = 0; i < sums.size(); ++i) out[first + i] += sums[i];
+  };
   for (int layer : node.layers) {
     if (const ParameterView* bias = m_layout->layerBias(layer)) {
       const float* gradSum = ds(layer, 0);
-      float* out = gradients + bias->offset;
       const int size = m_layers[layer].size;
-      for (int r = 0; r < rows; ++r)
-        for (int i = 0; i < size; ++i) out[i] += gradSum[static_cast<std::size_t>(r) * size + i];
+      const auto [first, count] = part(size, worker);
+      sums.assign(count, 0.0f);
+      float* __restrict acc = sums.data();
+      for (int r = 0; r < rows; ++r) {
+        const float* row = gradSum + static_cast<std::size_t>(r) * size + first;
+        for (int i = 0; i < count; ++i) acc[i] += row[i];
+      }
+      addSums(gradients + bias->offset, first);
     }
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
       const float* grad = destinationGrad(op, 0);
       const float* source = y(op.from, earlier(frames(0, 1), op.delay).first);
       float* out = gradients + op.weightOffset;
+      // Full: this worker's rows of dW = dz^T y. Diagonal: its entries of the sum of dz * y.
+      const auto [first, count] = part(op.rows, worker);
       if (op.type == ConnectionType::Full) {
-        gemm(true, false, op.rows, op.cols, rows, grad, op.rows, source, op.cols, 1.0f, out,
-             op.cols);
+        gemm(true, false, count, op.cols, rows, grad + first, op.rows, source, op.cols, 1.0f,
+             out + static_cast<std::size_t>(first) * op.cols, op.cols);
       } else if (op.type == ConnectionType::Diagonal) {
-        for (int r = 0; r < rows; ++r)
-          for (int i = 0; i < op.rows; ++i)
-            out[i] += grad[static_cast<std::size_t>(r) * op.rows + i] *
-                      source[static_cast<std::size_t>(r) * op.rows + i];
+        sums.assign(count, 0.0f);
+        float* __restrict acc = sums.data();
+        for (int r = 0; r < rows; ++r) {
+          const std::size_t row = static_cast<std::size_t>(r) * op.rows + first;
+          for (int i = 0; i < count; ++i) acc[i] += grad[row + i] * source[row + i];
+        }
+        addSums(out, first);
       }
     }
   }

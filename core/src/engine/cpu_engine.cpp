@@ -4,26 +4,50 @@
 #include <chrono>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
 #include <cblas.h>
 
 #include "rnnwb/core/engine/activation_math.hpp"
 
 namespace rnnwb {
+namespace {
+
+int workerCount(const CpuBackendOptions& options) {
+  return options.threads > 0 ? options.threads : std::max(1, openblas_get_num_threads());
+}
+
+/// OpenBLAS on one thread while the engine runs, restored after: the engine's workers split
+/// every product themselves. OpenBLAS's own threads would compete with them for the cores, and
+/// after a threaded product they keep spinning for a while, taking a core from the workers.
+class SingleThreadedBlas {
+ public:
+  SingleThreadedBlas() : m_threads(openblas_get_num_threads()) {
+    if (m_threads != 1) openblas_set_num_threads(1);
+  }
+  ~SingleThreadedBlas() {
+    if (m_threads != 1) openblas_set_num_threads(m_threads);
+  }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  int m_threads;
+};
+
+}  // namespace
 
 CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
     : m_plan(plan),
       m_options(options),
       m_layout(std::make_shared<const ParameterLayout>(plan)),
-      m_program(cpu::lowerPlan(plan, *m_layout)) {
+      m_program(cpu::lowerPlan(plan, *m_layout)),
+      m_pool(workerCount(options)) {
   const auto& layers = plan.graph().layers;
   m_layers.resize(layers.size());
   for (std::size_t l = 0; l < layers.size(); ++l) {
     m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
     m_layers[l].size = layers[l].size;
   }
-  m_workers = options.threads > 0 ? options.threads : std::max(1, openblas_get_num_threads());
   m_z.resize(m_program.zBufferCount);
   m_dz.resize(m_program.zBufferCount);
 }
@@ -37,7 +61,7 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     b.y.resize(padded);
     b.s.resize(rows * b.size);
     if (backward) {
-      b.dy.assign(padded, 0.0f);
+      b.dy.resize(padded);  // zeroed by clearGradients(), split among the workers
       b.ds.resize(rows * b.size);
     }
   }
@@ -47,6 +71,17 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
   }
   m_stack.resize(static_cast<std::size_t>(streams) * m_program.widestGroupRows);
+}
+
+void CpuBackend::Engine::clearGradients() {
+  m_pool.run([&](int worker) {
+    for (LayerBuffers& b : m_layers) {
+      if (b.size == 0) continue;
+      const auto [first, count] = part(static_cast<int>(b.dy.size() / b.size), worker);
+      std::fill_n(b.dy.data() + static_cast<std::size_t>(first) * b.size,
+                  static_cast<std::size_t>(count) * b.size, 0.0f);
+    }
+  });
 }
 
 void CpuBackend::Engine::loadInputs(const SequenceBatch& batch, const StreamState& stateIn) {
@@ -80,25 +115,35 @@ void CpuBackend::Engine::saveState(int carryFrames, StreamState& stateOut) const
   stateOut = std::move(state);
 }
 
-double CpuBackend::Engine::loss() const {
+double CpuBackend::Engine::loss() {
+  // Each worker sums its rows; the parts are added in worker order (one worker: row order).
+  std::vector<double> parts(m_pool.size(), 0.0);
+  m_pool.run([&](int worker) { parts[worker] = loss(rowPart(worker)); });
+  double total = 0.0;
+  for (double part : parts) total += part;
+  return total;
+}
+
+double CpuBackend::Engine::loss(Rows range) const {
   double total = 0.0;
   const auto& outputs = m_plan.outputLayers();
   const auto& layers = m_plan.graph().layers;
+  const std::size_t end = static_cast<std::size_t>(range.first + range.count);
+  const std::size_t first = std::max<std::size_t>(
+      static_cast<std::size_t>(m_batch->firstPredictedFrame) * m_streams, range.first);
   for (std::size_t o = 0; o < outputs.size() && o < m_batch->targets.size(); ++o) {
     const int l = outputs[o];
     const int size = layers[l].size;
     const LayerBuffers& b = m_layers[l];
-    const std::size_t first = static_cast<std::size_t>(m_batch->firstPredictedFrame) * m_streams;
-    const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
     if (layers[l].loss == LossKind::CrossEntropy) {
       const auto classes = m_batch->targets[o].i64();
-      for (std::size_t r = first; r < rows; ++r)
+      for (std::size_t r = first; r < end; ++r)
         total +=
             math::crossEntropyFromLogits(b.s.data() + r * size, size, static_cast<int>(classes[r]));
     } else {
       const auto targets = m_batch->targets[o].f32();
       const float* out = b.y.data() + static_cast<std::size_t>(b.delay) * m_streams * size;
-      for (std::size_t i = first * size; i < rows * size; ++i) {
+      for (std::size_t i = first * size; i < end * size; ++i) {
         const double diff = static_cast<double>(out[i]) - targets[i];
         total += 0.5 * diff * diff;
       }
@@ -110,17 +155,28 @@ double CpuBackend::Engine::loss() const {
 void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, const float* a,
                               int lda, const float* b, int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  const auto start = m_options.profile ? std::chrono::steady_clock::now()
-                                       : std::chrono::steady_clock::time_point();
-  cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, transB ? CblasTrans : CblasNoTrans,
-              m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-  if (m_options.profile) {
-    const std::lock_guard<std::mutex> lock(m_statsMutex);
-    stats.blasSeconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    stats.blasFlops += 2.0 * m * n * k;
-    ++stats.blasCalls;
+  const auto order = CblasRowMajor;
+  const auto opA = transA ? CblasTrans : CblasNoTrans, opB = transB ? CblasTrans : CblasNoTrans;
+  if (!m_options.profile) {
+    cblas_sgemm(order, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+    return;
   }
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  {
+    const std::lock_guard<std::mutex> lock(m_statsMutex);
+    if (m_productsRunning++ == 0) m_productsSince = start;
+  }
+  cblas_sgemm(order, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  const auto end = Clock::now();
+  const std::lock_guard<std::mutex> lock(m_statsMutex);
+  // blasSeconds counts the time during which any thread is in a product once: with several
+  // workers, flops / blasSeconds is what the products reach on all the cores together.
+  if (--m_productsRunning == 0)
+    stats.blasSeconds += std::chrono::duration<double>(end - m_productsSince).count();
+  stats.blasThreadSeconds += std::chrono::duration<double>(end - start).count();
+  stats.blasFlops += 2.0 * m * n * k;
+  ++stats.blasCalls;
 }
 
 float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
@@ -134,29 +190,26 @@ float* CpuBackend::Engine::destinationGrad(const cpu::ConnectionOp& op, std::ptr
 }
 
 void CpuBackend::Engine::inParallel(const std::function<void(int, int)>& step) {
-  const int workers = std::min(m_workers, m_streams);
-  if (workers <= 1) {
-    step(0, m_streams);
-    return;
-  }
-  // Each worker calls BLAS on its own small products; OpenBLAS's own threads would only fight
-  // over the same cores.
-  const int blas = openblas_get_num_threads();
-  openblas_set_num_threads(1);
-  std::vector<std::thread> threads;
-  for (int w = 1; w < workers; ++w) {
-    const int first = m_streams * w / workers, end = m_streams * (w + 1) / workers;
-    threads.emplace_back([&step, first, end] { step(first, end - first); });
-  }
-  step(0, m_streams / workers);
-  for (std::thread& thread : threads) thread.join();
-  openblas_set_num_threads(blas);
+  const ScopeClock clock(m_options.profile, stats.stepSeconds);
+  m_pool.run([&](int worker) {
+    const auto [first, count] = part(m_streams, worker);
+    if (count > 0) step(first, count);
+  });
+}
+
+void CpuBackend::Engine::onRowParts(const std::function<void(Rows)>& pass) {
+  m_pool.run([&](int worker) {
+    const Rows rows = rowPart(worker);
+    if (rows.count > 0) pass(rows);
+  });
 }
 
 double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& batch,
                                const StreamState& stateIn, StreamState* stateOut,
                                ParameterSet* gradients, std::vector<Tensor>* outputs) {
+  const ScopeClock clock(m_options.profile, stats.runSeconds);
   batch.check(m_plan, gradients != nullptr);
+  const SingleThreadedBlas blas;
   if (!(params.layout() == *m_layout))
     throw std::invalid_argument(
         "parameters of another graph (their layout differs from the "
@@ -183,9 +236,11 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
     if (!(gradients->layout() == *m_layout))
       throw std::invalid_argument("a gradient buffer of another graph");
     gradients->fill(0.0f);
+    clearGradients();
     startBackward();
     for (auto node = m_program.nodes.rbegin(); node != m_program.nodes.rend(); ++node) {
       backwardNode(*node);
+      const ScopeClock gradientClock(m_options.profile, stats.gradientSeconds);
       parameterGradients(*node, gradients->values().data());
     }
     // The parameters' masks decide which gradients exist (the gradient buffer may have been

@@ -8,23 +8,45 @@
 //                                          contiguous rows of frames [t0 - d, t1 - d)
 //   s, ds of layer k   [T, N, size]        pre-activation (sum, or product for multiplicative)
 //   z, dz of a connection into a multiplicative layer  [T, N, size]
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/engine_program.hpp"
+#include "worker_pool.hpp"
 
 // The element-wise loops are built twice, for plain x86-64 and for AVX2 + FMA (x86-64-v3), and
 // the loader picks the clone that the machine runs (GCC's function multi-versioning): about 10 %
-// of a training step on an LSTM, without tying the binary to the build machine.
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// of a training step on an LSTM, without tying the binary to the build machine. Not under
+// ThreadSanitizer, whose instrumented resolvers would run before it is initialized.
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define RNNWB_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define RNNWB_VECTOR_CLONES
 #endif
 
 namespace rnnwb {
+
+/// Adds the wall time of its scope to `total` (profiling only; one thread at a time per total).
+class ScopeClock {
+ public:
+  ScopeClock(bool on, double& total)
+      : m_total(on ? &total : nullptr), m_start(on ? Clock::now() : Clock::time_point()) {}
+  ~ScopeClock() {
+    if (m_total) *m_total += std::chrono::duration<double>(Clock::now() - m_start).count();
+  }
+  ScopeClock(const ScopeClock&) = delete;
+  ScopeClock& operator=(const ScopeClock&) = delete;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  double* m_total;
+  Clock::time_point m_start;
+};
 
 class CpuBackend::Engine {
  public:
@@ -53,6 +75,17 @@ class CpuBackend::Engine {
   Rows frames(int t0, int t1) const {
     return {static_cast<std::ptrdiff_t>(t0) * m_streams, (t1 - t0) * m_streams};
   }
+  /// Worker w's part of `count` items split among the workers (contiguous, in order).
+  std::pair<int, int> part(int count, int worker) const {
+    const int workers = m_pool.size();
+    const auto at = [&](int w) { return static_cast<int>(std::int64_t(count) * w / workers); };
+    return {at(worker), at(worker + 1) - at(worker)};
+  }
+  /// Worker w's part of all the rows of the chunk.
+  Rows rowPart(int worker) const {
+    const auto [first, count] = part(m_frames * m_streams, worker);
+    return {first, count};
+  }
   /// The same rows `delay` frames earlier.
   Rows earlier(Rows rows, int delay) const {
     return {rows.first - static_cast<std::ptrdiff_t>(delay) * m_streams, rows.count};
@@ -61,8 +94,10 @@ class CpuBackend::Engine {
   // cpu_engine.cpp: buffers, inputs, state, loss
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
+  void clearGradients();
   void saveState(int carryFrames, StreamState& stateOut) const;
-  double loss() const;
+  double loss();
+  double loss(Rows rows) const;  // the summed loss of these rows (one part of the chunk)
   void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda, const float* b,
             int ldb, float beta, float* c, int ldc);
   float* y(int layer, std::ptrdiff_t row) { return at(m_layers[layer].y, layer, row, true); }
@@ -78,9 +113,9 @@ class CpuBackend::Engine {
   float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
-  /// The workspace rows of a stacked group for these rows (one frame of some streams). Each stream
-  /// owns a slot as wide as the widest group: workers stepping other streams may be in another
-  /// group at the same time, so a slot must not depend on the group's width.
+  /// The workspace of a stacked group for these rows (one frame of some streams): rows.count rows
+  /// of group.rows floats each. Each stream owns widestGroupRows floats, so that workers stepping
+  /// other streams through other groups at the same time never share a float.
   float* stackRows(Rows rows) {
     return m_stack.data() +
            static_cast<std::size_t>(rows.first % m_streams) * m_program.widestGroupRows;
@@ -89,7 +124,7 @@ class CpuBackend::Engine {
   // cpu_forward.cpp
   void forwardNode(const cpu::NodeOp& node);
   void forwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
-  void initDestinations(int layer);
+  void initDestinations(int layer, Rows rows);
   void forwardConnection(const cpu::ConnectionOp& op, Rows rows);
   void forwardGroup(const cpu::StackedGroup& group, Rows rows);
   void finishLayer(int layer, Rows rows);
@@ -99,13 +134,16 @@ class CpuBackend::Engine {
   void backwardNode(const cpu::NodeOp& node);
   void backwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
   void finishLayerBackward(int layer, Rows rows);
+  void backwardExternal(const cpu::NodeOp& node);
   void backwardConnection(const cpu::ConnectionOp& op, Rows rows);
   void backwardGroup(const cpu::StackedGroup& group, Rows rows);
   void parameterGradients(const cpu::NodeOp& node, float* gradients);
+  void parameterGradientPart(const cpu::NodeOp& node, float* gradients, int worker);
 
-  /// Runs step(firstStream, streamCount) over the streams split among the workers (the calling
-  /// thread takes the first part), with single-threaded BLAS inside.
+  /// Runs step(firstStream, streamCount) on every worker, each with its part of the streams.
   void inParallel(const std::function<void(int, int)>& step);
+  /// Runs pass(rows) on every worker, each with its part of all the rows of the chunk.
+  void onRowParts(const std::function<void(Rows)>& pass);
 
   const CompiledPlan& m_plan;
   CpuBackendOptions m_options;
@@ -117,8 +155,12 @@ class CpuBackend::Engine {
   const float* m_params = nullptr;
   const SequenceBatch* m_batch = nullptr;
   int m_frames = 0, m_streams = 0;
-  int m_workers = 1;
+  // Every pass that the workers share writes disjoint rows or parameters, and the parts depend
+  // only on the shapes and the worker count: results repeat bit for bit for one count.
+  WorkerPool m_pool;
   std::mutex m_statsMutex;
+  int m_productsRunning = 0;  // threads inside cblas_sgemm (profiling), under m_statsMutex
+  std::chrono::steady_clock::time_point m_productsSince;
 };
 
 }  // namespace rnnwb

@@ -8,23 +8,23 @@
 
 namespace rnnwb {
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer, Rows rows) {
   const Layer& spec = m_plan.graph().layers[layer];
-  const std::size_t rows = static_cast<std::size_t>(m_frames) * m_streams;
+  const std::size_t count = static_cast<std::size_t>(rows.count);
   if (spec.kind == LayerKind::Multiplicative) {
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
-      std::fill_n(destination(op, 0), rows * op.rows, 0.0f);
+      std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
     }
     return;
   }
-  float* sum = s(layer, 0);
+  float* sum = s(layer, rows.first);
   const ParameterView* bias = m_layout->layerBias(layer);
   if (!bias) {
-    std::fill_n(sum, rows * spec.size, 0.0f);
+    std::fill_n(sum, count * spec.size, 0.0f);
     return;
   }
-  for (std::size_t r = 0; r < rows; ++r)
+  for (std::size_t r = 0; r < count; ++r)
     std::memcpy(sum + r * spec.size, m_params + bias->offset, sizeof(float) * spec.size);
 }
 
@@ -126,12 +126,13 @@ void CpuBackend::Engine::forwardSteps(const cpu::NodeOp& node, int firstStream, 
 
 void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;  // loaded with the batch
-  for (int layer : node.layers) initDestinations(layer);
-  for (int c : node.external) forwardConnection(m_program.connections[c], frames(0, m_frames));
-  if (!node.recurrent) {
-    finishLayer(node.layers.front(), frames(0, m_frames));
-    return;
-  }
+  // The rows of a chunk are independent here: each worker computes its own, all frames at once.
+  onRowParts([&](Rows rows) {
+    for (int layer : node.layers) initDestinations(layer, rows);
+    for (int c : node.external) forwardConnection(m_program.connections[c], rows);
+    if (!node.recurrent) finishLayer(node.layers.front(), rows);
+  });
+  if (!node.recurrent) return;
   // Streams are independent inside a chunk: each worker steps its own through all frames.
   inParallel([&](int first, int count) { forwardSteps(node, first, count); });
 }

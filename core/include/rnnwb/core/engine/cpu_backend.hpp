@@ -15,21 +15,29 @@
 namespace rnnwb {
 
 struct CpuBackendOptions {
-  /// Threads for the frame-by-frame part: the streams of a chunk are split among them (each
-  /// steps its own streams through all frames, with single-threaded BLAS); the products over all
-  /// frames use OpenBLAS's threads. 0: as many as OpenBLAS uses (blasThreads()). While the
-  /// threads run, OpenBLAS is set to one thread (a process-wide setting, restored after), so two
-  /// backends stepping at once in one process should each use threads = 1.
+  /// Workers (threads kept alive between chunks, the caller being one of them). Every pass is
+  /// split among them: the products and element-wise loops over all frames by rows, the weight
+  /// gradients by rows of each gradient, the frame-by-frame steps by streams; each worker calls
+  /// single-threaded BLAS. 0: as many as OpenBLAS uses (blasThreads()). While a pass runs,
+  /// OpenBLAS is set to one thread (a process-wide setting, restored after), so two backends
+  /// running at once in one process should each use threads = 1. Results repeat bit for bit for
+  /// one count; other counts agree up to the summation order inside the products.
   int threads = 0;
   /// Time every sgemm and count its flops (stats()); costs a clock read per product.
   bool profile = false;
 };
 
-/// What the products cost since the last resetStats() (with options.profile).
+/// What the products and the passes cost since the last resetStats() (with options.profile).
 struct CpuBackendStats {
-  double blasSeconds = 0;  // time inside cblas_sgemm, summed over the threads that call it
-  double blasFlops = 0;    // 2*m*n*k summed over the products
+  /// Wall time during which at least one thread is inside cblas_sgemm: the products' share of the
+  /// run, and blasFlops / blasSeconds the rate that they reach on the machine, all cores together.
+  double blasSeconds = 0;
+  double blasThreadSeconds = 0;  // time inside cblas_sgemm summed over the calling threads
+  double blasFlops = 0;          // 2*m*n*k summed over the products
   long long blasCalls = 0;
+  /// Wall time of forward() / forwardBackward(), of its frame-by-frame steps of recurrent nodes
+  /// (forward and backward), and of its weight and bias gradients.
+  double runSeconds = 0, stepSeconds = 0, gradientSeconds = 0;
 };
 
 class CpuBackend final : public Backend {
