@@ -17,21 +17,7 @@ using namespace rnnwb;
 using namespace rnnwb::train;
 namespace fs = std::filesystem;
 
-namespace {
-
-/// Asks the loop to stop (as SIGINT would) once it has done `step` updates.
-class StopAt final : public TrainingObserver {
- public:
-  explicit StopAt(std::int64_t step) : m_step(step) {}
-  void onStep(std::int64_t step, std::int64_t) override {
-    if (step == m_step) requestStop(SIGINT);
-  }
-
- private:
-  std::int64_t m_step;
-};
-
-}  // namespace
+using train_test::StopAt;
 
 class TestRtrlResume : public QObject {
   Q_OBJECT

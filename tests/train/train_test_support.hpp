@@ -2,14 +2,30 @@
 // What the training tests share: small graphs and texts written to a temporary folder.
 #include <QtTest>
 
+#include <csignal>
+#include <cstdint>
 #include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "rnnwb/core/train/metrics.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
+#include "rnnwb/core/train/trainer.hpp"
 
 namespace train_test {
+
+/// Asks the loop to stop (as SIGINT would) once it has done `step` updates.
+class StopAt final : public rnnwb::train::TrainingObserver {
+ public:
+  explicit StopAt(std::int64_t step) : m_step(step) {}
+  void onStep(std::int64_t step, std::int64_t) override {
+    if (step == m_step) rnnwb::train::requestStop(SIGINT);
+  }
+
+ private:
+  std::int64_t m_step;
+};
 
 inline void writeText(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
