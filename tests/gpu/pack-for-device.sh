@@ -19,8 +19,8 @@ fi
 build=${1:-build-dev}
 bundle=.devrun/stage
 archive=.devrun/rnnwb-device.tar.xz
-targets=(rnnwb tst_gpu_maskedproduct bench_gpu_masked_product tst_gpu_backend tst_gpu_steps tst_gpu_charlm
-  tst_launchschedule tst_cuda_cli bench_gpu_engine)
+targets=(rnnwb tst_gpu_maskedproduct bench_gpu_masked_product tst_gpu_backend tst_gpu_steps
+  tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine)
 
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >/dev/null
 if [ "$cpu_tests" = 1 ]; then
@@ -53,9 +53,10 @@ done
 
 # Shared libraries: all but the C runtime (newer on the device) and CUDA's (the device's match
 # its driver).
-keep='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s|libcu|libnvJitLink|libnvrtc)'
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|librt\.|libpthread\.|libstdc\+\+|libgcc_s'
+skip+='|libcu|libnvJitLink|libnvrtc)'
 ldd "${binaries[@]}" | awk '/=> \// { print $1, $3 }' | sort -u | while read -r name path; do
-  [[ $name =~ $keep ]] && continue
+  [[ $name =~ $skip ]] && continue
   cp -L "$path" "$bundle/lib/$name"
 done
 # The CPU suite's synthetic words render with Debian's fonts (core/src/packing/synthetic_words.cpp
@@ -64,7 +65,8 @@ if [ "$cpu_tests" = 1 ]; then
   for dir in /usr/share/fonts/type1/urw-base35 /usr/share/fonts/truetype/dejavu; do
     [ -d "$dir" ] || continue
     mkdir -p "$bundle/data$dir"
-    find "$dir" -maxdepth 1 \( -name '*.t1' -o -name '*.ttf' \) -exec cp -L {} "$bundle/data$dir/" \;
+    find "$dir" -maxdepth 1 \( -name '*.t1' -o -name '*.ttf' \) \
+      -exec cp -L {} "$bundle/data$dir/" \;
   done
 fi
 XZ_OPT=-T0 tar -C "$bundle" -cJf "$archive" .

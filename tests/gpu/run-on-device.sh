@@ -32,7 +32,8 @@ if [ -n "${RNNWB_PREBUILT:-}" ]; then
   if [ "$source_dir" != "$PWD" ] && [ ! -e "$source_dir" ]; then
     mkdir -p "$(dirname "$source_dir")" && ln -s "$PWD" "$source_dir"
   fi
-  cuda_libs=$(find /usr/local/cuda*/ /opt -name 'libcusparse.so*' -printf '%h\n' 2>/dev/null | head -1)
+  cuda_libs=$(find /usr/local/cuda*/ /opt -name 'libcusparse.so*' -printf '%h\n' 2>/dev/null |
+    head -1)
   export LD_LIBRARY_PATH="$bundle/lib:/usr/local/cuda/lib64:${cuda_libs}:${LD_LIBRARY_PATH:-}"
   # Debian data the CPU suite reads (fonts), where this machine has none of its own.
   if [ -d "$bundle/data/usr" ]; then
@@ -49,7 +50,8 @@ if [ -n "${RNNWB_PREBUILT:-}" ]; then
 else
   mkdir -p "$results"
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DRNNWB_BUILD_GUI=OFF >"$results/cmake.log"
-  grep -q "CUDA backend ON" "$results/cmake.log" || { echo "run-on-device: nvcc not found" >&2; exit 1; }
+  grep -q "CUDA backend ON" "$results/cmake.log" ||
+    { echo "run-on-device: nvcc not found" >&2; exit 1; }
   cmake --build "$build" -j "$jobs" --target rnnwb tst_gpu_maskedproduct bench_gpu_masked_product \
     tst_gpu_backend tst_gpu_steps tst_gpu_charlm tst_launchschedule tst_cuda_cli bench_gpu_engine \
     >"$results/build.log" 2>&1 || { tail -40 "$results/build.log"; exit 1; }
@@ -80,7 +82,8 @@ if [ -n "${RNNWB_PREBUILT:-}" ] && [ "$(find "$build/" -name tst_cpubackend | he
   cputests=$?
   grep -E "tests passed|Failed|\*\*\*" "$results/ctest-cpu.txt" | head -30
 fi
-timeout 240 "$build/tests/gpu/bench_gpu_masked_product" --out "$results/bench_gpu_masked_product.json" \
+timeout 240 "$build/tests/gpu/bench_gpu_masked_product" \
+  --out "$results/bench_gpu_masked_product.json" \
   | tee "$results/bench-gpu.txt"
 bench=${PIPESTATUS[0]}
 
@@ -91,7 +94,8 @@ training="$results/bench-training.jsonl"
 for hidden in 256 512 1024; do
   for streams in 32 128; do
     args=(--input 128 --hidden "$hidden" --output 128 --streams "$streams" --frames 32)
-    timeout 60 "$build/tests/gpu/bench_gpu_engine" tests/bench/lstm.rnn.json "${args[@]}" --label lstm \
+    timeout 60 "$build/tests/gpu/bench_gpu_engine" tests/bench/lstm.rnn.json "${args[@]}" \
+      --label lstm \
       >>"$training"
     timeout 60 "$python" tests/gpu/bench_gpu_torch.py lstm "${args[@]}" >>"$training"
   done
@@ -155,7 +159,8 @@ for line in open(sys.argv[1]):
 PY
 echo
 grep -E "tests passed|Skipped|Failed|\*\*\*Not Run" "$results/ctest-gpu.txt" || true
-[ "$bench" = 77 ] && echo "NO CUDA DEVICE HERE: the gpu tests were skipped; nothing was verified on a device"
+[ "$bench" = 77 ] &&
+  echo "NO CUDA DEVICE HERE: the gpu tests were skipped; nothing was verified on a device"
 echo "gpu tests: exit $tests; host tests: exit $hosttests; CPU suite: exit $cputests;" \
   "masked-product bench: exit $bench (77 = no device)"
 exit $((tests != 0 ? tests : (hosttests != 0 ? hosttests : (bench == 77 ? 0 : bench))))
