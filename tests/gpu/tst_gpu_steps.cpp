@@ -128,6 +128,8 @@ class TestGpuSteps : public QObject {
   void randomGraphs();
   void operation_data();
   void operation();
+  void examples_data();
+  void examples();
 };
 
 void TestGpuSteps::randomGraphs_data() {
@@ -149,6 +151,20 @@ void TestGpuSteps::operation_data() {
 void TestGpuSteps::operation() {
   QFETCH(int, op);
   requireSameSteps(CompiledPlan(graphFromJson(operationCases()[op].json)), {6, 4, 2, 3, true, 11});
+}
+
+// Every example at layers of 8 (its own sizes would make the per-step arena copies slow).
+void TestGpuSteps::examples_data() {
+  QTest::addColumn<QString>("file");
+  const QDir dir(RNNWB_EXAMPLES_DIR);
+  for (const QString& name : dir.entryList({"*.rnn.json"}, QDir::Files, QDir::Name))
+    QTest::newRow(qPrintable(name)) << dir.filePath(name);
+}
+
+void TestGpuSteps::examples() {
+  QFETCH(QString, file);
+  const CompiledPlan plan(withLayerSize(loadValidGraph(file.toStdString()), 8));
+  requireSameSteps(plan, {7, 3, 1, 4, true, 5});
 }
 
 int main(int argc, char** argv) {
