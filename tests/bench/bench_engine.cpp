@@ -9,12 +9,13 @@
 #include <cstring>
 #include <ctime>
 #include <iostream>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <cblas.h>
 #include <nlohmann/json.hpp>
+
+#include "engine_bench_support.hpp"
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
@@ -30,40 +31,6 @@ struct Options {
   int sgemm = 2048;
 };
 
-Graph resized(Graph graph, const Options& o) {
-  for (Layer& layer : graph.layers) {
-    const int size = layer.isInput() ? o.input : layer.isOutput() ? o.output : o.hidden;
-    if (size > 0) layer.size = size;
-  }
-  return graph;
-}
-
-SequenceBatch randomBatch(const CompiledPlan& plan, int frames, int streams) {
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  SequenceBatch batch;
-  batch.frames = frames;
-  batch.streams = streams;
-  for (int l : plan.inputLayers()) {
-    Tensor t = Tensor::zerosF32({frames, streams, plan.graph().layers[l].size});
-    for (float& v : t.f32()) v = uniform(rng);
-    batch.inputs.push_back(std::move(t));
-  }
-  for (int l : plan.outputLayers()) {
-    const Layer& layer = plan.graph().layers[l];
-    if (layer.loss == LossKind::CrossEntropy) {
-      Tensor t = Tensor::zerosI64({frames, streams});
-      for (auto& v : t.i64()) v = std::uniform_int_distribution<int>(0, layer.size - 1)(rng);
-      batch.targets.push_back(std::move(t));
-    } else {
-      Tensor t = Tensor::zerosF32({frames, streams, layer.size});
-      for (float& v : t.f32()) v = uniform(rng);
-      batch.targets.push_back(std::move(t));
-    }
-  }
-  return batch;
-}
-
 /// CPU time of the whole process (all threads): less disturbed than wall time by other work.
 double processSeconds() {
   timespec now{};
@@ -76,10 +43,11 @@ double seconds(std::chrono::steady_clock::time_point start) {
 }
 
 nlohmann::json benchEngine(const Options& o) {
-  const CompiledPlan plan(resized(loadValidGraph(o.graph), o));
+  const CompiledPlan plan(
+      engine_bench::resizedGraph(loadValidGraph(o.graph), o.input, o.hidden, o.output));
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
-  const SequenceBatch batch = randomBatch(plan, o.frames, o.streams);
+  const SequenceBatch batch = engine_bench::randomTrainingBatch(plan, o.frames, o.streams);
   CpuBackend backend(plan, {.profile = true});
   StreamState state;
   for (int warm = 0; warm < 2; ++warm)
@@ -153,27 +121,16 @@ int main(int argc, char** argv) {
   Options o;
   o.graph = argv[1];
   o.label = o.graph;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--label") {
-      o.label = value;
-      continue;
-    }
-    int* target = key == "--input"     ? &o.input
-                  : key == "--hidden"  ? &o.hidden
-                  : key == "--output"  ? &o.output
-                  : key == "--streams" ? &o.streams
-                  : key == "--frames"  ? &o.frames
-                  : key == "--repeat"  ? &o.repeat
-                  : key == "--threads" ? &o.threads
-                  : key == "--sgemm"   ? &o.sgemm
-                                       : nullptr;
-    if (!target) {
-      std::cerr << "unknown option " << key << '\n';
-      return 2;
-    }
-    *target = std::stoi(value);
-  }
+  if (!engine_bench::parseBenchOptions(argc, argv, 2, o.label,
+                                       {{"--input", &o.input},
+                                        {"--hidden", &o.hidden},
+                                        {"--output", &o.output},
+                                        {"--streams", &o.streams},
+                                        {"--frames", &o.frames},
+                                        {"--repeat", &o.repeat},
+                                        {"--threads", &o.threads},
+                                        {"--sgemm", &o.sgemm}}))
+    return 2;
   setBlasThreads(o.threads);
   std::cout << benchEngine(o).dump() << '\n' << benchSgemm(o).dump() << std::endl;
   return 0;

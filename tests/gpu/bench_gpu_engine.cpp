@@ -10,11 +10,12 @@
 #include <chrono>
 #include <iostream>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "engine_bench_support.hpp"
 
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -31,45 +32,12 @@ struct Options {
   int profile = 0;
 };
 
-Graph resized(Graph graph, const Options& o) {
-  for (Layer& layer : graph.layers) {
-    const int size = layer.isInput() ? o.input : layer.isOutput() ? o.output : o.hidden;
-    if (size > 0) layer.size = size;
-  }
-  return graph;
-}
-
-SequenceBatch randomBatch(const CompiledPlan& plan, int frames, int streams) {
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  SequenceBatch batch;
-  batch.frames = frames;
-  batch.streams = streams;
-  for (int l : plan.inputLayers()) {
-    Tensor t = Tensor::zerosF32({frames, streams, plan.graph().layers[l].size});
-    for (float& v : t.f32()) v = uniform(rng);
-    batch.inputs.push_back(std::move(t));
-  }
-  for (int l : plan.outputLayers()) {
-    const Layer& layer = plan.graph().layers[l];
-    if (layer.loss == LossKind::CrossEntropy) {
-      Tensor t = Tensor::zerosI64({frames, streams});
-      for (auto& v : t.i64()) v = std::uniform_int_distribution<int>(0, layer.size - 1)(rng);
-      batch.targets.push_back(std::move(t));
-    } else {
-      Tensor t = Tensor::zerosF32({frames, streams, layer.size});
-      for (float& v : t.f32()) v = uniform(rng);
-      batch.targets.push_back(std::move(t));
-    }
-  }
-  return batch;
-}
-
 nlohmann::json bench(const Options& o) {
-  const CompiledPlan plan(resized(loadValidGraph(o.graph), o));
+  const CompiledPlan plan(
+      engine_bench::resizedGraph(loadValidGraph(o.graph), o.input, o.hidden, o.output));
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
-  const SequenceBatch batch = randomBatch(plan, o.frames, o.streams);
+  const SequenceBatch batch = engine_bench::randomTrainingBatch(plan, o.frames, o.streams);
   gpu::CudaBackend backend(plan, {0, o.graphs != 0, o.profile != 0});
   StreamState state;
   for (int warm = 0; warm < 2; ++warm)
@@ -113,7 +81,8 @@ nlohmann::json bench(const Options& o) {
 int main(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: bench_gpu_engine GRAPH [--input N] [--hidden N] [--output N] "
-                 "[--streams N] [--frames T] [--repeat R] [--graphs 0|1] [--label NAME]\n";
+                 "[--streams N] [--frames T] [--repeat R] [--graphs 0|1] [--profile 0|1] "
+                 "[--label NAME]\n";
     return 2;
   }
   if (!gpu::deviceAvailable()) {
@@ -123,27 +92,16 @@ int main(int argc, char** argv) {
   Options o;
   o.graph = argv[1];
   o.label = o.graph;
-  for (int i = 2; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--label") {
-      o.label = value;
-      continue;
-    }
-    int* target = key == "--input"     ? &o.input
-                  : key == "--hidden"  ? &o.hidden
-                  : key == "--output"  ? &o.output
-                  : key == "--streams" ? &o.streams
-                  : key == "--frames"  ? &o.frames
-                  : key == "--repeat"  ? &o.repeat
-                  : key == "--graphs"  ? &o.graphs
-                  : key == "--profile" ? &o.profile
-                                       : nullptr;
-    if (!target) {
-      std::cerr << "unknown option " << key << '\n';
-      return 2;
-    }
-    *target = std::stoi(value);
-  }
+  if (!engine_bench::parseBenchOptions(argc, argv, 2, o.label,
+                                       {{"--input", &o.input},
+                                        {"--hidden", &o.hidden},
+                                        {"--output", &o.output},
+                                        {"--streams", &o.streams},
+                                        {"--frames", &o.frames},
+                                        {"--repeat", &o.repeat},
+                                        {"--graphs", &o.graphs},
+                                        {"--profile", &o.profile}}))
+    return 2;
   try {
     std::cout << bench(o).dump() << std::endl;
   } catch (const std::exception& e) {
