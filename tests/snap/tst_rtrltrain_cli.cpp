@@ -1,6 +1,7 @@
 // `rnnwb train --algo snap1|rtrl` as a user runs it: a short SnAp-1 run on a character language
 // model whose loss falls, with its metrics and resolved config in the run folder; the errors for
-// an overlap RTRL cannot run and for a graph it cannot take.
+// an overlap RTRL cannot run, for a graph it cannot take and for Jacobians larger than the
+// machine's memory; none of them leaves a run folder.
 #include <QtTest>
 
 #include <fstream>
@@ -57,6 +58,9 @@ class TestRtrlTrainCli : public QObject {
     QCOMPARE(json["algo"].get<std::string>(), std::string("snap1"));
     QCOMPARE(json["h"].get<int>(), 4);  // RTRL's h defaults to h'
     QVERIFY(run.err.contains("backend cpu, snap1"));
+    QVERIFY2(run.err.contains(QRegularExpression(
+                 "the Jacobians take [0-9.]+ KiB per stream, [0-9.]+ KiB for 4 streams")),
+             qPrintable(run.err));
   }
 
   void errorsAreClear_data() {
@@ -71,6 +75,11 @@ class TestRtrlTrainCli : public QObject {
                              << "unknown RTRL algorithm 'snap0'";
     QTest::newRow("delay 2 leaving the node") << QStringList{"--algo", "rtrl"} << "late"
                                               << "connection 'h-late' leaves it with delay 2";
+    // Exact RTRL of a 2048-unit tanh RNN: 8.8e9 entries of Ĵ per stream, ~10^13 bytes for 100
+    // streams; refused from the masks' counts, before anything is allocated.
+    QTest::newRow("more than the memory")
+        << QStringList{"--algo", "rtrl", "--streams", "100"} << "wide"
+        << "algo rtrl would carry up to ";
   }
   void errorsAreClear() {
     QFETCH(QStringList, extra);
@@ -83,12 +92,17 @@ class TestRtrlTrainCli : public QObject {
       g["connections"].push_back({{"id", "h-late"}, {"from", "h"}, {"to", "y"}, {"delay", 2}});
       graphFile = m_dir.filePath("late.rnn.json");
       train_test::writeText(graphFile.toStdString(), g.dump());
+    } else if (graph == "wide") {
+      graphFile = m_dir.filePath("wide.rnn.json");
+      train_test::writeText(graphFile.toStdString(),
+                            train_test::elmanGraph(m_vocabulary, 2048, m_vocabulary, true));
     }
     const Run run = runCli(QStringList{"train", graphFile, "--text", m_text, "--steps", "1",
                                        "--run-dir", m_dir.filePath("errors")} +
                            extra);
     QVERIFY(run.exitCode != 0);
     QVERIFY2(run.err.contains(error), qPrintable(run.err));
+    QVERIFY2(!QFileInfo::exists(m_dir.filePath("errors")), "a refused run made its folder");
   }
 
  private:

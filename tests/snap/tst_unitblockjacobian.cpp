@@ -2,13 +2,15 @@
 // with the compressed I_t and the dense D_t): the same Ĵ of every node and stream and the same
 // gradient, up to float rounding, on the examples and on random graphs, for SnAp-1, SnAp-2 and
 // exact RTRL wherever the unit-block path takes the mask; frames before the first predicted one
-// (no read-out) included. Also: which masks it takes, and Ĵ's round trip by parameter.
+// (no read-out) included. Also: which masks it takes, Ĵ's round trip by parameter, and the
+// memory it carries per stream.
 #include <QtTest>
 
 #include <cmath>
 
 #include "engine_test_support.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/snap/rtrl_learner.hpp"
 #include "snap_test_graphs.hpp"
 
@@ -209,6 +211,33 @@ class TestUnitBlockJacobian : public QObject {
       QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                learner.setJacobian(0, 0, std::vector<float>(3, 0.0f)));
     }
+  }
+
+  // What a run reports (and is refused by) before allocating: bytesPerStream() is what each
+  // stream adds, on either path, and rtrlJacobianBytes is the general path's Ĵ (its streams
+  // and its pattern) and at least the unit-block path's values.
+  void memoryIsKnownBeforeTheStreams() {
+    for (const char* file : {"/elman.rnn.json", "/lstm-peephole.rnn.json", "/gru.rnn.json",
+                             "/sparse-rnn.rnn.json", "/stacked-lstm.rnn.json"})
+      for (int level : {1, 2, 0})
+        for (RtrlJacobianPath path : {RtrlJacobianPath::Fastest, RtrlJacobianPath::General}) {
+          const CompiledPlan plan(example(std::string(RNNWB_EXAMPLES_DIR) + file, 6));
+          const ParameterSet params(plan);
+          RtrlLearner learner(plan, params.layout(), level, 1, path);
+          learner.reset(1);
+          const std::uint64_t one = learner.carriedBytes();
+          learner.reset(3);
+          const std::uint64_t three = learner.carriedBytes();
+          const QString where = QString("%1, level %2").arg(file).arg(level);
+          QVERIFY2(learner.bytesPerStream() > 0, qPrintable(where));
+          QVERIFY2(three - one == 2 * learner.bytesPerStream(), qPrintable(where));
+          const std::uint64_t jacobian = rtrlJacobianBytes(plan, level, 3);
+          if (learner.figures().front().unitBlocks)
+            QVERIFY2(jacobian >= 4 * 4 * std::uint64_t(learner.figures().front().jacobianNnz),
+                     qPrintable(where));
+          else
+            QVERIFY2(jacobian == 4 * learner.bytesPerStream(), qPrintable(where));
+        }
   }
 };
 

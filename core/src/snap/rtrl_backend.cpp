@@ -1,8 +1,13 @@
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <string>
+
+#include "rnnwb/core/snap/rtrl_node_layout.hpp"
+#include "rnnwb/core/snap/snap_patterns.hpp"
+#include "rnnwb/core/snap/sparse_matrix.hpp"
 
 namespace rnnwb::snap {
 
@@ -17,6 +22,19 @@ int snapLevelOfAlgorithm(std::string_view algorithm) {
   }
   throw std::invalid_argument("unknown RTRL algorithm '" + std::string(algorithm) +
                               "' (rtrl for exact RTRL, snapN with N >= 1 for SnAp-N)");
+}
+
+std::uint64_t rtrlJacobianBytes(const CompiledPlan& plan, int snapLevel, int streams) {
+  std::uint64_t perStream = 0;
+  for (int node = 0; node < static_cast<int>(plan.nodes().size()); ++node) {
+    if (!plan.nodes()[node].recurrent || rtrlRefusal(plan, node)) continue;
+    const RtrlNodeLayout layout(plan, node);
+    const SnapPatterns patterns(layout);
+    const std::uint64_t nnz =
+        patterns.nnz(snapLevel == 0 ? patterns.exactMask() : patterns.mask(snapLevel));
+    perStream += csrBytes(nnz, static_cast<std::uint64_t>(patterns.parameterCount())) + 4 * nnz;
+  }
+  return perStream * (static_cast<std::uint64_t>(std::max(streams, 0)) + 1);
 }
 
 RtrlBackend::RtrlBackend(const CompiledPlan& plan, std::string_view algorithm, int threads)

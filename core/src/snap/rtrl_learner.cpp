@@ -122,22 +122,41 @@ void RtrlLearner::reset(int streams) {
   }
 }
 
+namespace {
+
+std::uint64_t floatBytes(const std::vector<float>& v) { return std::uint64_t{4} * v.size(); }
+
+/// A unit-block stream: Ĵ's values and the queued frames.
+std::uint64_t streamBytes(const UnitBlockJacobian::Stream& stream) {
+  std::uint64_t total = floatBytes(stream.values);
+  for (const UnitBlockJacobian::Stream::Frame& f : stream.frames)
+    total += floatBytes(f.exports) + floatBytes(f.d) + floatBytes(f.g) + floatBytes(f.sources);
+  return total;
+}
+
+/// A general-path stream: Ĵ in CSR by parameter and the masked product's output.
+std::uint64_t streamBytes(const SnapJacobian& j) {
+  const auto nnz = static_cast<std::uint64_t>(j.nnz());
+  return csrBytes(nnz, static_cast<std::uint64_t>(j.parameterCount())) + std::uint64_t{4} * nnz;
+}
+
+}  // namespace
+
 std::uint64_t RtrlLearner::carriedBytes() const {
   std::uint64_t total = 0;
-  auto floats = [](const std::vector<float>& v) { return std::uint64_t{4} * v.size(); };
   for (const auto& r : m_recurrent) {
     if (!r) continue;
-    for (const UnitBlockJacobian::Stream& stream : r->blockStreams) {
-      total += floats(stream.values);
-      for (const UnitBlockJacobian::Stream::Frame& f : stream.frames)
-        total += floats(f.exports) + floats(f.d) + floats(f.g) + floats(f.sources);
-    }
-    for (const SnapJacobian& j : r->perStream)
-      total += csrBytes(static_cast<std::uint64_t>(j.nnz()),
-                        static_cast<std::uint64_t>(j.parameterCount())) +
-               std::uint64_t{4} * static_cast<std::uint64_t>(j.nnz());
-    if (!r->blocks) total += floats(r->d);
+    for (const UnitBlockJacobian::Stream& stream : r->blockStreams) total += streamBytes(stream);
+    for (const SnapJacobian& j : r->perStream) total += streamBytes(j);
+    if (!r->blocks) total += floatBytes(r->d);
   }
+  return total;
+}
+
+std::uint64_t RtrlLearner::bytesPerStream() const {
+  std::uint64_t total = 0;
+  for (const auto& r : m_recurrent)
+    if (r) total += r->blocks ? streamBytes(r->blocks->makeStream()) : streamBytes(*r->prototype);
   return total;
 }
 

@@ -7,6 +7,7 @@
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
@@ -20,9 +21,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Exact RTRL and SnAp-n at n >= 2 carry |h|·|θ| entries per stream on dense networks: a run
+// that cannot hold them is refused before any is allocated (and before the run folder is made),
+// rather than dying out of memory mid-run.
+void requireJacobiansFitMemory(const TrainConfig& c, const CompiledPlan& plan) {
+  const std::uint64_t physical = physicalMemoryBytes();
+  if (physical == 0) return;
+  const std::uint64_t needed =
+      snap::rtrlJacobianBytes(plan, snap::snapLevelOfAlgorithm(c.algo), c.streams);
+  if (needed <= physical) return;
+  throw std::invalid_argument(
+      "algo " + c.algo + " would carry up to " + formatBytes(needed) + " of Jacobians for " +
+      std::to_string(c.streams) + " streams, more than this machine's " + formatBytes(physical) +
+      " of memory: train fewer streams (--streams) or a sparser level (snap1); `rnnwb mask "
+      "GRAPH` gives the size of each level's Jacobian per stream");
+}
+
 // BPTT runs on any registered backend; the RTRL family runs on the CPU through RtrlBackend.
 std::unique_ptr<Backend> makeTrainingBackend(const TrainConfig& c, const CompiledPlan& plan) {
   if (c.algo == "bptt") return makeBackend(c.backend, plan, BackendOptions{c.threads});
+  requireJacobiansFitMemory(c, plan);
   // Results are bit-for-bit repeatable for one thread count; the resolved config keeps it.
   if (c.threads > 0) setBlasThreads(c.threads);
   return std::make_unique<snap::RtrlBackend>(plan, c.algo, c.threads);
@@ -103,6 +121,12 @@ class Trainer::Loop {
             std::to_string(m_config.effectiveH()) + ", h' = " + std::to_string(m_config.hPrime) +
             ", " + std::string(toString(m_config.optimizer.kind)) + ", " +
             std::to_string(m_totalSteps) + " steps, backend " + std::string(m_backend->name()));
+    if (auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get())) {
+      const std::uint64_t perStream = rtrl->learner().bytesPerStream();
+      message("the Jacobians take " + formatBytes(perStream) + " per stream, " +
+              formatBytes(perStream * static_cast<std::uint64_t>(m_config.streams)) + " for " +
+              std::to_string(m_config.streams) + " streams");
+    }
   }
 
   TrainOutcome run() {

@@ -8,6 +8,7 @@
 // is empty (a new sequence), so a chunk must continue exactly where the previous one stopped
 // (carryFrames = T, or 0 when the state is dropped): RTRL cannot rewind, so truncated BPTT's
 // overlap (h > h') is refused. forward() is the CPU engine's (validation, inference).
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,6 +22,13 @@ namespace rnnwb::snap {
 /// The SnAp level of a training algorithm's name: "rtrl" -> 0 (exact), "snapN" -> N (N >= 1).
 /// Throws std::invalid_argument for any other name ("bptt" included).
 int snapLevelOfAlgorithm(std::string_view algorithm);
+
+/// The bytes of Ĵ that RTRL (snapLevel 0) or SnAp-n carries for `streams` streams, stored as
+/// the general path stores it (CSR by parameter, plus the masked product's output), for every
+/// stream and for the learner's own pattern; from the masks' counts alone, before anything that
+/// large is allocated. This is what grows as |h|·|θ|; the unit-block path stores less of Ĵ, plus
+/// a few queued frames linear in the node's size. Nodes RTRL refuses count 0.
+std::uint64_t rtrlJacobianBytes(const CompiledPlan& plan, int snapLevel, int streams);
 
 class RtrlBackend final : public Backend {
  public:

@@ -74,6 +74,9 @@ class RtrlLearner {
   /// the queued frames (factors, D blocks, sources, g); otherwise Ĵ in CSR, the product's output
   /// and the dense D_t.
   std::uint64_t carriedBytes() const;
+  /// What carriedBytes() will be for each stream added by reset(): known before any stream
+  /// exists, so a run can say what it will need (and refuse what cannot fit) before allocating.
+  std::uint64_t bytesPerStream() const;
 
   /// Ĵ of figures()[index]'s node for one stream, in the order of SnapJacobian::byParameter()
   /// whichever path carries it (jacobianNnz floats); and its replacement (a resumed run). Both
