@@ -1,6 +1,8 @@
 // TrainForm: what the form shows is a TrainConfig, and the config it gives round-trips through
 // the core writer and reader (toJson / loadTrainConfig) unchanged, for every task and option.
 #include <QTemporaryDir>
+#include <QComboBox>
+#include <QSpinBox>
 #include <QtTest>
 
 #include "rnnwb/core/graph_io.hpp"
@@ -17,6 +19,7 @@ class TestTrainForm : public QObject {
  private slots:
   void roundTrip_data();
   void roundTrip();
+  void onlineAlgorithmsFixHAndBackend();
   void runDirIsSeparate();
 };
 
@@ -64,6 +67,21 @@ void TestTrainForm::roundTrip_data() {
   copy.halveLrWhenWorse = false;
   copy.steps = 77;
   QTest::newRow("copy, sgd, no halving") << copy;
+
+  // The RTRL family: h is h' (as the trainer resolves it) and the backend the cpu.
+  train::TrainConfig snap = charLm;
+  snap.algo = "snap2";
+  snap.h = snap.hPrime = 8;
+  QTest::newRow("char-lm, SnAp-2") << snap;
+  train::TrainConfig rtrl = adding;
+  rtrl.algo = "rtrl";
+  rtrl.backend = "cpu";
+  rtrl.h = rtrl.hPrime;
+  QTest::newRow("adding, exact RTRL") << rtrl;
+  train::TrainConfig snap5 = copy;  // a level the list does not offer, from a config file
+  snap5.algo = "snap5";
+  snap5.h = snap5.hPrime;
+  QTest::newRow("copy, SnAp-5") << snap5;
 }
 
 void TestTrainForm::roundTrip() {
@@ -87,6 +105,37 @@ void TestTrainForm::roundTrip() {
   // And a run's resolved config shown in the form gives that config again.
   form.setConfig(read);
   QVERIFY(form.config() == read);
+}
+
+// Choosing RTRL or SnAp-n makes h follow h' and the backend the cpu, as the trainer requires;
+// going back to BPTT frees them again.
+void TestTrainForm::onlineAlgorithmsFixHAndBackend() {
+  TrainForm form;
+  train::TrainConfig c;
+  c.task.text = RNNWB_EXAMPLES_DIR "/data/kjv-genesis-2samuel.txt";
+  c.h = 64;
+  c.hPrime = 16;
+  c.backend = "cuda";
+  form.setConfig(c);
+  QComboBox* algo = nullptr;
+  for (QComboBox* box : form.findChildren<QComboBox*>())
+    if (box->findData(QStringLiteral("snap1")) >= 0) algo = box;
+  QVERIFY(algo);
+  algo->setCurrentIndex(algo->findData(QStringLiteral("snap1")));
+  train::TrainConfig shown = form.config();
+  QCOMPARE(shown.algo, std::string("snap1"));
+  QCOMPARE(shown.h, 16);
+  QCOMPARE(shown.backend, std::string("cpu"));
+  QVERIFY_THROWS_NO_EXCEPTION(train::validateTrainConfig(shown));
+  QSpinBox* hPrime = nullptr;
+  for (QSpinBox* box : form.findChildren<QSpinBox*>())
+    if (box->toolTip() == QStringLiteral("New frames per update")) hPrime = box;
+  QVERIFY(hPrime);
+  hPrime->setValue(24);
+  QCOMPARE(form.config().h, 24);
+  algo->setCurrentIndex(algo->findData(QStringLiteral("bptt")));
+  QCOMPARE(form.config().algo, std::string("bptt"));
+  QVERIFY(form.config().h >= form.config().hPrime);
 }
 
 void TestTrainForm::runDirIsSeparate() {

@@ -124,12 +124,27 @@ QWidget* TrainForm::createTaskPage(int kind) {
 }
 
 QWidget* TrainForm::createRunGroup() {
-  auto* group = new QGroupBox(QStringLiteral("Truncated BPTT"));
+  auto* group = new QGroupBox(QStringLiteral("Gradients"));
   QFormLayout* form = compactForm(group);
+  m_algo = new QComboBox;
+  m_algo->addItem(QStringLiteral("truncated BPTT(h; h′)"), QStringLiteral("bptt"));
+  for (int n = 1; n <= 3; ++n)
+    m_algo->addItem(QStringLiteral("SnAp-%1").arg(n), QStringLiteral("snap%1").arg(n));
+  m_algo->addItem(QStringLiteral("exact RTRL"), QStringLiteral("rtrl"));
+  m_algo->setToolTip(QStringLiteral(
+      "How gradients are computed. RTRL and SnAp-n update online every h′ frames on the cpu; "
+      "exact RTRL and SnAp-2 of a dense network carry |h|·|θ| floats per stream (Sparsity "
+      "view, or rnnwb mask)"));
+  connect(m_algo, &QComboBox::currentIndexChanged, this, &TrainForm::updateEnabled);
   m_streams = intBox(1, 1000000, QStringLiteral("N, streams trained side by side"));
   m_h = intBox(0, 1000000, QStringLiteral("Frames back-propagated per update (h ≥ h')"));
   m_h->setSpecialValueText(QStringLiteral("2 h′"));
   m_hPrime = intBox(1, 1000000, QStringLiteral("New frames per update"));
+  // RTRL never back-propagates through time: h is h′, shown but not editable.
+  connect(m_hPrime, &QSpinBox::valueChanged, this, [this](int hPrime) {
+    if (isOnline()) m_h->setValue(hPrime);
+  });
+  form->addRow(QStringLiteral("Algorithm"), m_algo);
   form->addRow(QStringLiteral("Streams N"), m_streams);
   form->addRow(QStringLiteral("h"), m_h);
   form->addRow(QStringLiteral("h′"), m_hPrime);
@@ -210,9 +225,10 @@ train::TrainConfig TrainForm::config() const {
   c.task.alphabet = m_alphabet->value();
   // Each generated task has its own box; the one of the chosen task counts.
   c.task.validSequences = m_validSequences[m_task->currentIndex() == kCopy ? 1 : 0]->value();
+  c.algo = m_algo->currentData().toString().toStdString();
   c.streams = m_streams->value();
-  c.h = m_h->value();
   c.hPrime = m_hPrime->value();
+  c.h = isOnline() ? c.hPrime : m_h->value();
   c.optimizer.kind =
       m_optimizer->currentIndex() == 0 ? train::OptimizerKind::Adam : train::OptimizerKind::Sgd;
   c.optimizer.learningRate = m_lr->value();
@@ -226,7 +242,7 @@ train::TrainConfig TrainForm::config() const {
   c.checkpointEvery = m_checkpointEvery->value();
   c.reportEvery = m_reportEvery->value();
   c.seed = m_seed->text().toULongLong();
-  c.backend = m_backend->currentText().toStdString();
+  c.backend = isOnline() ? "cpu" : m_backend->currentText().toStdString();
   c.threads = m_threads->value();
   return c;
 }
@@ -242,9 +258,12 @@ void TrainForm::setConfig(const train::TrainConfig& c) {
   m_delay->setValue(c.task.delay);
   m_alphabet->setValue(c.task.alphabet);
   for (QSpinBox* valid : m_validSequences) valid->setValue(c.task.validSequences);
+  const QString algo = QString::fromStdString(c.algo);
+  if (m_algo->findData(algo) < 0) m_algo->addItem(algo, algo);  // snap5 from a config file
+  m_algo->setCurrentIndex(m_algo->findData(algo));
   m_streams->setValue(c.streams);
-  m_h->setValue(c.h);
   m_hPrime->setValue(c.hPrime);
+  m_h->setValue(c.h);
   m_optimizer->setCurrentIndex(c.optimizer.kind == train::OptimizerKind::Adam ? 0 : 1);
   m_lr->setValue(c.optimizer.learningRate);
   m_momentum->setValue(c.optimizer.momentum);
@@ -290,6 +309,13 @@ void TrainForm::updateEnabled() {
   m_steps->setVisible(!epochs);
   m_epochs->setVisible(epochs);
   m_momentum->setEnabled(m_optimizer->currentIndex() == 1);
+  const bool online = isOnline();
+  m_h->setEnabled(!online);
+  if (online) m_h->setValue(m_hPrime->value());
+  m_backend->setEnabled(!online);
+  if (online) m_backend->setCurrentIndex(0);  // the RTRL family runs on the cpu
 }
+
+bool TrainForm::isOnline() const { return m_algo->currentData().toString() != "bptt"; }
 
 }  // namespace rnnwb::ui

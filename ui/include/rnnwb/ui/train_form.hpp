@@ -1,7 +1,8 @@
 #pragma once
 // TrainForm: the settings of a new training run (docs/training.md), edited as a TrainConfig:
-// the task and its options, N streams, h and h', the optimizer, learning rate, clipping, how
-// long, how often to validate and checkpoint, the seed and the backend, plus the run folder.
+// the task and its options, the algorithm (truncated BPTT, SnAp-n or exact RTRL), N streams, h
+// and h', the optimizer, learning rate, clipping, how long, how often to validate and
+// checkpoint, the seed and the backend, plus the run folder.
 // config() gives what the form shows; setConfig() shows a config (a run's, to start a similar
 // one). The graph is not part of the form: the panel fills it in at launch.
 #include <QWidget>
@@ -38,6 +39,7 @@ class TrainForm : public QWidget {
   void browseText();
   void browseRunDir();
   void updateEnabled();
+  bool isOnline() const;  // RTRL or SnAp-n: online updates, h = h′, cpu only
 
   QComboBox* m_task;
   QStackedWidget* m_taskPages;
@@ -48,6 +50,7 @@ class TrainForm : public QWidget {
   QSpinBox* m_delay = nullptr;
   QSpinBox* m_alphabet = nullptr;
   QSpinBox* m_validSequences[2] = {nullptr, nullptr};  // adding, copy
+  QComboBox* m_algo = nullptr;
   QSpinBox* m_streams = nullptr;
   QSpinBox* m_h = nullptr;
   QSpinBox* m_hPrime = nullptr;
