@@ -8,6 +8,7 @@
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -108,6 +109,7 @@ QImage coreBatchImage(const PackingSettings& s, std::size_t batch) {
 class TestPackingPanel : public QObject {
   Q_OBJECT
  private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // MainWindow's settings
   void figuresOfSyntheticWords();
   void figuresOfSizesFile_data();
   void figuresOfSizesFile();
