@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "rnnwb/core/packing/image_io.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_ops.hpp"
 #include "rnnwb/ui/main_window.hpp"
@@ -51,6 +52,8 @@ PackingSettings sizesFile(const QString& path, int batchSize, int rowWidth) {
 packing::ExampleSource loadByCore(const PackingSource& source) {
   if (source.kind == PackingSource::Kind::SizesFile)
     return packing::loadSizesFile(source.path.toStdString());
+  if (source.kind == PackingSource::Kind::ImageFolder)
+    return packing::loadImageFolder(source.path.toStdString());
   packing::SyntheticWordOptions options;
   options.seed = source.seed;
   options.minPixelSize = source.minPixelSize;
@@ -114,6 +117,7 @@ class TestPackingPanel : public QObject {
   void figuresOfSizesFile_data();
   void figuresOfSizesFile();
   void malformedSizesFileNamesTheLine();
+  void imageFolderAndItsErrors();
   void steppingBatchesChangesThePicture();
   void exportWritesReadablePng();
   void newerSettingsWinWhileWorkRuns();
@@ -178,6 +182,45 @@ void TestPackingPanel::malformedSizesFileNamesTheLine() {
   WAIT_IDLE(panel);
   QVERIFY2(panel.message().contains(QStringLiteral("example 3 is 12 pixels wide")),
            qPrintable(panel.message()));
+}
+
+void TestPackingPanel::imageFolderAndItsErrors() {
+  QTemporaryDir dir;
+  const std::filesystem::path root = dir.path().toStdString();
+  std::filesystem::create_directories(root / "sub");
+  int n = 0;
+  for (const auto& [h, w] : {std::pair{9, 14}, {5, 20}, {9, 6}, {12, 11}, {4, 4}}) {
+    packing::Image img(h, w, 1, 255);
+    for (int x = 0; x < w; x += 2) *img.pixel(h / 2, x) = 0;  // a dotted line of ink
+    const std::string name = "w" + std::to_string(n) + ".png";
+    packing::writePng(root / (n++ % 2 ? "sub" : "") / name, img);
+  }
+  PackingSettings s;
+  s.source.kind = PackingSource::Kind::ImageFolder;
+  s.source.path = dir.path();
+  s.batchSize = 3;
+  PackingPanel panel;
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY2(!panel.messageIsError(), qPrintable(panel.message()));
+  compareWithCore(panel, s);
+  QCOMPARE(panel.image(), coreBatchImage(s, 0));
+  panel.showBatch(1);
+  WAIT_IDLE(panel);
+  QCOMPARE(panel.image(), coreBatchImage(s, 1));
+  // A folder that is not there, and a file that is no PNG: errors naming them, no crash.
+  s.source.path = dir.filePath("gone");
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY(panel.messageIsError());
+  QVERIFY2(panel.message().contains(QStringLiteral("gone: not a directory")),
+           qPrintable(panel.message()));
+  writeFile(dir, "broken.png", "not a png");
+  s.source.path = dir.path();
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY(panel.messageIsError());
+  QVERIFY2(panel.message().contains(QStringLiteral("broken.png")), qPrintable(panel.message()));
 }
 
 void TestPackingPanel::steppingBatchesChangesThePicture() {
