@@ -1,7 +1,7 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
-//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [GRAPH]
-//                                                       render the window offscreen, then exit
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [--packing]
+//             [GRAPH]                                   render the window offscreen, then exit
 //   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
 #include <cstdio>
 #include <cstring>
@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include "rnnwb/ui/autosave.hpp"
@@ -17,6 +18,8 @@
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/packing_panel.hpp"
+#include "rnnwb/ui/picture_view.hpp"
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
@@ -48,8 +51,36 @@ bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs) {
   return true;
 }
 
+/// Shows the packing dock on 64 synthetic words in batches of 16 and waits for its picture.
+bool showPacking(rnnwb::ui::MainWindow& window) {
+  rnnwb::ui::PackingPanel* panel = window.packingPanel();
+  if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
+    dock->show();
+    dock->raise();
+    window.resizeDocks({dock}, {470}, Qt::Vertical);
+  }
+  rnnwb::ui::PackingSettings settings;
+  settings.source.wordCount = 64;
+  settings.source.maxPixelSize = 60;
+  settings.batchSize = 16;
+  panel->setSettings(settings);
+  QElapsedTimer clock;
+  clock.start();
+  while (panel->isBusy() && clock.elapsed() < 120000)
+    QApplication::processEvents(QEventLoop::AllEvents, 50);
+  if (panel->isBusy() || panel->messageIsError()) {
+    std::fprintf(stderr, "rnnwb-gui: the packing view: %s\n",
+                 panel->isBusy() ? "timed out" : qPrintable(panel->message()));
+    return false;
+  }
+  QApplication::processEvents();  // the dock has its final size: fit the picture into it
+  panel->view()->fitToWindow();
+  return true;
+}
+
 int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed, const QString& select, const QStringList& runs) {
+                   bool collapsed, const QString& select, const QStringList& runs,
+                   bool packing) {
   if (!graph.isEmpty()) {
     QString error;
     if (!window.document()->open(graph, &error)) {
@@ -69,6 +100,7 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
     window.scene()->selectItems({layer}, {});
   }
   if (!runs.isEmpty() && !showRuns(window, runs)) return 1;
+  if (packing && !showPacking(window)) return 1;
   QApplication::processEvents();
   window.view()->fitToWindow();
   QApplication::processEvents();
@@ -105,7 +137,10 @@ int main(int argc, char** argv) {
                                QStringLiteral("Show the training panel following this run "
                                               "folder (repeat to compare runs)."),
                                QStringLiteral("DIR"));
-  parser.addOptions({screenshot, collapsed, select, run});
+  const QCommandLineOption packing(QStringLiteral("packing"),
+                                   QStringLiteral("With --screenshot: show the Packing dock on "
+                                                  "64 synthetic words."));
+  parser.addOptions({screenshot, collapsed, select, run, packing});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
@@ -115,7 +150,7 @@ int main(int argc, char** argv) {
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
     return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
-                          parser.value(select), parser.values(run));
+                          parser.value(select), parser.values(run), parser.isSet(packing));
 
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();

@@ -1,23 +1,19 @@
 // rnnwb pack (--sizes FILE | --images DIR | --synthetic-words COUNT): the cells a 2-D recurrent
 // layer computes with batch padding and with example packing (spec/packing.md), every packer
 // beside the baseline.
-#include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <sstream>
 
 #include "cli_support.hpp"
+#include "rnnwb/core/packing/example_source.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_figures.hpp"
-#include "rnnwb/core/packing/packing_ops.hpp"
 #include "rnnwb/core/packing/packing_picture.hpp"
-#include "rnnwb/core/packing/word_images.hpp"
 
 namespace rnnwb::cli {
 namespace {
 
 using namespace rnnwb::packing;
-namespace fs = std::filesystem;
 
 struct PackOptions {
   std::string sizesFile, imageDir, packer = "shelf", png;
@@ -26,55 +22,12 @@ struct PackOptions {
   bool json = false;
 };
 
-// The examples to pack: their sizes, and where the pixels are when there are any.
-struct ExampleSource {
-  std::vector<ExampleSize> sizes;
-  std::vector<fs::path> files;  // --images
-  std::vector<Image> images;    // --synthetic-words
-};
-
-std::vector<ExampleSize> readSizesFile(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file + ": cannot open");
-  std::vector<ExampleSize> sizes;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    std::istringstream fields(line);
-    ExampleSize s;
-    std::string rest;
-    if (!(fields >> s.height >> s.width) || (fields >> rest) || s.height <= 0 || s.width <= 0)
-      throw std::runtime_error(file + ":" + std::to_string(number) +
-                               ": expected 'height width' (two positive integers), got '" + line +
-                               "'");
-    sizes.push_back(s);
-  }
-  return sizes;
-}
-
 ExampleSource loadExamples(const PackOptions& o) {
-  ExampleSource src;
-  if (!o.sizesFile.empty()) {
-    src.sizes = readSizesFile(o.sizesFile);
-  } else if (!o.imageDir.empty()) {
-    const fs::path transcriptions = findIamTranscriptions(o.imageDir);
-    if (transcriptions.empty()) {
-      src.files = listPngFiles(o.imageDir);
-    } else {
-      for (const LabeledImageFile& e : readIamTranscriptions(transcriptions, o.imageDir))
-        src.files.push_back(e.image);
-    }
-    for (const fs::path& f : src.files) src.sizes.push_back(readPngSize(f));
-  } else {
-    SyntheticWordOptions options;
-    options.seed = o.seed;
-    for (WordImage& w : generateSyntheticWords(o.syntheticWords, options)) {
-      src.sizes.push_back({w.image.height, w.image.width});
-      src.images.push_back(std::move(w.image));
-    }
-  }
-  if (src.sizes.empty()) throw std::runtime_error("no examples to pack");
-  return src;
+  if (!o.sizesFile.empty()) return loadSizesFile(o.sizesFile);
+  if (!o.imageDir.empty()) return loadImageFolder(o.imageDir);
+  SyntheticWordOptions options;
+  options.seed = o.seed;
+  return loadSyntheticWords(o.syntheticWords, options);
 }
 
 nlohmann::json figuresJson(const PackingFigures& f) {
@@ -125,23 +78,9 @@ void printTable(const PackingFigures& f, const PackOptions& o) {
 
 // The first batch, packed by --packer, drawn with its mask and its skewed form.
 void writePicture(const ExampleSource& src, const PackOptions& o) {
-  const std::size_t count = std::min<std::size_t>(o.batch, src.sizes.size());
-  const std::span<const ExampleSize> sizes(src.sizes.data(), count);
-  const PackedLayout layout = packWith(o.packer, sizes, o.width);
-  std::vector<FeatureMap> ink;
-  for (std::size_t i = 0; i < count; ++i) {
-    if (!src.images.empty())
-      ink.push_back(inkFeatures(src.images[i]));
-    else if (!src.files.empty())
-      ink.push_back(inkFeatures(readGrayPng(src.files[i])));
-    else {  // --sizes: no pixels, a light fill shows the examples' extent
-      FeatureMap& m = ink.emplace_back(sizes[i].height, sizes[i].width, 1);
-      std::fill(m.data.begin(), m.data.end(), 0.25f);
-    }
-  }
-  const int longest = std::max(layout.height, layout.skewedWidth);
-  const int scale = longest < 60 ? 8 : longest < 200 ? 3 : 1;
-  writePng(o.png, drawPackedBatch(layout, pack(layout, ink), scale));
+  const BatchPicture picture = drawSourceBatch(src, 0, o.batch, o.packer, o.width);
+  writePng(o.png, picture.image);
+  const PackedLayout& layout = picture.layout;
   if (!o.json)
     std::cout << "\nwrote " << o.png << ": batch 1 packed by '" << o.packer << "' ("
               << layout.height << " x " << layout.width << ", skewed " << layout.height << " x "

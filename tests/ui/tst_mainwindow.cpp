@@ -66,7 +66,7 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
     if (action->text() == QStringLiteral("&View")) view = action->menu();
   QVERIFY(view);
   const auto docks = window.findChildren<QDockWidget*>();
-  QCOMPARE(docks.size(), 5);
+  QCOMPARE(docks.size(), 6);
   for (QDockWidget* dock : docks) QVERIFY(view->actions().contains(dock->toggleViewAction()));
   QVERIFY(view->actions().contains(window.editActions()->collapse));
 }

@@ -52,10 +52,14 @@ QImage renderCanvas(QGraphicsScene* scene, double scale) {
 }
 
 bool exportCanvasPng(QGraphicsScene* scene, const QString& path, QString* error) {
+  return exportImagePng(renderCanvas(scene, 2.0), path, error);
+}
+
+bool exportImagePng(const QImage& image, const QString& path, QString* error) {
   QByteArray data;
   QBuffer buffer(&data);
   buffer.open(QIODevice::WriteOnly);
-  if (!renderCanvas(scene, 2.0).save(&buffer, "PNG")) {
+  if (!image.save(&buffer, "PNG")) {
     if (error) *error = QStringLiteral("Cannot encode the PNG for %1").arg(path);
     return false;
   }

@@ -13,6 +13,7 @@
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
+#include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
@@ -121,6 +122,11 @@ void MainWindow::createDockWindows() {
   QDockWidget* training = addDock(m_training, QStringLiteral("Training"), Qt::BottomDockWidgetArea);
   training->hide();
   findChild<QToolBar*>(QStringLiteral("mainToolBar"))->addAction(training->toggleViewAction());
+  // Packing (spec/packing.md) shares the bottom with Training, as a tab; hidden until asked for.
+  m_packing = new PackingPanel(this);
+  QDockWidget* packing = addDock(m_packing, QStringLiteral("Packing"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(training, packing);
+  packing->hide();
 }
 
 void MainWindow::updateTitle() {

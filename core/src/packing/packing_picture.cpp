@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <string>
 
+#include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_ops.hpp"
 
 namespace rnnwb::packing {
@@ -86,6 +88,29 @@ Image drawPackedBatch(const PackedLayout& layout, const FeatureMap& ink, int sca
   const int third = 3 * bar + 2 * (panelH + gap);
   paintMap(img, third, skew(layout, ink), skew(layout, mask), scale, {255, 240, 210});
   return img;
+}
+
+int pictureScale(const PackedLayout& layout) {
+  const int longest = std::max(layout.height, layout.skewedWidth);
+  return longest < 60 ? 8 : longest < 200 ? 3 : 1;
+}
+
+BatchPicture drawSourceBatch(const ExampleSource& source, std::size_t batch, int batchSize,
+                             const std::string& packer, int rowWidth) {
+  const std::size_t batches = batchCount(source.sizes.size(), batchSize);
+  if (batch >= batches)
+    throw std::out_of_range("batch " + std::to_string(batch + 1) + " of " +
+                            std::to_string(batches));
+  BatchPicture picture;
+  picture.first = batch * static_cast<std::size_t>(batchSize);
+  const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(batchSize),
+                                                  source.sizes.size() - picture.first);
+  const std::span<const ExampleSize> sizes(source.sizes.data() + picture.first, count);
+  picture.layout = packWith(packer, sizes, rowWidth, static_cast<int>(picture.first));
+  picture.scale = pictureScale(picture.layout);
+  const FeatureMap ink = pack(picture.layout, source.ink(picture.first, count));
+  picture.image = drawPackedBatch(picture.layout, ink, picture.scale);
+  return picture;
 }
 
 }  // namespace rnnwb::packing

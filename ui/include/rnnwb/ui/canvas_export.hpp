@@ -16,6 +16,8 @@ QImage renderCanvas(QGraphicsScene* scene, double scale);
 bool exportCanvasPng(QGraphicsScene* scene, const QString& path, QString* error);
 bool exportCanvasSvg(QGraphicsScene* scene, const QString& path, const QString& title,
                      QString* error);
+/// Any picture a view shows (a packed batch...) as a PNG, written atomically.
+bool exportImagePng(const QImage& image, const QString& path, QString* error);
 /// Needs a valid graph (the DOT draws recurrent nodes as clusters of the compiled plan).
 bool exportGraphDot(const GraphDocument& document, const QString& path, QString* error);
 

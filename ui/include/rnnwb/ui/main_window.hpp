@@ -1,6 +1,6 @@
 #pragma once
 // The workbench window. It only places things: the canvas in the centre, the palette,
-// properties, problems, schedule and training as dock widgets (each toggled from the View
+// properties, problems, schedule, training and packing as dock widgets (each toggled from the View
 // menu), and the menus and toolbar built from EditActions and FileActions. It owns the
 // GraphDocument.
 #include <QMainWindow>
@@ -12,6 +12,7 @@ class FileActions;
 class GraphDocument;
 class GraphScene;
 class GraphView;
+class PackingPanel;
 class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
@@ -29,6 +30,7 @@ class MainWindow : public QMainWindow {
   EditActions* editActions() const { return m_edit; }
   FileActions* fileActions() const { return m_files; }
   TrainingPanel* trainingPanel() const { return m_training; }
+  PackingPanel* packingPanel() const { return m_packing; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -50,6 +52,7 @@ class MainWindow : public QMainWindow {
   ProblemsPanel* m_problems = nullptr;
   SchedulePanel* m_schedule = nullptr;
   TrainingPanel* m_training = nullptr;
+  PackingPanel* m_packing = nullptr;
   QMenu* m_viewMenu = nullptr;
 };
 

@@ -1,0 +1,316 @@
+// PackingPanel: the workbench's packing view shows core's figures (every packer beside padding
+// and the baseline) for synthetic words and a sizes file, core's picture of the chosen batch,
+// the file:line of a malformed sizes file, exports the picture to PNG, and shows only the
+// result of the newest settings when they change while work runs. Every expected value is
+// computed here by core, never copied.
+#include <QDockWidget>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "rnnwb/core/packing/image_io.hpp"
+#include "rnnwb/core/packing/packers.hpp"
+#include "rnnwb/core/packing/packing_ops.hpp"
+#include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/packing_form.hpp"
+#include "rnnwb/ui/packing_panel.hpp"
+#include "rnnwb/ui/packing_table.hpp"
+#include "rnnwb/ui/picture_view.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::ui;
+
+namespace {
+
+constexpr int kTimeoutMs = 30000;
+
+// Small words (pixel sizes 8-14) in batches of 8: quick to render and to draw.
+PackingSettings smallWords(int count, quint64 seed = 1) {
+  PackingSettings s;
+  s.source.wordCount = count;
+  s.source.seed = seed;
+  s.source.minPixelSize = 8;
+  s.source.maxPixelSize = 14;
+  s.batchSize = 8;
+  return s;
+}
+
+PackingSettings sizesFile(const QString& path, int batchSize, int rowWidth) {
+  PackingSettings s;
+  s.source.kind = PackingSource::Kind::SizesFile;
+  s.source.path = path;
+  s.batchSize = batchSize;
+  s.rowWidth = rowWidth;
+  return s;
+}
+
+// The examples the panel should have loaded, by core's loaders.
+packing::ExampleSource loadByCore(const PackingSource& source) {
+  if (source.kind == PackingSource::Kind::SizesFile)
+    return packing::loadSizesFile(source.path.toStdString());
+  if (source.kind == PackingSource::Kind::ImageFolder)
+    return packing::loadImageFolder(source.path.toStdString());
+  packing::SyntheticWordOptions options;
+  options.seed = source.seed;
+  options.minPixelSize = source.minPixelSize;
+  options.maxPixelSize = source.maxPixelSize;
+  return packing::loadSyntheticWords(source.wordCount, options);
+}
+
+QString writeFile(const QTemporaryDir& dir, const char* name, const char* text) {
+  const QString path = dir.filePath(name);
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly)) qFatal("cannot write %s", qPrintable(path));
+  f.write(text);
+  return path;
+}
+
+// Waits until the panel shows the result of its current settings.
+#define WAIT_IDLE(panel) QTRY_VERIFY_WITH_TIMEOUT(!(panel).isBusy(), kTimeoutMs)
+
+// Every figure of the table equals core's figures for the same settings.
+void compareWithCore(const PackingPanel& panel, const PackingSettings& s) {
+  const packing::ExampleSource source = loadByCore(s.source);
+  const packing::PackingFigures f =
+      packing::computeFigures(source.sizes, s.batchSize, s.rowWidth, packing::packerNames());
+  const PackingTable* t = panel.table();
+  QCOMPARE(t->rowCount(), 2 + static_cast<int>(packing::packerNames().size()));
+  QCOMPARE(t->cells("real", PackingTable::Cells), f.real);
+  QCOMPARE(t->cells("lmbr", PackingTable::Cells), f.lmbr);
+  QCOMPARE(t->cells("lmbr", PackingTable::SkewedCells), f.lmbrSkewed);
+  QCOMPARE(t->rowOf("baseline"), 2);  // the baseline first among the packers
+  for (const std::string& name : packing::packerNames()) {
+    const QString key = QString::fromStdString(name);
+    QCOMPARE(t->cells(key, PackingTable::Cells), f.packers.at(name).packed);
+    QCOMPARE(t->cells(key, PackingTable::SkewedCells), f.packers.at(name).packedSkewed);
+  }
+  QVERIFY2(panel.summary().contains(QStringLiteral("%1 examples in %2 batches")
+                                        .arg(f.examples)
+                                        .arg(f.batches)),
+           qPrintable(panel.summary()));
+}
+
+// Batch `batch` drawn by core from its parts: packWith, pack, drawPackedBatch.
+QImage coreBatchImage(const PackingSettings& s, std::size_t batch) {
+  const packing::ExampleSource source = loadByCore(s.source);
+  const std::size_t first = batch * s.batchSize;
+  const std::size_t count = std::min<std::size_t>(s.batchSize, source.sizes.size() - first);
+  const std::span<const packing::ExampleSize> sizes(source.sizes.data() + first, count);
+  const packing::PackedLayout layout =
+      packing::packWith(s.packer.toStdString(), sizes, s.rowWidth, static_cast<int>(first));
+  const packing::Image image = packing::drawPackedBatch(
+      layout, packing::pack(layout, source.ink(first, count)), packing::pictureScale(layout));
+  return toQImage(image);
+}
+
+}  // namespace
+
+class TestPackingPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() { QStandardPaths::setTestModeEnabled(true); }  // MainWindow's settings
+  void figuresOfSyntheticWords();
+  void figuresOfSizesFile_data();
+  void figuresOfSizesFile();
+  void malformedSizesFileNamesTheLine();
+  void imageFolderAndItsErrors();
+  void steppingBatchesChangesThePicture();
+  void exportWritesReadablePng();
+  void newerSettingsWinWhileWorkRuns();
+  void dockIsHiddenAndIdleUntilShown();
+};
+
+void TestPackingPanel::figuresOfSyntheticWords() {
+  PackingPanel panel;
+  const PackingSettings s = smallWords(20);
+  panel.setSettings(s);
+  QVERIFY(panel.isBusy());
+  WAIT_IDLE(panel);
+  QVERIFY2(!panel.messageIsError(), qPrintable(panel.message()));
+  compareWithCore(panel, s);
+  QCOMPARE(panel.batchCount(), 3);
+}
+
+void TestPackingPanel::figuresOfSizesFile_data() {
+  QTest::addColumn<int>("batchSize");
+  QTest::addColumn<int>("rowWidth");
+  QTest::addColumn<QString>("packer");
+  QTest::newRow("batch 4, widest") << 4 << 0 << "shelf";
+  QTest::newRow("batch 3, width 40") << 3 << 40 << "baseline";
+}
+
+void TestPackingPanel::figuresOfSizesFile() {
+  QFETCH(int, batchSize);
+  QFETCH(int, rowWidth);
+  QFETCH(QString, packer);
+  QTemporaryDir dir;
+  const QString file =
+      writeFile(dir, "sizes.txt", "10 20\n10 15\n8 30\n10 9\n\n5 4\n5 3\n5 4\n7 2\n");
+  PackingPanel panel;
+  PackingSettings s = sizesFile(file, batchSize, rowWidth);
+  s.packer = packer;
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY2(!panel.messageIsError(), qPrintable(panel.message()));
+  compareWithCore(panel, s);
+  QCOMPARE(panel.form()->settings(), s);  // the form shows what is computed
+  // A sizes file has no pixels: the picture is still core's (light fills of the extents).
+  QCOMPARE(panel.image(), coreBatchImage(s, 0));
+}
+
+void TestPackingPanel::malformedSizesFileNamesTheLine() {
+  QTemporaryDir dir;
+  PackingPanel panel;
+  panel.setSettings(smallWords(10));
+  WAIT_IDLE(panel);
+  QVERIFY(panel.table()->rowCount() > 0);
+  panel.setSettings(sizesFile(writeFile(dir, "bad.txt", "3 4\n5 6 7\n"), 4, 0));
+  WAIT_IDLE(panel);
+  QVERIFY(panel.messageIsError());
+  QVERIFY2(panel.message().contains(QStringLiteral("bad.txt:2: expected 'height width'")),
+           qPrintable(panel.message()));
+  // Nothing of the earlier source is left to be mistaken for this one's.
+  QCOMPARE(panel.table()->rowCount(), 0);
+  QVERIFY(panel.image().isNull());
+  QVERIFY(!panel.figures());
+  // A row width narrower than an example names it, from core.
+  panel.setSettings(sizesFile(writeFile(dir, "wide.txt", "3 4\n3 9\n3 2\n5 12\n"), 2, 10));
+  WAIT_IDLE(panel);
+  QVERIFY2(panel.message().contains(QStringLiteral("example 3 is 12 pixels wide")),
+           qPrintable(panel.message()));
+}
+
+void TestPackingPanel::imageFolderAndItsErrors() {
+  QTemporaryDir dir;
+  const std::filesystem::path root = dir.path().toStdString();
+  std::filesystem::create_directories(root / "sub");
+  int n = 0;
+  for (const auto& [h, w] : {std::pair{9, 14}, {5, 20}, {9, 6}, {12, 11}, {4, 4}}) {
+    packing::Image img(h, w, 1, 255);
+    for (int x = 0; x < w; x += 2) *img.pixel(h / 2, x) = 0;  // a dotted line of ink
+    const std::string name = "w" + std::to_string(n) + ".png";
+    packing::writePng(root / (n++ % 2 ? "sub" : "") / name, img);
+  }
+  PackingSettings s;
+  s.source.kind = PackingSource::Kind::ImageFolder;
+  s.source.path = dir.path();
+  s.batchSize = 3;
+  PackingPanel panel;
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY2(!panel.messageIsError(), qPrintable(panel.message()));
+  compareWithCore(panel, s);
+  QCOMPARE(panel.image(), coreBatchImage(s, 0));
+  panel.showBatch(1);
+  WAIT_IDLE(panel);
+  QCOMPARE(panel.image(), coreBatchImage(s, 1));
+  // A folder that is not there, and a file that is no PNG: errors naming them, no crash.
+  s.source.path = dir.filePath("gone");
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY(panel.messageIsError());
+  QVERIFY2(panel.message().contains(QStringLiteral("gone: not a directory")),
+           qPrintable(panel.message()));
+  writeFile(dir, "broken.png", "not a png");
+  s.source.path = dir.path();
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  QVERIFY(panel.messageIsError());
+  QVERIFY2(panel.message().contains(QStringLiteral("broken.png")), qPrintable(panel.message()));
+}
+
+void TestPackingPanel::steppingBatchesChangesThePicture() {
+  PackingPanel panel;
+  panel.resize(1000, 600);
+  const PackingSettings s = smallWords(20);
+  panel.setSettings(s);
+  WAIT_IDLE(panel);
+  const QImage first = panel.image();
+  QCOMPARE(first, coreBatchImage(s, 0));
+  QVERIFY(panel.legend().contains(QStringLiteral("Batch 1 of 3 packed by 'shelf'")));
+  panel.view()->zoomIn();
+  const double zoom = panel.view()->zoom();
+
+  auto* selector = panel.findChild<QSpinBox*>(QStringLiteral("batchSelector"));
+  QVERIFY(selector);
+  QCOMPARE(selector->maximum(), 3);
+  selector->setValue(2);
+  WAIT_IDLE(panel);
+  QCOMPARE(panel.batch(), 1);
+  QVERIFY(panel.image() != first);
+  QCOMPARE(panel.image(), coreBatchImage(s, 1));
+  QCOMPARE(panel.image().size(), QSize(panel.picture().image.width,
+                                       panel.picture().image.height));
+  QCOMPARE(panel.view()->zoom(), zoom);  // stepping keeps the zoom
+
+  panel.showBatch(2);  // the last batch: 4 examples
+  WAIT_IDLE(panel);
+  QCOMPARE(panel.picture().first, std::size_t(16));
+  QCOMPARE(panel.picture().layout.places.size(), std::size_t(4));
+  QCOMPARE(panel.image(), coreBatchImage(s, 2));
+  QVERIFY2(panel.legend().contains(QStringLiteral("examples 16–19")), qPrintable(panel.legend()));
+}
+
+void TestPackingPanel::exportWritesReadablePng() {
+  QTemporaryDir dir;
+  PackingPanel panel;
+  QString error;
+  QVERIFY(!panel.exportPicture(dir.filePath("none.png"), &error));  // nothing shown yet
+  QVERIFY(!error.isEmpty());
+  panel.setSettings(smallWords(12));
+  WAIT_IDLE(panel);
+  const QString path = dir.filePath("batch.png");
+  QVERIFY2(panel.exportPicture(path, &error), qPrintable(error));
+  const QImage read(path);
+  QVERIFY(!read.isNull());
+  QCOMPARE(read.convertToFormat(QImage::Format_RGB888), panel.image());
+  const QString missing = dir.filePath("no/such/folder/batch.png");
+  QVERIFY(!panel.exportPicture(missing, &error));
+  QVERIFY2(error.contains(missing), qPrintable(error));
+}
+
+void TestPackingPanel::newerSettingsWinWhileWorkRuns() {
+  PackingPanel panel;
+  QSignalSpy shown(&panel, &PackingPanel::resultShown);
+  const PackingSettings slow = smallWords(20000, 5);  // a second or two of rendering
+  panel.setSettings(slow);
+  auto* progress = panel.findChild<QProgressBar*>();
+  QVERIFY(progress);
+  QTRY_VERIFY_WITH_TIMEOUT(progress->value() > 0, kTimeoutMs);  // it is loading
+  QVERIFY(panel.isBusy());
+  QVERIFY(progress->value() < progress->maximum());
+  // The user types a new word count meanwhile (through the form, as a person would).
+  auto* count = panel.findChild<QSpinBox*>(QStringLiteral("wordCount"));
+  QVERIFY(count);
+  count->setValue(17);
+  WAIT_IDLE(panel);
+  QCOMPARE(shown.count(), 1);  // the stale result was never shown
+  PackingSettings newer = slow;
+  newer.source.wordCount = 17;
+  QCOMPARE(panel.settings(), newer);
+  compareWithCore(panel, newer);
+  QCOMPARE(panel.image(), coreBatchImage(newer, 0));
+}
+
+void TestPackingPanel::dockIsHiddenAndIdleUntilShown() {
+  MainWindow window;
+  window.show();
+  auto* dock = window.findChild<QDockWidget*>(QStringLiteral("Packing"));
+  QVERIFY(dock);
+  QCOMPARE(dock->widget(), window.packingPanel());
+  QVERIFY(dock->isHidden());
+  QVERIFY(!window.packingPanel()->isBusy());  // nothing is rendered for a hidden dock
+  dock->toggleViewAction()->trigger();  // View → Packing
+  QVERIFY(dock->isVisible());
+  QVERIFY(window.packingPanel()->isBusy());
+  WAIT_IDLE(*window.packingPanel());
+  QVERIFY2(!window.packingPanel()->messageIsError(), qPrintable(window.packingPanel()->message()));
+  compareWithCore(*window.packingPanel(), PackingSettings{});  // the defaults: 200 words
+}
+
+QTEST_MAIN(TestPackingPanel)
+#include "tst_packingpanel.moc"
