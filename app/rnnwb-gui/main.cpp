@@ -1,6 +1,7 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
-//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [GRAPH]
+//   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [--sparsity K]
+//             [GRAPH]
 //                                                       render the window offscreen, then exit
 //   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QTimer>
 
 #include "rnnwb/ui/autosave.hpp"
@@ -17,6 +19,7 @@
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
@@ -48,8 +51,29 @@ bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs) {
   return true;
 }
 
+/// Shows the Sparsity dock on recurrent node `node` (1-based) and waits for its figures.
+bool showSparsity(rnnwb::ui::MainWindow& window, int node) {
+  rnnwb::ui::MaskPanel* panel = window.maskPanel();
+  if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
+    dock->show();
+    dock->raise();
+    window.resizeDocks({dock}, {430}, Qt::Vertical);
+  }
+  if (!panel->setCurrentNode(node - 1)) {
+    std::fprintf(stderr, "rnnwb-gui: --sparsity %d: the graph has %d recurrent node(s)\n", node,
+                 panel->recurrentNodeCount());
+    return false;
+  }
+  QElapsedTimer waited;
+  waited.start();
+  while (!panel->isUpToDate() && waited.elapsed() < 60000)
+    QApplication::processEvents(QEventLoop::WaitForMoreEvents, 50);
+  return true;
+}
+
 int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed, const QString& select, const QStringList& runs) {
+                   bool collapsed, const QString& select, const QStringList& runs,
+                   int sparsityNode) {
   if (!graph.isEmpty()) {
     QString error;
     if (!window.document()->open(graph, &error)) {
@@ -69,6 +93,7 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QS
     window.scene()->selectItems({layer}, {});
   }
   if (!runs.isEmpty() && !showRuns(window, runs)) return 1;
+  if (sparsityNode > 0 && !showSparsity(window, sparsityNode)) return 1;
   QApplication::processEvents();
   window.view()->fitToWindow();
   QApplication::processEvents();
@@ -105,17 +130,31 @@ int main(int argc, char** argv) {
                                QStringLiteral("Show the training panel following this run "
                                               "folder (repeat to compare runs)."),
                                QStringLiteral("DIR"));
-  parser.addOptions({screenshot, collapsed, select, run});
+  const QCommandLineOption sparsity(QStringLiteral("sparsity"),
+                                    QStringLiteral("With --screenshot: show the Sparsity dock on "
+                                                   "recurrent node K (1-based)."),
+                                    QStringLiteral("K"));
+  parser.addOptions({screenshot, collapsed, select, run, sparsity});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
   const QStringList positional = parser.positionalArguments();
   const QString graph = positional.isEmpty() ? QString() : positional.front();
 
+  int sparsityNode = 0;
+  if (parser.isSet(sparsity)) {
+    bool ok = false;
+    sparsityNode = parser.value(sparsity).toInt(&ok);
+    if (!ok || sparsityNode < 1) {
+      std::fprintf(stderr, "rnnwb-gui: --sparsity needs a recurrent node number, 1 or more\n");
+      return 2;
+    }
+  }
+
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
     return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
-                          parser.value(select), parser.values(run));
+                          parser.value(select), parser.values(run), sparsityNode);
 
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();

@@ -21,6 +21,7 @@
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -66,8 +67,12 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
     if (action->text() == QStringLiteral("&View")) view = action->menu();
   QVERIFY(view);
   const auto docks = window.findChildren<QDockWidget*>();
-  QCOMPARE(docks.size(), 5);
+  QCOMPARE(docks.size(), 6);
   for (QDockWidget* dock : docks) QVERIFY(view->actions().contains(dock->toggleViewAction()));
+  // Sparsity waits to be asked for, like Training.
+  auto* sparsity = window.findChild<QDockWidget*>(QStringLiteral("Sparsity"));
+  QVERIFY(sparsity && sparsity->widget() == window.maskPanel());
+  QVERIFY(sparsity->isHidden());
   QVERIFY(view->actions().contains(window.editActions()->collapse));
 }
 

@@ -13,6 +13,7 @@
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
@@ -121,6 +122,11 @@ void MainWindow::createDockWindows() {
   QDockWidget* training = addDock(m_training, QStringLiteral("Training"), Qt::BottomDockWidgetArea);
   training->hide();
   findChild<QToolBar*>(QStringLiteral("mainToolBar"))->addAction(training->toggleViewAction());
+  // Sparsity (SnAp masks, colourings, memory) shares the bottom with Training, as a tab.
+  m_masks = new MaskPanel(m_document, this);
+  QDockWidget* sparsity = addDock(m_masks, QStringLiteral("Sparsity"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(training, sparsity);
+  sparsity->hide();
 }
 
 void MainWindow::updateTitle() {

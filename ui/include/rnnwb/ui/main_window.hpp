@@ -1,7 +1,7 @@
 #pragma once
 // The workbench window. It only places things: the canvas in the centre, the palette,
-// properties, problems, schedule and training as dock widgets (each toggled from the View
-// menu), and the menus and toolbar built from EditActions and FileActions. It owns the
+// properties, problems, schedule, training and sparsity as dock widgets (each toggled from the
+// View menu), and the menus and toolbar built from EditActions and FileActions. It owns the
 // GraphDocument.
 #include <QMainWindow>
 
@@ -12,6 +12,7 @@ class FileActions;
 class GraphDocument;
 class GraphScene;
 class GraphView;
+class MaskPanel;
 class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
@@ -29,6 +30,7 @@ class MainWindow : public QMainWindow {
   EditActions* editActions() const { return m_edit; }
   FileActions* fileActions() const { return m_files; }
   TrainingPanel* trainingPanel() const { return m_training; }
+  MaskPanel* maskPanel() const { return m_masks; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -50,6 +52,7 @@ class MainWindow : public QMainWindow {
   ProblemsPanel* m_problems = nullptr;
   SchedulePanel* m_schedule = nullptr;
   TrainingPanel* m_training = nullptr;
+  MaskPanel* m_masks = nullptr;
   QMenu* m_viewMenu = nullptr;
 };
 
