@@ -57,7 +57,7 @@ bool showSparsity(rnnwb::ui::MainWindow& window, int node) {
   if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
     dock->show();
     dock->raise();
-    window.resizeDocks({dock}, {430}, Qt::Vertical);
+    window.resizeDocks({dock}, {470}, Qt::Vertical);
   }
   if (!panel->setCurrentNode(node - 1)) {
     std::fprintf(stderr, "rnnwb-gui: --sparsity %d: the graph has %d recurrent node(s)\n", node,

@@ -73,6 +73,11 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
   auto* sparsity = window.findChild<QDockWidget*>(QStringLiteral("Sparsity"));
   QVERIFY(sparsity && sparsity->widget() == window.maskPanel());
   QVERIFY(sparsity->isHidden());
+  auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
+  window.show();  // shown together, the two share the bottom as tabs
+  training->show();
+  sparsity->show();
+  QVERIFY(window.tabifiedDockWidgets(sparsity).contains(training));
   QVERIFY(view->actions().contains(window.editActions()->collapse));
 }
 

@@ -16,11 +16,12 @@ QString withCompression(int colours, int stateSize) {
       .arg(stateSize > 0 ? double(colours) / stateSize : 0.0, 0, 'f', 3);
 }
 
-void setRow(QTableWidget* table, int row, const QStringList& cells) {
+/// Cells after the first are right-aligned when `numbers` (columns of figures to compare).
+void setRow(QTableWidget* table, int row, const QStringList& cells, bool numbers) {
   for (int column = 0; column < cells.size(); ++column) {
     auto* item = new QTableWidgetItem(cells[column]);
     item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-    if (column > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    if (numbers && column > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
     table->setItem(row, column, item);
   }
 }
@@ -42,7 +43,7 @@ void fillFigureTable(QTableWidget* table, const MaskResult& result) {
   };
   table->clearContents();
   table->setRowCount(static_cast<int>(rows.size()));
-  for (int r = 0; r < rows.size(); ++r) setRow(table, r, rows[r]);
+  for (int r = 0; r < rows.size(); ++r) setRow(table, r, rows[r], false);
   table->item(0, 1)->setToolTip(rows[0][1]);
   table->resizeColumnToContents(0);
 }
@@ -56,7 +57,8 @@ void fillLevelTable(QTableWidget* table, const MaskResult& result) {
     setRow(table, r,
            {QString::fromStdString(snap::levelName(level, s.exactAfter)),
             QString::number(level.nnz), QString::number(level.density, 'f', 4),
-            bytes(level.cooBytes), bytes(level.csrBytes)});
+            bytes(level.cooBytes), bytes(level.csrBytes)},
+           true);
   }
   table->resizeColumnsToContents();
 }

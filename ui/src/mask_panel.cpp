@@ -44,6 +44,8 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers, const QStri
   table->setObjectName(name);
   table->setHorizontalHeaderLabels(headers);
   table->verticalHeader()->hide();
+  table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
   table->horizontalHeader()->setStretchLastSection(true);
   table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table->setSelectionMode(QAbstractItemView::ContiguousSelection);
@@ -101,6 +103,9 @@ void MaskPanel::buildControls() {
                        {QStringLiteral("mask"), QStringLiteral("nnz"), QStringLiteral("density"),
                         QStringLiteral("Ĵ in COO"), QStringLiteral("Ĵ in CSR")},
                        QStringLiteral("levels"));
+  // A handful of rows: shown whole, the figures above take the rest of the height.
+  m_levels->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+  m_levels->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
 
   auto* form = new QFormLayout;
   form->addRow(QStringLiteral("Recurrent node"), m_node);
@@ -111,8 +116,8 @@ void MaskPanel::buildControls() {
   leftLayout->setContentsMargins(0, 0, 0, 0);
   leftLayout->addLayout(form);
   leftLayout->addWidget(m_message);
-  leftLayout->addWidget(m_figures, 3);
-  leftLayout->addWidget(m_levels, 2);
+  leftLayout->addWidget(m_figures, 1);
+  leftLayout->addWidget(m_levels);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   splitter->addWidget(left);
   splitter->addWidget(buildPictures());
