@@ -50,6 +50,7 @@ class TestMaskPanel : public QObject {
   void editUpdatesAfterDebounce();
   void weightMaskIsConnectionMask();
   void exportsPngAndSvg();
+  void pictureZoomsWithoutBlur();
 
  private:
   void open(const QString& name);
@@ -266,6 +267,32 @@ void TestMaskPanel::exportsPngAndSvg() {
   QVERIFY(!m_panel->patternView()->exportTo(bad, &error));
   QVERIFY(error.contains(bad));
   QVERIFY(!QFile::exists(bad));
+}
+
+void TestMaskPanel::pictureZoomsWithoutBlur() {
+  PixelImageView view;
+  view.resize(400, 300);
+  view.show();
+  QImage image(40, 20, QImage::Format_RGB888);
+  image.fill(Qt::white);
+  image.setPixelColor(3, 4, Qt::red);
+  image.setPixelColor(30, 15, Qt::blue);
+  view.setImage(image);
+  const double fit = view.zoom();
+  QVERIFY(fit > 4);  // fitted to the window
+  view.zoomIn();
+  QVERIFY(qFuzzyCompare(view.zoom(), fit * 1.25));
+  view.setImage(image);  // same size: the user's zoom stays
+  QVERIFY(qFuzzyCompare(view.zoom(), fit * 1.25));
+  view.fitToWindow();
+  QVERIFY(qFuzzyCompare(view.zoom(), fit));
+  // Nearest neighbour: the magnified picture holds only its own colours and the background.
+  const QImage shown = view.viewport()->grab().toImage();
+  QSet<QRgb> colours;
+  for (int y = 0; y < shown.height(); ++y)
+    for (int x = 0; x < shown.width(); ++x) colours.insert(shown.pixel(x, y) | 0xFF000000u);
+  QVERIFY(colours.contains(qRgb(255, 0, 0)) && colours.contains(qRgb(0, 0, 255)));
+  QVERIFY2(colours.size() <= 4, qPrintable(QString::number(colours.size())));
 }
 
 QTEST_MAIN(TestMaskPanel)

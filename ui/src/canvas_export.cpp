@@ -119,7 +119,11 @@ bool exportImagePng(const QImage& image, const QString& path, QString* error) {
   QByteArray data;
   QBuffer buffer(&data);
   buffer.open(QIODevice::WriteOnly);
-  if (image.isNull() || !image.save(&buffer, "PNG")) {
+  if (image.isNull()) {
+    if (error) *error = QStringLiteral("Cannot write %1: there is no picture").arg(path);
+    return false;
+  }
+  if (!image.save(&buffer, "PNG")) {
     if (error) *error = QStringLiteral("Cannot encode the PNG for %1").arg(path);
     return false;
   }

@@ -24,19 +24,18 @@ PixelImageView::PixelImageView(QWidget* parent)
   setDragMode(QGraphicsView::ScrollHandDrag);
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   setBackgroundBrush(QColor(0xF4, 0xF4, 0xF4));
-  auto add = [this](const QString& text, const QKeySequence& keys,
-                    void (PixelImageView::*slot)()) {
+  // No shortcuts: Ctrl+plus and Ctrl+minus belong to the canvas's View menu (two actions on one
+  // key would both be refused as ambiguous).
+  auto add = [this](const QString& text, void (PixelImageView::*slot)()) {
     auto* action = new QAction(text, this);
-    action->setShortcut(keys);
-    action->setShortcutContext(Qt::WidgetWithChildrenShortcut);
     connect(action, &QAction::triggered, this, slot);
     addAction(action);
   };
-  add(QStringLiteral("Zoom in"), QKeySequence::ZoomIn, &PixelImageView::zoomIn);
-  add(QStringLiteral("Zoom out"), QKeySequence::ZoomOut, &PixelImageView::zoomOut);
-  add(QStringLiteral("1:1"), QKeySequence(Qt::CTRL | Qt::Key_0), &PixelImageView::resetZoom);
-  add(QStringLiteral("Fit"), QKeySequence(), &PixelImageView::fitToWindow);
-  add(QStringLiteral("Export…"), QKeySequence(), &PixelImageView::exportWithDialog);
+  add(QStringLiteral("Zoom in"), &PixelImageView::zoomIn);
+  add(QStringLiteral("Zoom out"), &PixelImageView::zoomOut);
+  add(QStringLiteral("1:1"), &PixelImageView::resetZoom);
+  add(QStringLiteral("Fit"), &PixelImageView::fitToWindow);
+  add(QStringLiteral("Export…"), &PixelImageView::exportWithDialog);
   setContextMenuPolicy(Qt::ActionsContextMenu);
 }
 
