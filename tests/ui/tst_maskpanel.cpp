@@ -48,6 +48,7 @@ class TestMaskPanel : public QObject {
   void invalidGraphShowsProblem();
   void delayTwoIsRefused();
   void editUpdatesAfterDebounce();
+  void outdatedResultIsDropped();
   void weightMaskIsConnectionMask();
   void exportsPngAndSvg();
   void pictureZoomsWithoutBlur();
@@ -215,6 +216,26 @@ void TestMaskPanel::editUpdatesAfterDebounce() {
       snap::summarizeNode(plan, snap::recurrentNodes(plan.nodes()).front(), {1, 2, 3}, 250);
   QCOMPARE(figureValue(*m_panel, QStringLiteral("BPTT over 250 frames")),
            bytes(longer.bpttBytes));
+}
+
+void TestMaskPanel::outdatedResultIsDropped() {
+  open(QStringLiteral("elman.rnn.json"));
+  QList<int> shownSizes;
+  connect(m_panel, &MaskPanel::updated, this, [&] {
+    shownSizes << (m_panel->summary() ? m_panel->summary()->stateSize : -1);
+  });
+  auto resize = [this](int size) {
+    Layer h = m_doc->graph().layers[1];
+    h.size = size;
+    m_doc->undoStack()->push(new EditLayerCommand(m_doc, 1, h));
+  };
+  resize(1200);  // long enough (|θ| = 1.45e6) to be caught while it computes
+  QTRY_VERIFY_WITH_TIMEOUT(m_panel->isComputing(), 10000);
+  QCOMPARE(m_panel->message(), QStringLiteral("computing…"));
+  resize(8);
+  waitUntilUpToDate();
+  QCOMPARE(shownSizes, QList<int>{8});  // the 1200-unit result never reached the screen
+  QCOMPARE(figureValue(*m_panel, QStringLiteral("|h| (state units)")), QStringLiteral("8"));
 }
 
 void TestMaskPanel::weightMaskIsConnectionMask() {
