@@ -47,6 +47,8 @@ class TestMaskPanel : public QObject {
   void figuresAreCoreSummary();
   void invalidGraphShowsProblem();
   void delayTwoIsRefused();
+  void graphWithoutRecurrentNode();
+  void chosenNodeSurvivesInvalidSpell();
   void editUpdatesAfterDebounce();
   void outdatedResultIsDropped();
   void weightMaskIsConnectionMask();
@@ -185,6 +187,36 @@ void TestMaskPanel::delayTwoIsRefused() {
            qPrintable(m_panel->message()));
   QVERIFY(m_panel->findChild<QTableWidget*>(QStringLiteral("figures"))->isHidden());
   QVERIFY(m_panel->patternView()->image().isNull());
+}
+
+void TestMaskPanel::graphWithoutRecurrentNode() {
+  Graph graph;
+  graph.layers = {Layer{"x", LayerKind::Input, 4, Activation::Identity, false},
+                  Layer{"y", LayerKind::Additive, 3, Activation::Softmax, true,
+                        LossKind::CrossEntropy}};
+  graph.connections = {Connection{"x->y", "x", "y"}};
+  m_doc->reset(graph, QString());
+  QCOMPARE(m_doc->problems().size(), std::size_t(0));
+  waitUntilUpToDate();
+  QCOMPARE(m_panel->recurrentNodeCount(), 0);
+  QVERIFY(!m_panel->summary());
+  QVERIFY(m_panel->message().startsWith(QStringLiteral("No recurrent node")));
+  QVERIFY(m_panel->patternView()->image().isNull());
+}
+
+void TestMaskPanel::chosenNodeSurvivesInvalidSpell() {
+  open(QStringLiteral("two-recurrent-nodes.rnn.json"));
+  QVERIFY(m_panel->setCurrentNode(1));
+  waitUntilUpToDate();
+  Connection loop = m_doc->graph().connections[1];  // a->a@1
+  loop.delay = 0;
+  m_doc->undoStack()->push(new EditConnectionCommand(m_doc, 1, loop));
+  waitUntilUpToDate();
+  QCOMPARE(m_panel->recurrentNodeCount(), 0);  // no analysis while a cycle has no delay
+  m_doc->undoStack()->undo();
+  waitUntilUpToDate();
+  QCOMPARE(m_panel->currentNode(), 1);
+  QVERIFY(m_panel->summary() && m_panel->summary()->refusal);  // b->b@2: node 2 is refused
 }
 
 void TestMaskPanel::editUpdatesAfterDebounce() {

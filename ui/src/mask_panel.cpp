@@ -127,7 +127,10 @@ void MaskPanel::buildControls() {
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(splitter);
 
-  connect(m_node, &QComboBox::currentIndexChanged, this, [this] { scheduleUpdate(0); });
+  connect(m_node, &QComboBox::currentIndexChanged, this, [this](int index) {
+    m_chosenNode = index;
+    scheduleUpdate(0);
+  });
   connect(m_level, &QSpinBox::valueChanged, this, [this] { scheduleUpdate(kDebounceMs / 3); });
   connect(m_bptt, &QSpinBox::valueChanged, this, [this] { scheduleUpdate(kDebounceMs / 3); });
 }
@@ -169,7 +172,6 @@ QWidget* MaskPanel::buildPictures() {
 }
 
 void MaskPanel::refreshNodeList() {
-  const int previous = m_node->currentIndex();
   QStringList labels;
   if (const auto& analysis = m_document->analysis()) {
     const std::vector<int> recurrent = snap::recurrentNodes(analysis->nodes);
@@ -182,8 +184,9 @@ void MaskPanel::refreshNodeList() {
   const QSignalBlocker blocker(m_node);
   m_node->clear();
   m_node->addItems(labels);
-  // Node k stays node k across edits when there still is one (renumbering is rare and shown).
-  m_node->setCurrentIndex(labels.isEmpty() ? -1 : std::clamp(previous, 0, int(labels.size()) - 1));
+  // The node chosen last stays chosen by its number, also across a spell of invalid graph.
+  m_node->setCurrentIndex(labels.isEmpty() ? -1
+                                           : std::clamp(m_chosenNode, 0, int(labels.size()) - 1));
 }
 
 void MaskPanel::refreshWeightList() {
