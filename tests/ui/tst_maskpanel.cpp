@@ -4,7 +4,9 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QPainter>
 #include <QSignalSpy>
+#include <QSvgRenderer>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -315,6 +317,17 @@ void TestMaskPanel::exportsPngAndSvg() {
   const QByteArray text = file.readAll();
   QVERIFY(text.contains(QByteArray("viewBox=\"0 0 ") + QByteArray::number(shown.width())));
   QVERIFY(text.contains("<rect x="));
+  // Drawn back by Qt's SVG renderer, the vector picture is the pixel picture.
+  QSvgRenderer renderer(svg);
+  QVERIFY(renderer.isValid());
+  QCOMPARE(renderer.defaultSize(), shown.size());
+  QImage drawn(shown.size(), QImage::Format_RGB888);
+  drawn.fill(Qt::black);
+  {
+    QPainter painter(&drawn);
+    renderer.render(&painter);
+  }
+  QCOMPARE(drawn, shown.convertToFormat(QImage::Format_RGB888));
   // A file that cannot be written says so and leaves nothing behind.
   const QString bad = dir.filePath(QStringLiteral("missing/patterns.png"));
   QVERIFY(!m_panel->patternView()->exportTo(bad, &error));

@@ -148,8 +148,8 @@ bool exportImageSvg(const QImage& image, const QString& path, const QString& tit
   xml.writeAttribute(QStringLiteral("shape-rendering"), QStringLiteral("crispEdges"));
   xml.writeTextElement(QStringLiteral("title"), title);
   xml.writeEmptyElement(QStringLiteral("rect"));
-  xml.writeAttribute(QStringLiteral("width"), QStringLiteral("100%"));
-  xml.writeAttribute(QStringLiteral("height"), QStringLiteral("100%"));
+  xml.writeAttribute(QStringLiteral("width"), QString::number(image.width()));
+  xml.writeAttribute(QStringLiteral("height"), QString::number(image.height()));
   xml.writeAttribute(QStringLiteral("fill"), QStringLiteral("#ffffff"));
   // Rows that repeat the row above (a pattern row drawn several pixels high) extend its rects.
   QList<Run> runs;

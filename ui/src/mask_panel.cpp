@@ -319,8 +319,8 @@ void MaskPanel::display(const MaskResult& result) {
                               .arg(w.columns)
                               .arg(w.existing)
                               .arg(qint64(w.rows) * w.columns)
-                              .arg(double(w.existing) / std::max(1, w.rows * w.columns), 0, 'f',
-                                   4));
+                              .arg(double(w.existing) / std::max(1.0, double(w.rows) * w.columns),
+                                   0, 'f', 4));
   }
   if (!result.summary || result.summary->refusal) {
     showMessageOnly(result.summary
