@@ -1,6 +1,8 @@
 // The Sparsity panel: its figures and picture are core's (summarizeNode, drawRecurrentNode) for
 // the document's graph, they follow edits after the debounce, an invalid graph and a node RTRL
 // cannot take say why, weight masks are connectionMask's, and pictures export.
+#include <cmath>
+
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
@@ -345,7 +347,12 @@ void TestMaskPanel::pictureZoomsWithoutBlur() {
   image.setPixelColor(30, 15, Qt::blue);
   view.setImage(image);
   const double fit = view.zoom();
-  QVERIFY(fit > 4);  // fitted to the window
+  // Fitted to the window, by a whole number so that every entry is a square of one size.
+  QVERIFY(fit >= 2);
+  QCOMPARE(fit, std::floor(fit));
+  QVERIFY(fit * image.width() <= view.viewport()->width());
+  QVERIFY((fit + 1) * image.width() > view.viewport()->width() ||
+          (fit + 1) * image.height() > view.viewport()->height());
   view.zoomIn();
   QVERIFY(qFuzzyCompare(view.zoom(), fit * 1.25));
   view.setImage(image);  // same size: the user's zoom stays

@@ -1,5 +1,8 @@
 #include "rnnwb/ui/pixel_image_view.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -66,8 +69,14 @@ void PixelImageView::resetZoom() {
 
 void PixelImageView::fitToWindow() {
   m_fitting = true;
-  if (m_image.isNull()) return;
-  fitInView(m_item, Qt::KeepAspectRatio);
+  const QSize room = viewport()->size() - QSize(4, 4);
+  if (m_image.isNull() || room.width() <= 0 || room.height() <= 0) return;
+  double factor = std::min(double(room.width()) / m_image.width(),
+                           double(room.height()) / m_image.height());
+  // Magnified by a whole number, every entry is a square of the same size.
+  if (factor >= 1.0) factor = std::floor(factor);
+  setTransform(QTransform::fromScale(factor, factor));
+  centerOn(m_item);
 }
 
 void PixelImageView::wheelEvent(QWheelEvent* event) {
