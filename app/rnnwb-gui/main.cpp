@@ -1,28 +1,21 @@
 // rnnwb-gui: the RNN Workbench window.
 //   rnnwb-gui [GRAPH]                                   open the workbench (on a graph file)
 //   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [--packing]
-//             [GRAPH]                                   render the window offscreen, then exit
+//             [--sparsity K] [GRAPH]                    render the window offscreen, then exit
 //   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
 #include <cstdio>
 #include <cstring>
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDockWidget>
-#include <QElapsedTimer>
 #include <QTimer>
 
 #include "rnnwb/ui/autosave.hpp"
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/graph_document.hpp"
-#include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
-#include "rnnwb/ui/packing_panel.hpp"
-#include "rnnwb/ui/picture_view.hpp"
-#include "rnnwb/ui/run_follower.hpp"
-#include "rnnwb/ui/train_form.hpp"
-#include "rnnwb/ui/training_panel.hpp"
+#include "screenshot.hpp"
 
 namespace {
 
@@ -30,85 +23,6 @@ bool wantsScreenshot(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--screenshot", 12) == 0) return true;
   return false;
-}
-
-/// Shows the training panel following run folders (overlaid), its form set to the first's
-/// config.
-bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs) {
-  rnnwb::ui::TrainingPanel* panel = window.trainingPanel();
-  if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
-    dock->show();
-    window.resizeDocks({dock}, {440}, Qt::Vertical);
-  }
-  for (const QString& dir : dirs)
-    if (!panel->openRun(dir)) {
-      std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
-      return false;
-    }
-  if (const auto& config = panel->follower(dirs.front())->config())
-    panel->form()->setConfig(*config);
-  panel->form()->setRunDir(dirs.front());
-  return true;
-}
-
-/// Shows the packing dock on 64 synthetic words in batches of 16 and waits for its picture.
-bool showPacking(rnnwb::ui::MainWindow& window) {
-  rnnwb::ui::PackingPanel* panel = window.packingPanel();
-  if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
-    dock->show();
-    dock->raise();
-    window.resizeDocks({dock}, {470}, Qt::Vertical);
-  }
-  rnnwb::ui::PackingSettings settings;
-  settings.source.wordCount = 64;
-  settings.source.maxPixelSize = 60;
-  settings.batchSize = 16;
-  panel->setSettings(settings);
-  QElapsedTimer clock;
-  clock.start();
-  while (panel->isBusy() && clock.elapsed() < 120000)
-    QApplication::processEvents(QEventLoop::AllEvents, 50);
-  if (panel->isBusy() || panel->messageIsError()) {
-    std::fprintf(stderr, "rnnwb-gui: the packing view: %s\n",
-                 panel->isBusy() ? "timed out" : qPrintable(panel->message()));
-    return false;
-  }
-  QApplication::processEvents();  // the dock has its final size: fit the picture into it
-  panel->view()->fitToWindow();
-  return true;
-}
-
-int takeScreenshot(rnnwb::ui::MainWindow& window, const QString& graph, const QString& out,
-                   bool collapsed, const QString& select, const QStringList& runs,
-                   bool packing) {
-  if (!graph.isEmpty()) {
-    QString error;
-    if (!window.document()->open(graph, &error)) {
-      std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(error));
-      return 1;
-    }
-  }
-  window.show();
-  QApplication::processEvents();
-  window.scene()->setCollapsed(collapsed, false);
-  if (!select.isEmpty()) {
-    const int layer = window.document()->layerIndex(select.toStdString());
-    if (layer < 0) {
-      std::fprintf(stderr, "rnnwb-gui: no layer '%s' to select\n", qPrintable(select));
-      return 1;
-    }
-    window.scene()->selectItems({layer}, {});
-  }
-  if (!runs.isEmpty() && !showRuns(window, runs)) return 1;
-  if (packing && !showPacking(window)) return 1;
-  QApplication::processEvents();
-  window.view()->fitToWindow();
-  QApplication::processEvents();
-  if (!window.grab().save(out)) {
-    std::fprintf(stderr, "rnnwb-gui: cannot write %s\n", qPrintable(out));
-    return 1;
-  }
-  return 0;
 }
 
 }  // namespace
@@ -140,18 +54,34 @@ int main(int argc, char** argv) {
   const QCommandLineOption packing(QStringLiteral("packing"),
                                    QStringLiteral("With --screenshot: show the Packing dock on "
                                                   "64 synthetic words."));
-  parser.addOptions({screenshot, collapsed, select, run, packing});
+  const QCommandLineOption sparsity(QStringLiteral("sparsity"),
+                                    QStringLiteral("With --screenshot: show the Sparsity dock on "
+                                                   "recurrent node K (1-based)."),
+                                    QStringLiteral("K"));
+  parser.addOptions({screenshot, collapsed, select, run, packing, sparsity});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
   const QStringList positional = parser.positionalArguments();
   const QString graph = positional.isEmpty() ? QString() : positional.front();
 
+  int sparsityNode = 0;
+  if (parser.isSet(sparsity)) {
+    bool ok = false;
+    sparsityNode = parser.value(sparsity).toInt(&ok);
+    if (!ok || sparsityNode < 1) {
+      std::fprintf(stderr, "rnnwb-gui: --sparsity needs a recurrent node number, 1 or more\n");
+      return 2;
+    }
+  }
+
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
-    return takeScreenshot(window, graph, parser.value(screenshot), parser.isSet(collapsed),
-                          parser.value(select), parser.values(run), parser.isSet(packing));
+    return takeScreenshot(window, {graph, parser.value(screenshot), parser.isSet(collapsed),
+                                   parser.value(select), parser.values(run),
+                                   parser.isSet(packing), sparsityNode});
 
+  window.restoreLayout();
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();
   window.fileActions()->offerRecovery(autosaveDir);

@@ -1,6 +1,5 @@
 // rnnwb mask GRAPH [--node K] [--snap n] [--json] [--png FILE]: the SnAp-n masks of every
 // recurrent node (spec/snap-masks.md), their row colourings and what RTRL's Jacobian would cost.
-#include <cstdio>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -65,16 +64,6 @@ nlohmann::json summaryJson(const Graph& g, const snap::NodeSummary& s, int index
   return node;
 }
 
-std::string bytes(std::uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(b);
-  int u = 0;
-  while (value >= 1024 && u < 4) value /= 1024, ++u;
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", value, units[u]);
-  return text;
-}
-
 std::string joined(const Graph& g, const std::vector<int>& layers) {
   std::string out;
   for (int l : layers) out += (out.empty() ? "" : ", ") + g.layers[l].id;
@@ -97,27 +86,21 @@ void printSummary(const Graph& g, const snap::NodeSummary& s, int index) {
             << std::setw(10) << "density" << std::setw(14) << "J in COO" << std::setw(14)
             << "J in CSR" << '\n';
   for (const snap::SnapLevel& level : s.levels) {
-    const std::string name = level.n == 0 ? "exact (= M_" + std::to_string(s.exactAfter) + ")"
-                                          : "SnAp-" + std::to_string(level.n);
+    const std::string name = snap::levelName(level, s.exactAfter);
     std::cout << "  " << std::left << std::setw(16) << name << std::right << std::setw(14)
               << level.nnz << std::setw(10) << std::setprecision(4) << level.density
-              << std::setw(14) << bytes(level.cooBytes) << std::setw(14) << bytes(level.csrBytes)
-              << '\n';
+              << std::setw(14) << snap::formatBytes(level.cooBytes) << std::setw(14)
+              << snap::formatBytes(level.csrBytes) << '\n';
   }
-  std::cout << "  dense RTRL J: " << bytes(s.denseRtrlBytes) << "; BPTT over " << s.bpttLength
-            << " frames: " << bytes(s.bpttBytes) << "\n\n";
+  std::cout << "  dense RTRL J: " << snap::formatBytes(s.denseRtrlBytes) << "; BPTT over "
+            << s.bpttLength << " frames: " << snap::formatBytes(s.bpttBytes) << "\n\n";
 }
 
 void writePicture(const CompiledPlan& plan, const std::vector<int>& nodes, const MaskOptions& o) {
   std::vector<snap::RgbImage> images;
-  for (int node : nodes) {
-    if (snap::rtrlRefusal(plan, node)) continue;
-    const snap::RtrlNodeLayout layout(plan, node);
-    const snap::SnapPatterns patterns(layout);
-    images.push_back(snap::drawNodePatterns(layout, patterns, o.snap,
-                                            snap::colourRows(patterns.immediate()),
-                                            snap::colourRows(patterns.dynamics())));
-  }
+  for (int node : nodes)
+    if (!snap::rtrlRefusal(plan, node))
+      images.push_back(snap::drawRecurrentNode(plan, node, o.snap));
   if (images.empty())
     throw std::runtime_error("--png " + o.png + ": no recurrent node that RTRL can take to draw");
   snap::writePng(snap::stackImages(images, 24), o.png);
@@ -125,17 +108,14 @@ void writePicture(const CompiledPlan& plan, const std::vector<int>& nodes, const
 
 int runMask(const MaskOptions& o) {
   const CompiledPlan plan(loadValidGraph(o.file));
-  std::vector<int> recurrent;
-  for (int i = 0; i < static_cast<int>(plan.nodes().size()); ++i)
-    if (plan.nodes()[i].recurrent) recurrent.push_back(i);
+  const std::vector<int> recurrent = snap::recurrentNodes(plan.nodes());
   if (o.node > static_cast<int>(recurrent.size()))
     throw std::runtime_error("--node " + std::to_string(o.node) + ": the graph has " +
                              std::to_string(recurrent.size()) + " recurrent node(s)");
   std::vector<int> indices;  // 1-based among recurrent nodes
   for (int k = 1; k <= static_cast<int>(recurrent.size()); ++k)
     if (o.node == 0 || o.node == k) indices.push_back(k);
-  std::vector<int> levels{1, 2, 3};
-  if (o.snap > 0) levels.push_back(o.snap);
+  const std::vector<int> levels = snap::reportedLevels(o.snap);
 
   const Graph& g = plan.graph();
   nlohmann::json nodes = nlohmann::json::array();

@@ -10,6 +10,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -21,6 +22,8 @@
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
+#include "rnnwb/ui/packing_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -46,6 +49,7 @@ class TestMainWindow : public QObject {
  private slots:
   void initTestCase();
   void docksAreToggledFromViewMenu();
+  void layoutIsKeptBetweenSessions();
   void undoRedoUseStandardKeys();
   void titleTracksFileAndChanges();
   void badFileIsReportedAndNothingLost();
@@ -66,9 +70,50 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
     if (action->text() == QStringLiteral("&View")) view = action->menu();
   QVERIFY(view);
   const auto docks = window.findChildren<QDockWidget*>();
-  QCOMPARE(docks.size(), 6);
+  QCOMPARE(docks.size(), 7);
   for (QDockWidget* dock : docks) QVERIFY(view->actions().contains(dock->toggleViewAction()));
+  // Sparsity and Packing wait to be asked for, like Training.
+  auto* sparsity = window.findChild<QDockWidget*>(QStringLiteral("Sparsity"));
+  QVERIFY(sparsity && sparsity->widget() == window.maskPanel());
+  QVERIFY(sparsity->isHidden());
+  auto* packing = window.findChild<QDockWidget*>(QStringLiteral("Packing"));
+  QVERIFY(packing && packing->widget() == window.packingPanel());
+  QVERIFY(packing->isHidden());
+  auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
+  window.show();  // shown together, the three share the bottom as tabs
+  training->show();
+  sparsity->show();
+  packing->show();
+  QVERIFY(window.tabifiedDockWidgets(sparsity).contains(training));
+  QVERIFY(window.tabifiedDockWidgets(packing).contains(training));
   QVERIFY(view->actions().contains(window.editActions()->collapse));
+}
+
+// The docks the user showed come back in the next session; a window that never restored its
+// layout (a --screenshot) leaves the saved one alone.
+void TestMainWindow::layoutIsKeptBetweenSessions() {
+  QSettings().remove(QStringLiteral("window"));
+  {
+    MainWindow window;
+    window.restoreLayout();  // nothing saved yet: the defaults
+    QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("Training"))->isHidden());
+    window.show();
+    window.findChild<QDockWidget*>(QStringLiteral("Training"))->show();
+    window.findChild<QDockWidget*>(QStringLiteral("Schedule"))->hide();
+    QVERIFY(window.close());
+  }
+  {
+    MainWindow screenshot;  // shows everything, never restored: saves nothing
+    screenshot.show();
+    screenshot.findChild<QDockWidget*>(QStringLiteral("Schedule"))->show();
+    QVERIFY(screenshot.close());
+  }
+  MainWindow window;
+  window.restoreLayout();
+  window.show();
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("Training"))->isVisible());
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("Schedule"))->isHidden());
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("Palette"))->isVisible());
 }
 
 void TestMainWindow::undoRedoUseStandardKeys() {

@@ -19,7 +19,7 @@
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/packing_table.hpp"
-#include "rnnwb/ui/picture_view.hpp"
+#include "rnnwb/ui/pixel_image_view.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;

@@ -1,12 +1,14 @@
 #include "rnnwb/ui/canvas_export.hpp"
 
 #include <QBuffer>
+#include <QColor>
 #include <QGraphicsItem>
 #include <QGraphicsScene>
 #include <QImage>
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QXmlStreamWriter>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/dot_export.hpp"
@@ -40,6 +42,37 @@ bool writeAll(const QString& path, const QByteArray& data, QString* error) {
   return true;
 }
 
+/// One run of equal non-white pixels in a row of the picture, and how many rows repeat it.
+struct Run {
+  int x = 0, width = 0;
+  QRgb colour = 0;
+  bool operator==(const Run& other) const = default;
+};
+
+QList<Run> runsOfRow(const QImage& image, int y) {
+  QList<Run> runs;
+  const QRgb white = qRgb(255, 255, 255);
+  for (int x = 0; x < image.width();) {
+    const QRgb colour = image.pixel(x, y);
+    int end = x + 1;
+    while (end < image.width() && image.pixel(end, y) == colour) ++end;
+    if (colour != white) runs.append({x, end - x, colour});
+    x = end;
+  }
+  return runs;
+}
+
+void writeRuns(QXmlStreamWriter& xml, const QList<Run>& runs, int y, int height) {
+  for (const Run& run : runs) {
+    xml.writeEmptyElement(QStringLiteral("rect"));
+    xml.writeAttribute(QStringLiteral("x"), QString::number(run.x));
+    xml.writeAttribute(QStringLiteral("y"), QString::number(y));
+    xml.writeAttribute(QStringLiteral("width"), QString::number(run.width));
+    xml.writeAttribute(QStringLiteral("height"), QString::number(height));
+    xml.writeAttribute(QStringLiteral("fill"), QColor(run.colour).name());
+  }
+}
+
 }  // namespace
 
 QImage renderCanvas(QGraphicsScene* scene, double scale) {
@@ -53,17 +86,6 @@ QImage renderCanvas(QGraphicsScene* scene, double scale) {
 
 bool exportCanvasPng(QGraphicsScene* scene, const QString& path, QString* error) {
   return exportImagePng(renderCanvas(scene, 2.0), path, error);
-}
-
-bool exportImagePng(const QImage& image, const QString& path, QString* error) {
-  QByteArray data;
-  QBuffer buffer(&data);
-  buffer.open(QIODevice::WriteOnly);
-  if (!image.save(&buffer, "PNG")) {
-    if (error) *error = QStringLiteral("Cannot encode the PNG for %1").arg(path);
-    return false;
-  }
-  return writeAll(path, data, error);
 }
 
 bool exportCanvasSvg(QGraphicsScene* scene, const QString& path, const QString& title,
@@ -83,6 +105,56 @@ bool exportCanvasSvg(QGraphicsScene* scene, const QString& path, const QString& 
     painter.fillRect(QRectF(QPointF(0, 0), source.size()), Qt::white);
     renderInto(scene, &painter, QRectF(QPointF(0, 0), source.size()));
   }
+  return writeAll(path, data, error);
+}
+
+bool exportImagePng(const QImage& image, const QString& path, QString* error) {
+  QByteArray data;
+  QBuffer buffer(&data);
+  buffer.open(QIODevice::WriteOnly);
+  if (image.isNull()) {
+    if (error) *error = QStringLiteral("Cannot write %1: there is no picture").arg(path);
+    return false;
+  }
+  if (!image.save(&buffer, "PNG")) {
+    if (error) *error = QStringLiteral("Cannot encode the PNG for %1").arg(path);
+    return false;
+  }
+  return writeAll(path, data, error);
+}
+
+bool exportImageSvg(const QImage& image, const QString& path, const QString& title,
+                    QString* error) {
+  if (image.isNull()) {
+    if (error) *error = QStringLiteral("Cannot write %1: there is no picture").arg(path);
+    return false;
+  }
+  QByteArray data;
+  QXmlStreamWriter xml(&data);
+  xml.writeStartDocument();
+  xml.writeStartElement(QStringLiteral("svg"));
+  xml.writeDefaultNamespace(QStringLiteral("http://www.w3.org/2000/svg"));
+  xml.writeAttribute(QStringLiteral("width"), QString::number(image.width()));
+  xml.writeAttribute(QStringLiteral("height"), QString::number(image.height()));
+  xml.writeAttribute(QStringLiteral("viewBox"),
+                     QStringLiteral("0 0 %1 %2").arg(image.width()).arg(image.height()));
+  xml.writeAttribute(QStringLiteral("shape-rendering"), QStringLiteral("crispEdges"));
+  xml.writeTextElement(QStringLiteral("title"), title);
+  xml.writeEmptyElement(QStringLiteral("rect"));
+  xml.writeAttribute(QStringLiteral("width"), QString::number(image.width()));
+  xml.writeAttribute(QStringLiteral("height"), QString::number(image.height()));
+  xml.writeAttribute(QStringLiteral("fill"), QStringLiteral("#ffffff"));
+  // Rows that repeat the row above (a pattern row drawn several pixels high) extend its rects.
+  QList<Run> runs;
+  int top = 0;
+  for (int y = 0; y <= image.height(); ++y) {
+    const QList<Run> row = y < image.height() ? runsOfRow(image, y) : QList<Run>{};
+    if (y > 0 && y < image.height() && row == runs) continue;
+    if (y > 0) writeRuns(xml, runs, top, y - top);
+    runs = row;
+    top = y;
+  }
+  xml.writeEndDocument();
   return writeAll(path, data, error);
 }
 

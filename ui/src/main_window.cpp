@@ -4,6 +4,7 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QMenuBar>
+#include <QSettings>
 #include <QStatusBar>
 #include <QTimer>
 #include <QToolBar>
@@ -14,6 +15,7 @@
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/packing_panel.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
@@ -21,6 +23,15 @@
 #include "rnnwb/ui/training_panel.hpp"
 
 namespace rnnwb::ui {
+
+namespace {
+
+const QString kGeometryKey = QStringLiteral("window/geometry");
+const QString kStateKey = QStringLiteral("window/state");
+// Raised when the docks change in a way an old saved state would restore badly.
+constexpr int kLayoutVersion = 1;
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), m_document(new GraphDocument(this)),
@@ -127,6 +138,11 @@ void MainWindow::createDockWindows() {
   QDockWidget* packing = addDock(m_packing, QStringLiteral("Packing"), Qt::BottomDockWidgetArea);
   tabifyDockWidget(training, packing);
   packing->hide();
+  // Sparsity (SnAp masks, colourings, memory) shares the bottom with Training, as a tab.
+  m_masks = new MaskPanel(m_document, this);
+  QDockWidget* sparsity = addDock(m_masks, QStringLiteral("Sparsity"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(training, sparsity);
+  sparsity->hide();
 }
 
 void MainWindow::updateTitle() {
@@ -136,10 +152,22 @@ void MainWindow::updateTitle() {
   setWindowModified(m_document->isModified());
 }
 
+void MainWindow::restoreLayout() {
+  const QSettings settings;
+  restoreGeometry(settings.value(kGeometryKey).toByteArray());
+  restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion);
+  m_keepsLayout = true;
+}
+
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (!m_files->maybeSave()) {
     event->ignore();
     return;
+  }
+  if (m_keepsLayout) {
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState(kLayoutVersion));
   }
   m_files->closing();
   event->accept();

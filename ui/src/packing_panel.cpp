@@ -13,7 +13,7 @@
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_table.hpp"
-#include "rnnwb/ui/picture_view.hpp"
+#include "rnnwb/ui/pixel_image_view.hpp"
 
 namespace rnnwb::ui {
 namespace {
@@ -108,14 +108,14 @@ QWidget* PackingPanel::createPictureSide() {
   m_batchSelector->setObjectName(QStringLiteral("batchSelector"));
   m_batchSelector->setToolTip(QStringLiteral("The batch drawn (PgUp / PgDown step by ten)"));
   m_batchTotal = new QLabel;
-  m_view = new PictureView;
+  m_view = new PixelImageView;
   m_legend = new QLabel;
   m_legend->setWordWrap(true);
   m_export = new QPushButton(QStringLiteral("Export PNG…"));
   auto* fit = new QPushButton(QStringLiteral("Fit"));
   auto* actual = new QPushButton(QStringLiteral("1:1"));
-  connect(fit, &QPushButton::clicked, m_view, &PictureView::fitToWindow);
-  connect(actual, &QPushButton::clicked, m_view, &PictureView::resetZoom);
+  connect(fit, &QPushButton::clicked, m_view, &PixelImageView::fitToWindow);
+  connect(actual, &QPushButton::clicked, m_view, &PixelImageView::resetZoom);
   connect(m_export, &QPushButton::clicked, this, &PackingPanel::exportPictureAs);
   connect(m_batchSelector, &QSpinBox::valueChanged, this, [this](int value) {
     if (value - 1 != m_batch) showBatch(value - 1);

@@ -133,6 +133,13 @@ RgbImage drawNodePatterns(const RtrlNodeLayout& layout, const SnapPatterns& patt
   return image;
 }
 
+RgbImage drawRecurrentNode(const CompiledPlan& plan, int node, int n) {
+  const RtrlNodeLayout layout(plan, node);
+  const SnapPatterns patterns(layout);
+  return drawNodePatterns(layout, patterns, n, colourRows(patterns.immediate()),
+                          colourRows(patterns.dynamics()));
+}
+
 RgbImage stackImages(const std::vector<RgbImage>& images, int gap) {
   int width = 1, height = 0;
   for (const RgbImage& im : images) {

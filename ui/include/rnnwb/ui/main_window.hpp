@@ -1,8 +1,8 @@
 #pragma once
 // The workbench window. It only places things: the canvas in the centre, the palette,
-// properties, problems, schedule, training and packing as dock widgets (each toggled from the View
-// menu), and the menus and toolbar built from EditActions and FileActions. It owns the
-// GraphDocument.
+// properties, problems, schedule, training, packing and sparsity as dock widgets (each
+// toggled from the View menu), and the menus and toolbar built from EditActions and FileActions.
+// It owns the GraphDocument.
 #include <QMainWindow>
 
 namespace rnnwb::ui {
@@ -13,6 +13,7 @@ class GraphDocument;
 class GraphScene;
 class GraphView;
 class PackingPanel;
+class MaskPanel;
 class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
@@ -30,7 +31,12 @@ class MainWindow : public QMainWindow {
   EditActions* editActions() const { return m_edit; }
   FileActions* fileActions() const { return m_files; }
   TrainingPanel* trainingPanel() const { return m_training; }
+  /// Puts the window and its docks where the user left them (QSettings), and from then on
+  /// saves them when the window closes. Not called for --screenshot, whose renders must not
+  /// depend on anyone's settings.
+  void restoreLayout();
   PackingPanel* packingPanel() const { return m_packing; }
+  MaskPanel* maskPanel() const { return m_masks; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -53,7 +59,9 @@ class MainWindow : public QMainWindow {
   SchedulePanel* m_schedule = nullptr;
   TrainingPanel* m_training = nullptr;
   PackingPanel* m_packing = nullptr;
+  MaskPanel* m_masks = nullptr;
   QMenu* m_viewMenu = nullptr;
+  bool m_keepsLayout = false;
 };
 
 }  // namespace rnnwb::ui

@@ -27,7 +27,7 @@ namespace rnnwb::ui {
 
 class PackingForm;
 class PackingTable;
-class PictureView;
+class PixelImageView;
 
 class PackingPanel : public QWidget {
   Q_OBJECT
@@ -54,7 +54,7 @@ class PackingPanel : public QWidget {
   const QImage& image() const;
   PackingForm* form() const { return m_form; }
   PackingTable* table() const { return m_table; }
-  PictureView* view() const { return m_view; }
+  PixelImageView* view() const { return m_view; }
   QString summary() const;
   QString legend() const;
   /// The message line: an error (messageIsError) or what is being done.
@@ -111,7 +111,7 @@ class PackingPanel : public QWidget {
   QSpinBox* m_batchSelector = nullptr;
   QLabel* m_batchTotal = nullptr;
   QPushButton* m_export = nullptr;
-  PictureView* m_view = nullptr;
+  PixelImageView* m_view = nullptr;
   QLabel* m_legend = nullptr;
 };
 

@@ -35,6 +35,19 @@ struct NodeSummary {
   std::uint64_t bpttBytes = 0;  // bpttLength frames of every unit of the node, float32
 };
 
+/// Indices into `nodes` (plan.nodes() or SccAnalysis::nodes) of the recurrent nodes, in schedule
+/// order: entry k - 1 is what `rnnwb analyze` and `rnnwb mask --node k` call recurrent node k.
+std::vector<int> recurrentNodes(const std::vector<SccNode>& nodes);
+
+/// The SnAp levels `rnnwb mask` reports: 1, 2, 3, and `extra` too when it is > 0.
+std::vector<int> reportedLevels(int extra);
+
+/// "SnAp-n", or "exact (= M_k)" for M_∞ (n = 0) with k = exactAfter.
+std::string levelName(const SnapLevel& level, int exactAfter);
+
+/// Bytes in binary units for people: "512 B", "130.5 KiB", "4.7 MiB".
+std::string formatBytes(std::uint64_t bytes);
+
 /// Bytes BPTT keeps for a node over `frames` frames: one float32 activation per unit per frame.
 std::uint64_t bpttBytes(std::uint64_t unitsPerFrame, int frames);
 

@@ -29,6 +29,10 @@ struct RgbImage {
 RgbImage drawNodePatterns(const RtrlNodeLayout& layout, const SnapPatterns& patterns, int n,
                           const RowColouring& coloursI, const RowColouring& coloursD);
 
+/// The same picture for recurrent node `node` (an index into plan.nodes()), with the layout, the
+/// patterns and the row colourings built here. Throws RtrlRefusal for a node RTRL cannot take.
+RgbImage drawRecurrentNode(const CompiledPlan& plan, int node, int n);
+
 /// Images stacked top to bottom, left-aligned, on a white background with a gap between them.
 RgbImage stackImages(const std::vector<RgbImage>& images, int gap);
 
