@@ -8,6 +8,7 @@
 #include "cli_support.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/node_summary.hpp"
 #include "rnnwb/core/snap/pattern_image.hpp"
 
@@ -89,11 +90,11 @@ void printSummary(const Graph& g, const snap::NodeSummary& s, int index) {
     const std::string name = snap::levelName(level, s.exactAfter);
     std::cout << "  " << std::left << std::setw(16) << name << std::right << std::setw(14)
               << level.nnz << std::setw(10) << std::setprecision(4) << level.density
-              << std::setw(14) << snap::formatBytes(level.cooBytes) << std::setw(14)
-              << snap::formatBytes(level.csrBytes) << '\n';
+              << std::setw(14) << rnnwb::formatBytes(level.cooBytes) << std::setw(14)
+              << rnnwb::formatBytes(level.csrBytes) << '\n';
   }
-  std::cout << "  dense RTRL J: " << snap::formatBytes(s.denseRtrlBytes) << "; BPTT over "
-            << s.bpttLength << " frames: " << snap::formatBytes(s.bpttBytes) << "\n\n";
+  std::cout << "  dense RTRL J: " << rnnwb::formatBytes(s.denseRtrlBytes) << "; BPTT over "
+            << s.bpttLength << " frames: " << rnnwb::formatBytes(s.bpttBytes) << "\n\n";
 }
 
 void writePicture(const CompiledPlan& plan, const std::vector<int>& nodes, const MaskOptions& o) {

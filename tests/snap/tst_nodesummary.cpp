@@ -6,6 +6,7 @@
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/node_summary.hpp"
 
 using namespace rnnwb;
@@ -59,7 +60,7 @@ void TestNodeSummary::formatBytes_data() {
 void TestNodeSummary::formatBytes() {
   QFETCH(qulonglong, bytes);
   QFETCH(QString, text);
-  QCOMPARE(QString::fromStdString(snap::formatBytes(bytes)), text);
+  QCOMPARE(QString::fromStdString(rnnwb::formatBytes(bytes)), text);
 }
 
 QTEST_MAIN(TestNodeSummary)

@@ -16,6 +16,7 @@
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/node_summary.hpp"
 #include "rnnwb/core/snap/pattern_image.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
@@ -38,7 +39,7 @@ QString figureValue(const MaskPanel& panel, const QString& figure) {
   return {};
 }
 
-QString bytes(std::uint64_t b) { return QString::fromStdString(snap::formatBytes(b)); }
+QString bytes(std::uint64_t b) { return QString::fromStdString(rnnwb::formatBytes(b)); }
 
 }  // namespace
 

@@ -4,11 +4,12 @@
 #include <QTableWidget>
 
 #include "mask_computation.hpp"
+#include "rnnwb/core/memory_size.hpp"
 
 namespace rnnwb::ui {
 namespace {
 
-QString bytes(std::uint64_t value) { return QString::fromStdString(snap::formatBytes(value)); }
+QString bytes(std::uint64_t value) { return QString::fromStdString(rnnwb::formatBytes(value)); }
 
 QString withCompression(int colours, int stateSize) {
   return QStringLiteral("%1 (compression %2)")

@@ -1,7 +1,6 @@
 #include "rnnwb/core/snap/node_summary.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 #include "rnnwb/core/snap/row_colouring.hpp"
 #include "rnnwb/core/snap/rtrl_node_layout.hpp"
@@ -40,16 +39,6 @@ std::vector<int> reportedLevels(int extra) {
 std::string levelName(const SnapLevel& level, int exactAfter) {
   return level.n == 0 ? "exact (= M_" + std::to_string(exactAfter) + ")"
                       : "SnAp-" + std::to_string(level.n);
-}
-
-std::string formatBytes(std::uint64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int u = 0;
-  while (value >= 1024 && u < 4) value /= 1024, ++u;
-  char text[32];
-  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", value, units[u]);
-  return text;
 }
 
 std::uint64_t bpttBytes(std::uint64_t unitsPerFrame, int frames) {

@@ -6,7 +6,7 @@
 
 namespace rnnwb {
 
-/// "512 B", "1.5 KiB", "95.5 MiB", "1.6 GiB" (binary units, one decimal above bytes).
+/// "512 B", "130.5 KiB", "4.7 MiB", "1.6 GiB" (binary units, one decimal above bytes).
 std::string formatBytes(std::uint64_t bytes);
 
 /// The machine's physical memory in bytes; 0 when the system does not say.

@@ -45,8 +45,6 @@ std::vector<int> reportedLevels(int extra);
 /// "SnAp-n", or "exact (= M_k)" for M_∞ (n = 0) with k = exactAfter.
 std::string levelName(const SnapLevel& level, int exactAfter);
 
-/// Bytes in binary units for people: "512 B", "130.5 KiB", "4.7 MiB".
-std::string formatBytes(std::uint64_t bytes);
 
 /// Bytes BPTT keeps for a node over `frames` frames: one float32 activation per unit per frame.
 std::uint64_t bpttBytes(std::uint64_t unitsPerFrame, int frames);
