@@ -36,8 +36,9 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("RNN Workbench"));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(QStringLiteral("RNN Workbench: draw and analyse graphs of "
-                                                  "recurrent networks"));
+  parser.setApplicationDescription(
+      QStringLiteral("RNN Workbench: draw and analyse graphs of "
+                     "recurrent networks"));
   parser.addHelpOption();
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("Render the window to a PNG and exit."),
@@ -77,16 +78,15 @@ int main(int argc, char** argv) {
 
   rnnwb::ui::MainWindow window;
   if (parser.isSet(screenshot))
-    return takeScreenshot(window, {graph, parser.value(screenshot), parser.isSet(collapsed),
-                                   parser.value(select), parser.values(run),
-                                   parser.isSet(packing), sparsityNode});
+    return takeScreenshot(
+        window, {graph, parser.value(screenshot), parser.isSet(collapsed), parser.value(select),
+                 parser.values(run), parser.isSet(packing), sparsityNode});
 
   window.restoreLayout();
   window.show();
   const QString autosaveDir = rnnwb::ui::Autosave::defaultDirectory();
   window.fileActions()->offerRecovery(autosaveDir);
-  if (!graph.isEmpty() && !window.document()->isModified())
-    window.fileActions()->openFile(graph);
+  if (!graph.isEmpty() && !window.document()->isModified()) window.fileActions()->openFile(graph);
   window.fileActions()->startAutosave(autosaveDir, 30000);
   if (parser.isSet(run)) showRuns(window, parser.values(run));
   QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);

@@ -121,4 +121,3 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const ScreenshotRequest& reque
   }
   return 0;
 }
-

@@ -12,8 +12,8 @@ struct ScreenshotRequest {
   QString graph;  // empty: an untitled graph
   QString out;    // the PNG to write
   bool collapsed = false;
-  QString select;     // a layer id to select
-  QStringList runs;   // run folders for the training panel
+  QString select;    // a layer id to select
+  QStringList runs;  // run folders for the training panel
   bool packing = false;
   int sparsityNode = 0;  // 1-based recurrent node for the Sparsity dock; 0: not shown
 };

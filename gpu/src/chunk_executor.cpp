@@ -56,9 +56,9 @@ void ChunkExecutor::upload(const ChunkSchedule& chunk, const ParameterSet& param
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const int l = inputs[i];
     const auto x = batch.inputs[i].f32();
-    m_runner.uploadFloats(rowOffset(chunk.offsets.y[l], m_plan.maxDelayFrom(l), n, 0,
-                                    layers[l].size),
-                          x.data(), x.size());
+    m_runner.uploadFloats(
+        rowOffset(chunk.offsets.y[l], m_plan.maxDelayFrom(l), n, 0, layers[l].size), x.data(),
+        x.size());
   }
   if (!chunk.shape.targets) return;
   const auto& outputs = m_plan.outputLayers();
@@ -98,10 +98,10 @@ void ChunkExecutor::downloadState(const ChunkSchedule& chunk, int carryFrames,
     if (delay == 0) continue;
     // The state after c frames is chunk frames [c - D, c).
     auto target = state.layerFrames(l);
-    m_runner.downloadFloats(rowOffset(chunk.offsets.y[l], delay, n,
-                                      static_cast<std::int64_t>(carryFrames - delay) * n,
-                                      layers[l].size),
-                            target.data(), target.size());
+    m_runner.downloadFloats(
+        rowOffset(chunk.offsets.y[l], delay, n, static_cast<std::int64_t>(carryFrames - delay) * n,
+                  layers[l].size),
+        target.data(), target.size());
   }
   stateOut = std::move(state);
 }
@@ -111,8 +111,9 @@ double ChunkExecutor::run(const ParameterSet& params, const SequenceBatch& batch
                           ParameterSet* gradients, std::vector<Tensor>* outputs) {
   batch.check(m_plan, gradients != nullptr);
   if (!(params.layout() == *m_layout))
-    throw std::invalid_argument("parameters of another graph (their layout differs from the "
-                                "plan's)");
+    throw std::invalid_argument(
+        "parameters of another graph (their layout differs from the "
+        "plan's)");
   if (gradients && !(gradients->layout() == *m_layout))
     throw std::invalid_argument("a gradient buffer of another graph");
   if (!stateIn.empty() && stateIn.streams() != batch.streams)
@@ -139,8 +140,8 @@ double ChunkExecutor::run(const ParameterSet& params, const SequenceBatch& batch
       const int size = m_plan.graph().layers[l].size;
       std::vector<float> y(static_cast<std::size_t>(batch.frames) * batch.streams * size);
       m_runner.downloadFloats(
-          rowOffset(chunk.offsets.y[l], m_plan.maxDelayFrom(l), batch.streams, 0, size),
-          y.data(), y.size());
+          rowOffset(chunk.offsets.y[l], m_plan.maxDelayFrom(l), batch.streams, 0, size), y.data(),
+          y.size());
       outputs->push_back(Tensor::fromF32({batch.frames, batch.streams, size}, std::move(y)));
     }
   }

@@ -10,7 +10,8 @@ namespace rnnwb::gpu {
 
 struct CudaBackend::Impl {
   Impl(const CompiledPlan& plan, CudaBackendOptions options)
-      : runner(CudaStepRunnerOptions{options.device, options.graphs, options.profile}), executor(plan, runner) {}
+      : runner(CudaStepRunnerOptions{options.device, options.graphs, options.profile}),
+        executor(plan, runner) {}
   CudaStepRunner runner;
   ChunkExecutor executor;
 };

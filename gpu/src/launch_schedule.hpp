@@ -34,11 +34,11 @@ struct ChunkShape {
 
 /// Where each region starts in its arena (element offsets).
 struct ArenaOffsets {
-  std::vector<std::int64_t> y, s, dy, ds;       // per layer
-  std::vector<std::int64_t> z, dz;              // per z buffer
+  std::vector<std::int64_t> y, s, dy, ds;  // per layer
+  std::vector<std::int64_t> z, dz;         // per z buffer
   std::int64_t stack = 0, params = 0, grads = 0, mask = 0;
-  std::vector<std::int64_t> targets;            // per output layer: float (mse) or int (classes)
-  std::vector<std::int64_t> loss;               // per output layer, double arena
+  std::vector<std::int64_t> targets;  // per output layer: float (mse) or int (classes)
+  std::vector<std::int64_t> loss;     // per output layer, double arena
 };
 
 struct ChunkSchedule {

@@ -20,8 +20,12 @@ class Builder {
  public:
   Builder(const CompiledPlan& plan, const ParameterLayout& layout, const Program& program,
           const ChunkShape& shape)
-      : m_plan(plan), m_layout(layout), m_program(program), m_shape(shape),
-        m_n(shape.streams), m_t(shape.frames) {}
+      : m_plan(plan),
+        m_layout(layout),
+        m_program(program),
+        m_shape(shape),
+        m_n(shape.streams),
+        m_t(shape.frames) {}
 
   ChunkSchedule build();
 
@@ -53,8 +57,8 @@ class Builder {
   void allocate();
   void emit(LaunchStep step) { m_out.steps.push_back(step); }
   void flat(StepKind kind, Offset dst, Offset src, Offset count);
-  void gemm(bool ta, bool tb, int m, int n, int k, Offset a, int lda, Offset b, int ldb,
-            float beta, Offset c, int ldc);
+  void gemm(bool ta, bool tb, int m, int n, int k, Offset a, int lda, Offset b, int ldb, float beta,
+            Offset c, int ldc);
 
   void forwardNode(const NodeOp& node);
   void initDestinations(int l);

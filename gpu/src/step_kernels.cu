@@ -19,7 +19,7 @@ int blocksFor(std::int64_t count) {
 }
 
 // Grid-stride loops: any count fits any grid.
-#define WB_FOR_EACH(i, count)                                                       \
+#define WB_FOR_EACH(i, count)                                                             \
   for (std::int64_t i = blockIdx.x * std::int64_t(blockDim.x) + threadIdx.x; i < (count); \
        i += std::int64_t(gridDim.x) * blockDim.x)
 
@@ -62,8 +62,8 @@ __global__ void kernel_softmaxBackwardRows(float* ds, const float* y, const floa
                                            int width) {
   WB_FOR_EACH(r, rows) math::softmaxBackward(y + r * width, dy + r * width, ds + r * width, width);
 }
-__global__ void kernel_crossEntropyGrad(float* ds, const float* y, const int* classes,
-                                        int firstRow, int rows, int width) {
+__global__ void kernel_crossEntropyGrad(float* ds, const float* y, const int* classes, int firstRow,
+                                        int rows, int width) {
   WB_FOR_EACH(r, rows) {
     if (r < firstRow) continue;
     for (int i = 0; i < width; ++i) ds[r * width + i] += y[r * width + i];
@@ -83,8 +83,8 @@ __global__ void kernel_columnSum(float* out, const float* src, const float* aux,
     out[i] += sum;
   }
 }
-__global__ void kernel_crossEntropyLoss(double* loss, const float* s, const int* classes,
-                                        int rows, int width) {
+__global__ void kernel_crossEntropyLoss(double* loss, const float* s, const int* classes, int rows,
+                                        int width) {
   WB_FOR_EACH(r, rows) loss[r] = math::crossEntropyFromLogits(s + r * width, width, classes[r]);
 }
 __global__ void kernel_mseLoss(double* loss, const float* y, const float* target, int rows,
@@ -110,11 +110,21 @@ void launchElementwise(const LaunchStep& st, float* f, const int* ints, double* 
   const int g = blocksFor(st.count > 0 ? st.count : (cells > 0 ? cells : st.rows));
   const int gRows = blocksFor(st.rows);
   switch (st.kind) {
-    case StepKind::Zero: kernel_zero<<<g, kThreads, 0, stream>>>(dst, st.count); break;
-    case StepKind::Copy: kernel_copy<<<g, kThreads, 0, stream>>>(dst, src, st.count); break;
-    case StepKind::Add: kernel_add<<<g, kThreads, 0, stream>>>(dst, src, st.count); break;
-    case StepKind::Multiply: kernel_multiply<<<g, kThreads, 0, stream>>>(dst, src, st.count); break;
-    case StepKind::Mask: kernel_multiply<<<g, kThreads, 0, stream>>>(dst, src, st.count); break;
+    case StepKind::Zero:
+      kernel_zero<<<g, kThreads, 0, stream>>>(dst, st.count);
+      break;
+    case StepKind::Copy:
+      kernel_copy<<<g, kThreads, 0, stream>>>(dst, src, st.count);
+      break;
+    case StepKind::Add:
+      kernel_add<<<g, kThreads, 0, stream>>>(dst, src, st.count);
+      break;
+    case StepKind::Multiply:
+      kernel_multiply<<<g, kThreads, 0, stream>>>(dst, src, st.count);
+      break;
+    case StepKind::Mask:
+      kernel_multiply<<<g, kThreads, 0, stream>>>(dst, src, st.count);
+      break;
     case StepKind::BroadcastRow:
       kernel_broadcastRow<<<g, kThreads, 0, stream>>>(dst, src, st.width, cells);
       break;

@@ -7,8 +7,8 @@
 // RTRL-family runs are timed over as many frames as fit in S seconds (at least 2: "sampled");
 // a Ĵ whose working set would pass B bytes (default 1.5 GiB) is not built: its memory is
 // reported and its time skipped.
-#include <ctime>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -46,7 +46,10 @@ SequenceBatch makeBatch(const CompiledPlan& plan, int frames) {
   b.frames = frames;
   b.streams = 1;
   std::uint64_t x = 12345;
-  auto next = [&] { x = x * 6364136223846793005ULL + 1442695040888963407ULL; return x >> 33; };
+  auto next = [&] {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return x >> 33;
+  };
   for (int l : plan.inputLayers()) {
     Tensor t = Tensor::zerosF32({frames, 1, plan.graph().layers[l].size});
     for (float& v : t.f32()) v = float(next() % 2000) / 1000.0f - 1.0f;
@@ -91,8 +94,11 @@ nlohmann::json benchBptt(const CompiledPlan& plan, const ParameterSet& params, c
     ++runs;
   } while (secondsSince(start) < o.seconds);
   const double perFrame = secondsSince(start) / (double(runs) * o.frames);
-  return {{"algo", "bptt"}, {"us_per_frame", perFrame * 1e6}, {"frames_timed", runs * o.frames},
-          {"bytes", bpttBytes(plan, o.frames)}, {"bytes_note", "activations over T frames"}};
+  return {{"algo", "bptt"},
+          {"us_per_frame", perFrame * 1e6},
+          {"frames_timed", runs * o.frames},
+          {"bytes", bpttBytes(plan, o.frames)},
+          {"bytes_note", "activations over T frames"}};
 }
 
 /// nnz of the mask of every recurrent node for a SnAp level (0: exact), and |h|, without
@@ -116,7 +122,9 @@ nlohmann::json benchRtrl(const CompiledPlan& plan, const ParameterSet& params, i
   // Ĵ (value + column index) + the product's output + D_t: the general path's working set,
   // estimated before anything is built (the unit-block path needs less).
   const double bytes = double(nnz) * 12.0 + double(squares) * 4.0;
-  nlohmann::json r = {{"algo", name}, {"jacobian_nnz", nnz}, {"bytes", bytes},
+  nlohmann::json r = {{"algo", name},
+                      {"jacobian_nnz", nnz},
+                      {"bytes", bytes},
                       {"bytes_note", "J values+indices, product buffer, D_t"}};
   if (bytes > o.maxBytes || nnz > 2147483647ULL) {
     r["skipped"] = "working set above --max-bytes (or nnz above int32 indices)";
@@ -154,21 +162,25 @@ Options parse(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--out") o.out = value;
-    else if (key == "--seconds") o.seconds = std::stod(value);
-    else if (key == "--frames") o.frames = std::stoi(value);
-    else if (key == "--max-bytes") o.maxBytes = std::stod(value);
+    if (key == "--out")
+      o.out = value;
+    else if (key == "--seconds")
+      o.seconds = std::stod(value);
+    else if (key == "--frames")
+      o.frames = std::stoi(value);
+    else if (key == "--max-bytes")
+      o.maxBytes = std::stod(value);
     else if (key == "--levels") {  // e.g. 1,2,0 (0: exact RTRL; a leading "-" skips BPTT)
       o.levels.clear();
       o.bptt = value.front() != '-';
       std::stringstream in(o.bptt ? value : value.substr(1));
       for (std::string part; std::getline(in, part, ',');) o.levels.push_back(std::stoi(part));
-    }
-    else if (key == "--sizes") {
+    } else if (key == "--sizes") {
       o.sizes.clear();
       std::stringstream in(value);
       for (std::string part; std::getline(in, part, ',');) o.sizes.push_back(std::stoi(part));
-    } else throw std::invalid_argument("unknown option " + key);
+    } else
+      throw std::invalid_argument("unknown option " + key);
   }
   if (o.out.empty()) throw std::invalid_argument("give --out FILE");
   return o;

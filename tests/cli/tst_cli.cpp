@@ -108,7 +108,8 @@ void TestCli::exportWritesAFile() {
 
 void TestCli::helpForEveryCommand_data() {
   QTest::addColumn<QString>("command");
-  for (const char* c : {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad", "train"})
+  for (const char* c :
+       {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad", "train"})
     QTest::newRow(c) << c;
 }
 

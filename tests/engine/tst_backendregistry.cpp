@@ -32,9 +32,13 @@ class NamedBackend final : public Backend {
   std::string_view name() const override { return "counting"; }
   const CompiledPlan& plan() const override { return m_plan; }
   double forwardBackward(const ParameterSet&, const SequenceBatch&, const StreamState&,
-                         StreamState*, ParameterSet*) override { return 1.0; }
+                         StreamState*, ParameterSet*) override {
+    return 1.0;
+  }
   double forward(const ParameterSet&, const SequenceBatch&, const StreamState&, StreamState*,
-                 std::vector<Tensor>*) override { return 2.0; }
+                 std::vector<Tensor>*) override {
+    return 2.0;
+  }
 
  private:
   const CompiledPlan& m_plan;
@@ -64,8 +68,9 @@ void TestBackendRegistry::cpuByName() {
 void TestBackendRegistry::unknownNameListsTheKnownOnes() {
   const CompiledPlan plan = elmanPlan();
   const QString error = errorOf([&] { makeBackend("tpu", plan); });
-  QCOMPARE(error.left(error.indexOf(')') + 1), QString("unknown backend 'tpu' (this build has: cpu"
-                                                        + QString(hasBackend("counting") ? ", counting" : "") + ")"));
+  QCOMPARE(error.left(error.indexOf(')') + 1),
+           QString("unknown backend 'tpu' (this build has: cpu" +
+                   QString(hasBackend("counting") ? ", counting" : "") + ")"));
   QCOMPARE(errorOf([] { requireBackend("tpu"); }), error);
   QVERIFY(!error.contains("CUDA"));  // only "cuda" gets the build hint
 }

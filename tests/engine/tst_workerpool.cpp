@@ -77,9 +77,7 @@ void TestWorkerPool::rethrowsATasksException() {
   QCOMPARE(calls.load(), 3);
 }
 
-void TestWorkerPool::rejectsNoWorkers() {
-  QVERIFY_THROWS_EXCEPTION(std::exception, WorkerPool(0));
-}
+void TestWorkerPool::rejectsNoWorkers() { QVERIFY_THROWS_EXCEPTION(std::exception, WorkerPool(0)); }
 
 QTEST_APPLESS_MAIN(TestWorkerPool)
 #include "tst_workerpool.moc"

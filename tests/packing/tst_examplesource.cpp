@@ -84,8 +84,9 @@ void TestExampleSource::sizesFileErrorsNameTheLine() {
     return "no error";
   };
   const fs::path bad = writeText(dir, "bad.txt", "3 4\n\n5 6 7\n");
-  QCOMPARE(message(bad), bad.string() + ":3: expected 'height width' (two positive integers), "
-                                        "got '5 6 7'");
+  QCOMPARE(message(bad), bad.string() +
+                             ":3: expected 'height width' (two positive integers), "
+                             "got '5 6 7'");
   QVERIFY(message(writeText(dir, "zero.txt", "3 0\n")).find("zero.txt:1:") != std::string::npos);
   QVERIFY(message(writeText(dir, "x.txt", "3 x\n")).find("x.txt:1:") != std::string::npos);
   QCOMPARE(message(writeText(dir, "empty.txt", "\n\n")), std::string("no examples to pack"));

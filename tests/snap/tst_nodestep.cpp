@@ -62,8 +62,8 @@ bool close(double a, double b) { return std::abs(a - b) <= 2e-3 * (1.0 + std::ab
 
 std::vector<Graph> testGraphs() {
   std::vector<Graph> graphs;
-  for (const char* name : {"elman", "lstm-peephole", "gru", "sparse-rnn", "mi-rnn",
-                           "two-recurrent-nodes", "jordan"})
+  for (const char* name :
+       {"elman", "lstm-peephole", "gru", "sparse-rnn", "mi-rnn", "two-recurrent-nodes", "jordan"})
     graphs.push_back(testing::withLayerSize(
         loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name + ".rnn.json"), 4));
   for (std::uint64_t seed = 1; seed <= 12; ++seed)
@@ -155,9 +155,9 @@ class TestNodeStep : public QObject {
             step.vjp(params, in.pointers, in.prev, tape, v, {{}, row, {}}, scratch);
             const int s = step.stateOffset(layer) + i;
             for (int j = 0; j < h; ++j)
-              QVERIFY2(std::abs(row[j] - d[std::size_t(s) * h + j]) <=
-                           1e-5f * (1 + std::abs(row[j])),
-                       qPrintable(QString("%1 %2").arg(s).arg(j)));
+              QVERIFY2(
+                  std::abs(row[j] - d[std::size_t(s) * h + j]) <= 1e-5f * (1 + std::abs(row[j])),
+                  qPrintable(QString("%1 %2").arg(s).arg(j)));
           }
       }
     }

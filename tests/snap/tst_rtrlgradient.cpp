@@ -161,8 +161,7 @@ class TestRtrlGradient : public QObject {
     std::vector<float> sameFrame(s.params.size(), 0.0f);
     for (int t = 0; t < kFrames; ++t) {
       ParameterSet grads = ParameterSet::zerosLike(s.params);
-      backend.forwardBackward(s.params, testing::sliceFrames(s.batch, t, 1), state, &state,
-                              &grads);
+      backend.forwardBackward(s.params, testing::sliceFrames(s.batch, t, 1), state, &state, &grads);
       for (std::size_t i = 0; i < sameFrame.size(); ++i) sameFrame[i] += grads.values()[i];
     }
     const Gradient exact = rtrl(s.plan, s.params, s.batch, 0);

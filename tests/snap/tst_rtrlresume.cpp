@@ -55,9 +55,9 @@ class TestRtrlResume : public QObject {
     const auto resumed = readMetricsFile(RunFolder(parts).metricsPath());
     QCOMPARE(resumed.size(), expected.size());
     for (std::size_t i = 0; i < expected.size(); ++i)
-      QVERIFY2(train_test::sameLearning(expected[i], resumed[i]),
-               qPrintable(train_test::describe(expected[i]) + "\n" +
-                          train_test::describe(resumed[i])));
+      QVERIFY2(
+          train_test::sameLearning(expected[i], resumed[i]),
+          qPrintable(train_test::describe(expected[i]) + "\n" + train_test::describe(resumed[i])));
   }
 
  private:

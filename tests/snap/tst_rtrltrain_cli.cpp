@@ -41,13 +41,13 @@ class TestRtrlTrainCli : public QObject {
 
   void snap1LossFalls() {
     const QString runDir = m_dir.filePath("snap1");
-    const Run run = runCli({"train", m_graph, "--task", "char-lm", "--text", m_text,
-                            "--algo", "snap1", "--streams", "4", "--h-prime", "4", "--steps",
-                            "150", "--lr", "0.01", "--report-every", "15", "--valid-every",
-                            "150", "--run-dir", runDir});
+    const Run run =
+        runCli({"train",         m_graph, "--task",    "char-lm", "--text",         m_text,
+                "--algo",        "snap1", "--streams", "4",       "--h-prime",      "4",
+                "--steps",       "150",   "--lr",      "0.01",    "--report-every", "15",
+                "--valid-every", "150",   "--run-dir", runDir});
     QVERIFY2(run.exitCode == 0, qPrintable(run.err));
-    const auto records =
-        rnnwb::train::readMetricsFile((runDir + "/metrics.jsonl").toStdString());
+    const auto records = rnnwb::train::readMetricsFile((runDir + "/metrics.jsonl").toStdString());
     QCOMPARE(records.size(), std::size_t(10));
     QVERIFY2(records.back().trainLoss < records.front().trainLoss - 0.3,
              qPrintable(train_test::describe(records.front()) + " -> " +
@@ -87,8 +87,7 @@ class TestRtrlTrainCli : public QObject {
     QFETCH(QString, error);
     QString graphFile = m_graph;
     if (graph == "late") {
-      auto g = nlohmann::json::parse(
-          train_test::elmanGraph(m_vocabulary, 8, m_vocabulary, true));
+      auto g = nlohmann::json::parse(train_test::elmanGraph(m_vocabulary, 8, m_vocabulary, true));
       g["connections"].push_back({{"id", "h-late"}, {"from", "h"}, {"to", "y"}, {"delay", 2}});
       graphFile = m_dir.filePath("late.rnn.json");
       train_test::writeText(graphFile.toStdString(), g.dump());

@@ -72,7 +72,9 @@ int compare(const CompiledPlan& plan, int snapLevel, std::uint64_t seed, QString
   for (std::size_t i = 0; i < fast.figures.size(); ++i) {
     taken += fast.figures[i].unitBlocks ? 1 : 0;
     if (fast.figures[i].jacobianNnz != general.figures[i].jacobianNnz) {
-      why = QString("node %1: nnz %2 against %3").arg(i).arg(fast.figures[i].jacobianNnz)
+      why = QString("node %1: nnz %2 against %3")
+                .arg(i)
+                .arg(fast.figures[i].jacobianNnz)
                 .arg(general.figures[i].jacobianNnz);
       return -1;
     }
@@ -86,7 +88,9 @@ int compare(const CompiledPlan& plan, int snapLevel, std::uint64_t seed, QString
   }
   const double error = relativeError(fast.gradient, general.gradient);
   if (error > 1e-5 || std::abs(fast.loss - general.loss) > 1e-6 * std::abs(general.loss)) {
-    why = QString("gradient: relative error %1, loss %2 against %3").arg(error).arg(fast.loss)
+    why = QString("gradient: relative error %1, loss %2 against %3")
+              .arg(error)
+              .arg(fast.loss)
               .arg(general.loss);
     return -1;
   }
@@ -173,8 +177,8 @@ class TestUnitBlockJacobian : public QObject {
   // Frames queued for one pass may read out into different buffers (each update its own): the
   // queue is applied before a frame that reads out elsewhere, so every buffer gets its frames.
   void readOutsFollowTheirBuffers() {
-    const CompiledPlan plan(example(std::string(RNNWB_EXAMPLES_DIR) + "/lstm-peephole.rnn.json",
-                                    5));
+    const CompiledPlan plan(
+        example(std::string(RNNWB_EXAMPLES_DIR) + "/lstm-peephole.rnn.json", 5));
     ParameterSet params(plan);
     testing::randomizeParameters(params, 5, 0.6);
     const SequenceBatch batch = testing::randomBatch(plan, 11, 1, 5);
@@ -196,8 +200,8 @@ class TestUnitBlockJacobian : public QObject {
   }
 
   void jacobianRoundTripsByParameter() {
-    const CompiledPlan plan(example(std::string(RNNWB_EXAMPLES_DIR) + "/lstm-peephole.rnn.json",
-                                    5));
+    const CompiledPlan plan(
+        example(std::string(RNNWB_EXAMPLES_DIR) + "/lstm-peephole.rnn.json", 5));
     ParameterSet params(plan);
     testing::randomizeParameters(params, 3, 0.6);
     for (RtrlJacobianPath path : {RtrlJacobianPath::Fastest, RtrlJacobianPath::General}) {

@@ -96,9 +96,9 @@ void TestCheckpoint::refusesWhatDoesNotFit() {
     loadCheckpoint(path, plan, 3, OptimizerKind::Sgd);
     QFAIL("another optimizer's state must be refused");
   } catch (const std::runtime_error& e) {
-    QCOMPARE(QString(e.what()),
-             QString::fromStdString(path) + ": the checkpoint holds the state of another "
-                                            "optimizer than 'sgd'");
+    QCOMPARE(QString(e.what()), QString::fromStdString(path) +
+                                    ": the checkpoint holds the state of another "
+                                    "optimizer than 'sgd'");
   }
   QVERIFY_THROWS_EXCEPTION(std::runtime_error, loadCheckpoint(path, plan, 4, OptimizerKind::Adam));
   const std::string weights = m_dir.filePath("w.safetensors").toStdString();

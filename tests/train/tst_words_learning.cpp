@@ -16,9 +16,9 @@ void TestWordsLearning::characterErrorRateFalls() {
   QTemporaryDir dir;
   const QString run = dir.filePath("run");
   QProcess p;
-  p.start(RNNWB_CLI, {"train", "--config", RNNWB_EXAMPLES_DIR "/train-words-small.json",
-                      "--steps", "1000", "--valid-every", "0", "--checkpoint-every", "0",
-                      "--report-every", "50", "--run-dir", run});
+  p.start(RNNWB_CLI, {"train", "--config", RNNWB_EXAMPLES_DIR "/train-words-small.json", "--steps",
+                      "1000", "--valid-every", "0", "--checkpoint-every", "0", "--report-every",
+                      "50", "--run-dir", run});
   QVERIFY(p.waitForFinished(300000));
   QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
   const auto metrics = rnnwb::train::readMetricsFile((run + "/metrics.jsonl").toStdString());

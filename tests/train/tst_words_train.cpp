@@ -249,8 +249,8 @@ void TestWordsTrain::iamFolderTrains() {
   txt.close();
   const QString dir = m_dir.filePath("iam-run");
   const Run r = runCli({"train", "--task", "words", "--model", m_model, "--images",
-                        QString::fromStdString(root.string()), "--valid-words", "2", "--batch",
-                        "4", "--steps", "3", "--threads", "1", "--run-dir", dir});
+                        QString::fromStdString(root.string()), "--valid-words", "2", "--batch", "4",
+                        "--steps", "3", "--threads", "1", "--run-dir", dir});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
   QVERIFY2(r.err.contains("(10 usable entries, 2 left out), 8 training / 2 validation examples"),
            qPrintable(r.err));

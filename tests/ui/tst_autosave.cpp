@@ -59,8 +59,7 @@ void TestAutosave::writesOnlyUnsavedChanges() {
 
 void TestAutosave::findsWhatACrashLeft() {
   QTemporaryDir dir;
-  const std::string text = serializeGraph(
-      loadValidGraph(RNNWB_EXAMPLES_DIR "/gru.rnn.json"));
+  const std::string text = serializeGraph(loadValidGraph(RNNWB_EXAMPLES_DIR "/gru.rnn.json"));
   // PIDs above the kernel's pid_max (4194304 at most) name no process.
   leaveCrashedAutosave(dir.path(), 4194400, "/old.rnn.json", "2026-01-01T10:00:00Z", text);
   leaveCrashedAutosave(dir.path(), 4194401, "/new.rnn.json", "2026-01-02T10:00:00Z", text);

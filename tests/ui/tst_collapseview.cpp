@@ -66,10 +66,12 @@ void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
   QTest::addColumn<int>("recurrentNodes");
   const QDir dir(QStringLiteral(RNNWB_EXAMPLES_DIR));
   const std::map<QString, int> expected{
-      {"elman.rnn.json", 1},       {"jordan.rnn.json", 1},       {"lstm-peephole.rnn.json", 1},
-      {"gru.rnn.json", 1},         {"stacked-lstm.rnn.json", 2}, {"mi-rnn.rnn.json", 1},
-      {"sparse-rnn.rnn.json", 1},  {"two-recurrent-nodes.rnn.json", 2},
-      {"adding-lstm.rnn.json", 1}, {"char-lstm.rnn.json", 1},    {"copy-lstm.rnn.json", 1}};
+      {"elman.rnn.json", 1},         {"jordan.rnn.json", 1},
+      {"lstm-peephole.rnn.json", 1}, {"gru.rnn.json", 1},
+      {"stacked-lstm.rnn.json", 2},  {"mi-rnn.rnn.json", 1},
+      {"sparse-rnn.rnn.json", 1},    {"two-recurrent-nodes.rnn.json", 2},
+      {"adding-lstm.rnn.json", 1},   {"char-lstm.rnn.json", 1},
+      {"copy-lstm.rnn.json", 1}};
   for (const QString& name : dir.entryList({QStringLiteral("*.rnn.json")})) {
     QVERIFY2(expected.count(name), qPrintable("add " + name + " to this table"));
     QTest::newRow(qPrintable(name)) << dir.filePath(name) << expected.at(name);
@@ -104,8 +106,9 @@ void TestCollapseView::animationReachesBothEnds() {
   checkShown(scene, doc, true);
   scene.setCollapsed(false, true);
   QTRY_VERIFY_WITH_TIMEOUT(scene.recurrentNodeBoxes().empty(), 3000);
-  QTRY_VERIFY_WITH_TIMEOUT(scene.layerBox(doc.graph().layers[1].id).center() ==
-                               doc.position(doc.graph().layers[1].id), 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      scene.layerBox(doc.graph().layers[1].id).center() == doc.position(doc.graph().layers[1].id),
+      3000);
   checkShown(scene, doc, false);
   QCOMPARE(doc.undoStack()->count(), 0);
 }
@@ -119,8 +122,8 @@ void TestCollapseView::editsWhileCollapsedKeepTheView() {
   doc.undoStack()->push(new AddConnectionCommand(&doc, makeConnection(doc, "b", "a")));
   Connection back = doc.graph().connections.back();
   back.delay = 1;
-  doc.undoStack()->push(new EditConnectionCommand(&doc, int(doc.graph().connections.size()) - 1,
-                                                  back));
+  doc.undoStack()->push(
+      new EditConnectionCommand(&doc, int(doc.graph().connections.size()) - 1, back));
   QCOMPARE(scene.recurrentNodeBoxes().size(), std::size_t(1));
   checkShown(scene, doc, true);
   doc.undoStack()->undo();

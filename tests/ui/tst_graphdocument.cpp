@@ -123,14 +123,14 @@ void TestGraphDocument::eachCommandRoundTrips() {
   c.delay = 2;
   c.density = 0.5;
   checkRoundTrip(doc, new EditConnectionCommand(&doc, 0, c));
-  checkRoundTrip(doc, new MoveLayersCommand(&doc, {{"x", doc.position("x")}},
-                                            {{"x", QPointF(-40, 300)}}));
-  checkRoundTrip(doc, new InsertFragmentCommand(
-                          &doc, makeCellTemplate(doc, CellTemplate::Lstm, "x", 8, {0, 600}),
-                          "LSTM"));
-  checkRoundTrip(doc, new InsertFragmentCommand(
-                          &doc, prepareForInsert(doc, copyFragment(doc, {"i", "ig"}), {30, 30}),
-                          "Paste"));
+  checkRoundTrip(
+      doc, new MoveLayersCommand(&doc, {{"x", doc.position("x")}}, {{"x", QPointF(-40, 300)}}));
+  checkRoundTrip(doc,
+                 new InsertFragmentCommand(
+                     &doc, makeCellTemplate(doc, CellTemplate::Lstm, "x", 8, {0, 600}), "LSTM"));
+  checkRoundTrip(
+      doc, new InsertFragmentCommand(
+               &doc, prepareForInsert(doc, copyFragment(doc, {"i", "ig"}), {30, 30}), "Paste"));
   checkRoundTrip(doc, new RenameGraphCommand(&doc, "renamed"));
 }
 
@@ -158,8 +158,8 @@ void TestGraphDocument::dragMergesIntoOneStep() {
                                                 {{"h", start + QPointF(step, 0)}}, 7));
   QCOMPARE(doc.undoStack()->count(), 1);
   QCOMPARE(doc.position("h"), start + QPointF(5, 0));
-  doc.undoStack()->push(new MoveLayersCommand(&doc, {{"h", doc.position("h")}},
-                                              {{"h", QPointF(0, 0)}}, 8));
+  doc.undoStack()->push(
+      new MoveLayersCommand(&doc, {{"h", doc.position("h")}}, {{"h", QPointF(0, 0)}}, 8));
   QCOMPARE(doc.undoStack()->count(), 2);
   doc.undoStack()->undo();
   doc.undoStack()->undo();
@@ -184,8 +184,8 @@ void TestGraphDocument::pasteRenamesClashingIds() {
   const auto fragment = fragmentFromText(fragmentToText(copyFragment(doc, {"h"})));
   QVERIFY(fragment.has_value());
   QCOMPARE(fragment->connections.size(), std::size_t(1));  // the self-loop only
-  doc.undoStack()->push(new InsertFragmentCommand(
-      &doc, prepareForInsert(doc, *fragment, {20, 20}), "Paste"));
+  doc.undoStack()->push(
+      new InsertFragmentCommand(&doc, prepareForInsert(doc, *fragment, {20, 20}), "Paste"));
   const int pasted = doc.layerIndex("h2");
   QVERIFY(pasted >= 0);
   QCOMPARE(doc.position("h2"), doc.position("h") + QPointF(20, 20));
@@ -208,8 +208,7 @@ void TestGraphDocument::templatesAreValidCells() {
   QFETCH(int, recurrentMembers);
   GraphDocument doc;
   QVERIFY(doc.open(example("elman.rnn.json"), nullptr));
-  GraphFragment fragment =
-      makeCellTemplate(doc, CellTemplate(cell), "x", 8, QPointF(0, 400));
+  GraphFragment fragment = makeCellTemplate(doc, CellTemplate(cell), "x", 8, QPointF(0, 400));
   QCOMPARE(int(fragment.layers.size()), layers);
   doc.undoStack()->push(new InsertFragmentCommand(&doc, fragment, "template"));
   // Wire the cell's output to the output layer; the graph must then be valid.
@@ -292,15 +291,29 @@ void TestGraphDocument::openReportsBadFile() {
 void TestGraphDocument::invalidEditsRaiseProblems_data() {
   QTest::addColumn<QString>("edit");
   QTest::addColumn<QString>("message");
-  QTest::addColumn<QString>("layer");       // expected among the diagnostic's layers ("" none)
-  QTest::addColumn<int>("connection");      // expected among its connections (-1 none)
-  QTest::newRow("size mismatch") << "size" << "needs equal sizes" << "" << 2;
-  QTest::newRow("bias on input") << "inputBias" << "input layer has no" << "x" << -1;
-  QTest::newRow("softmax without loss") << "noLoss" << "softmax activation needs" << "y" << -1;
-  QTest::newRow("zero-delay cycle") << "cycle" << "cycle with no delay: h -> h" << "h" << 1;
-  QTest::newRow("into input") << "intoInput" << "is an input layer" << "" << 3;
-  QTest::newRow("orphan layer") << "orphan" << "no connection leads" << "m" << -1;
-  QTest::newRow("no output") << "deleteOutput" << "no output layer" << "" << -1;
+  QTest::addColumn<QString>("layer");   // expected among the diagnostic's layers ("" none)
+  QTest::addColumn<int>("connection");  // expected among its connections (-1 none)
+  QTest::newRow("size mismatch") << "size"
+                                 << "needs equal sizes"
+                                 << "" << 2;
+  QTest::newRow("bias on input") << "inputBias"
+                                 << "input layer has no"
+                                 << "x" << -1;
+  QTest::newRow("softmax without loss") << "noLoss"
+                                        << "softmax activation needs"
+                                        << "y" << -1;
+  QTest::newRow("zero-delay cycle") << "cycle"
+                                    << "cycle with no delay: h -> h"
+                                    << "h" << 1;
+  QTest::newRow("into input") << "intoInput"
+                              << "is an input layer"
+                              << "" << 3;
+  QTest::newRow("orphan layer") << "orphan"
+                                << "no connection leads"
+                                << "m" << -1;
+  QTest::newRow("no output") << "deleteOutput"
+                             << "no output layer"
+                             << "" << -1;
 }
 
 void TestGraphDocument::invalidEditsRaiseProblems() {
@@ -342,10 +355,10 @@ void TestGraphDocument::invalidEditsRaiseProblems() {
   bool found = false;
   for (const Diagnostic& d : doc.problems()) {
     if (!QString::fromStdString(d.message).contains(message)) continue;
-    const bool layerOk = layer.isEmpty() ||
-        std::count(d.layers.begin(), d.layers.end(), doc.layerIndex(layer.toStdString())) > 0;
-    const bool connectionOk = connection < 0 ||
-        std::count(d.connections.begin(), d.connections.end(), connection) > 0;
+    const bool layerOk = layer.isEmpty() || std::count(d.layers.begin(), d.layers.end(),
+                                                       doc.layerIndex(layer.toStdString())) > 0;
+    const bool connectionOk =
+        connection < 0 || std::count(d.connections.begin(), d.connections.end(), connection) > 0;
     found = found || (layerOk && connectionOk);
   }
   QVERIFY2(found, qPrintable(firstProblem(doc)));

@@ -130,8 +130,7 @@ void TestMaskPanel::figuresAreCoreSummary() {
     QVERIFY(figureValue(*m_panel, QStringLiteral("colours of D"))
                 .startsWith(QString::number(core.coloursD) + QStringLiteral(" (compression")));
     QCOMPARE(figureValue(*m_panel, QStringLiteral("dense RTRL Ĵ")), bytes(core.denseRtrlBytes));
-    QCOMPARE(figureValue(*m_panel, QStringLiteral("BPTT over 100 frames")),
-             bytes(core.bpttBytes));
+    QCOMPARE(figureValue(*m_panel, QStringLiteral("BPTT over 100 frames")), bytes(core.bpttBytes));
     auto* levels = m_panel->findChild<QTableWidget*>(QStringLiteral("levels"));
     QCOMPARE(levels->rowCount(), int(core.levels.size()));
     for (int r = 0; r < int(core.levels.size()); ++r) {
@@ -159,13 +158,12 @@ void TestMaskPanel::invalidGraphShowsProblem() {
   open(QStringLiteral("elman.rnn.json"));
   QVERIFY(m_panel->summary());
   Connection loop = m_doc->graph().connections[1];  // h->h@1
-  loop.delay = 0;                                    // a cycle with no delay
+  loop.delay = 0;                                   // a cycle with no delay
   m_doc->undoStack()->push(new EditConnectionCommand(m_doc, 1, loop));
   QVERIFY(!m_doc->problems().empty());
   waitUntilUpToDate();
-  QVERIFY(m_panel->message().startsWith(
-      QStringLiteral("Fix the problems first: ") +
-      QString::fromStdString(m_doc->problems().front().message)));
+  QVERIFY(m_panel->message().startsWith(QStringLiteral("Fix the problems first: ") +
+                                        QString::fromStdString(m_doc->problems().front().message)));
   QVERIFY(!m_panel->summary());
   QVERIFY(m_panel->findChild<QTableWidget*>(QStringLiteral("figures"))->isHidden());
   QCOMPARE(m_panel->findChild<QTableWidget*>(QStringLiteral("levels"))->rowCount(), 0);
@@ -196,9 +194,9 @@ void TestMaskPanel::delayTwoIsRefused() {
 
 void TestMaskPanel::graphWithoutRecurrentNode() {
   Graph graph;
-  graph.layers = {Layer{"x", LayerKind::Input, 4, Activation::Identity, false},
-                  Layer{"y", LayerKind::Additive, 3, Activation::Softmax, true,
-                        LossKind::CrossEntropy}};
+  graph.layers = {
+      Layer{"x", LayerKind::Input, 4, Activation::Identity, false},
+      Layer{"y", LayerKind::Additive, 3, Activation::Softmax, true, LossKind::CrossEntropy}};
   graph.connections = {Connection{"x->y", "x", "y"}};
   m_doc->reset(graph, QString());
   QCOMPARE(m_doc->problems().size(), std::size_t(0));
@@ -251,16 +249,14 @@ void TestMaskPanel::editUpdatesAfterDebounce() {
   QTRY_COMPARE_WITH_TIMEOUT(m_panel->summary()->bpttLength, 250, 10000);
   const snap::NodeSummary longer =
       snap::summarizeNode(plan, snap::recurrentNodes(plan.nodes()).front(), {1, 2, 3}, 250);
-  QCOMPARE(figureValue(*m_panel, QStringLiteral("BPTT over 250 frames")),
-           bytes(longer.bpttBytes));
+  QCOMPARE(figureValue(*m_panel, QStringLiteral("BPTT over 250 frames")), bytes(longer.bpttBytes));
 }
 
 void TestMaskPanel::outdatedResultIsDropped() {
   open(QStringLiteral("elman.rnn.json"));
   QList<int> shownSizes;
-  connect(m_panel, &MaskPanel::updated, this, [&] {
-    shownSizes << (m_panel->summary() ? m_panel->summary()->stateSize : -1);
-  });
+  connect(m_panel, &MaskPanel::updated, this,
+          [&] { shownSizes << (m_panel->summary() ? m_panel->summary()->stateSize : -1); });
   auto resize = [this](int size) {
     Layer h = m_doc->graph().layers[1];
     h.size = size;
@@ -311,8 +307,8 @@ void TestMaskPanel::exportsPngAndSvg() {
   QVERIFY2(m_panel->patternView()->exportTo(png, &error), qPrintable(error));
   const QImage read(png);
   QCOMPARE(read.size(), shown.size());
-  QCOMPARE(read.convertToFormat(QImage::Format_RGB888), shown.convertToFormat(
-                                                            QImage::Format_RGB888));
+  QCOMPARE(read.convertToFormat(QImage::Format_RGB888),
+           shown.convertToFormat(QImage::Format_RGB888));
   const QString svg = dir.filePath(QStringLiteral("patterns.svg"));
   QVERIFY2(m_panel->patternView()->exportTo(svg, &error), qPrintable(error));
   QFile file(svg);

@@ -88,9 +88,8 @@ void compareWithCore(const PackingPanel& panel, const PackingSettings& s) {
     QCOMPARE(t->cells(key, PackingTable::Cells), f.packers.at(name).packed);
     QCOMPARE(t->cells(key, PackingTable::SkewedCells), f.packers.at(name).packedSkewed);
   }
-  QVERIFY2(panel.summary().contains(QStringLiteral("%1 examples in %2 batches")
-                                        .arg(f.examples)
-                                        .arg(f.batches)),
+  QVERIFY2(panel.summary().contains(
+               QStringLiteral("%1 examples in %2 batches").arg(f.examples).arg(f.batches)),
            qPrintable(panel.summary()));
 }
 
@@ -243,8 +242,7 @@ void TestPackingPanel::steppingBatchesChangesThePicture() {
   QCOMPARE(panel.batch(), 1);
   QVERIFY(panel.image() != first);
   QCOMPARE(panel.image(), coreBatchImage(s, 1));
-  QCOMPARE(panel.image().size(), QSize(panel.picture().image.width,
-                                       panel.picture().image.height));
+  QCOMPARE(panel.image().size(), QSize(panel.picture().image.width, panel.picture().image.height));
   QCOMPARE(panel.view()->zoom(), zoom);  // stepping keeps the zoom
 
   panel.showBatch(2);  // the last batch: 4 examples
@@ -304,7 +302,7 @@ void TestPackingPanel::dockIsHiddenAndIdleUntilShown() {
   QCOMPARE(dock->widget(), window.packingPanel());
   QVERIFY(dock->isHidden());
   QVERIFY(!window.packingPanel()->isBusy());  // nothing is rendered for a hidden dock
-  dock->toggleViewAction()->trigger();  // View → Packing
+  dock->toggleViewAction()->trigger();        // View → Packing
   QVERIFY(dock->isVisible());
   QVERIFY(window.packingPanel()->isBusy());
   WAIT_IDLE(*window.packingPanel());

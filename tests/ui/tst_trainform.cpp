@@ -1,8 +1,8 @@
 // TrainForm: what the form shows is a TrainConfig, and the config it gives round-trips through
 // the core writer and reader (toJson / loadTrainConfig) unchanged, for every task and option.
-#include <QTemporaryDir>
 #include <QComboBox>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include "rnnwb/core/graph_io.hpp"

@@ -31,7 +31,9 @@ bool writeText(const QString& path, const QByteArray& text) {
 }  // namespace
 
 Autosave::Autosave(GraphDocument* document, QString directory, int intervalMs, QObject* parent)
-    : QObject(parent), m_document(document), m_directory(std::move(directory)),
+    : QObject(parent),
+      m_document(document),
+      m_directory(std::move(directory)),
       m_timer(new QTimer(this)) {
   connect(m_timer, &QTimer::timeout, this, &Autosave::writeNow);
   m_timer->start(intervalMs);
@@ -40,13 +42,13 @@ Autosave::Autosave(GraphDocument* document, QString directory, int intervalMs, Q
 Autosave::~Autosave() = default;
 
 QString Autosave::autosavePath() const {
-  return QDir(m_directory).filePath(
-      QStringLiteral("autosave-%1.rnn.json").arg(QCoreApplication::applicationPid()));
+  return QDir(m_directory)
+      .filePath(QStringLiteral("autosave-%1.rnn.json").arg(QCoreApplication::applicationPid()));
 }
 
 QString Autosave::sidecarPath() const {
-  return QDir(m_directory).filePath(
-      QStringLiteral("autosave-%1.json").arg(QCoreApplication::applicationPid()));
+  return QDir(m_directory)
+      .filePath(QStringLiteral("autosave-%1.json").arg(QCoreApplication::applicationPid()));
 }
 
 void Autosave::writeNow() {
@@ -84,13 +86,12 @@ std::vector<RecoverableDocument> Autosave::findRecoverable(const QString& direct
     doc.sidecarPath = dir.filePath(name);
     doc.autosavePath = dir.filePath(QStringLiteral("autosave-%1.rnn.json").arg(pid));
     doc.originalPath = sidecar.value(QStringLiteral("file")).toString();
-    doc.savedAt = QDateTime::fromString(sidecar.value(QStringLiteral("saved")).toString(),
-                                        Qt::ISODate);
+    doc.savedAt =
+        QDateTime::fromString(sidecar.value(QStringLiteral("saved")).toString(), Qt::ISODate);
     if (QFile::exists(doc.autosavePath)) found.push_back(doc);
   }
-  std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
-    return a.savedAt > b.savedAt;
-  });
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return a.savedAt > b.savedAt; });
   return found;
 }
 

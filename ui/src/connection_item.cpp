@@ -126,8 +126,12 @@ QString ConnectionItem::label() const {
                  ? QStringLiteral("full %1%").arg(m_connection.density * 100.0, 0, 'g', 3)
                  : QStringLiteral("full");
       break;
-    case ConnectionType::Diagonal: text = QStringLiteral("diag"); break;
-    case ConnectionType::Identity: text = QStringLiteral("id"); break;
+    case ConnectionType::Diagonal:
+      text = QStringLiteral("diag");
+      break;
+    case ConnectionType::Identity:
+      text = QStringLiteral("id");
+      break;
   }
   if (m_connection.delay > 0) text += QStringLiteral(" d=%1").arg(m_connection.delay);
   return text;

@@ -32,8 +32,7 @@ class ConnectionItem : public QGraphicsPathItem {
 
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-             QWidget* widget) override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   QString label() const;

@@ -30,7 +30,10 @@ QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& sh
 
 EditActions::EditActions(GraphDocument* document, GraphScene* scene, GraphView* view,
                          QWidget* dialogParent)
-    : QObject(dialogParent), m_document(document), m_scene(scene), m_view(view),
+    : QObject(dialogParent),
+      m_document(document),
+      m_scene(scene),
+      m_view(view),
       m_dialogParent(dialogParent) {
   createActions();
 }
@@ -54,11 +57,11 @@ void EditActions::createActions() {
                           QStringLiteral("Lay the graph out left to right in schedule order"));
   zoomIn = makeAction(this, QStringLiteral("Zoom &In"), QKeySequence::ZoomIn, {});
   zoomOut = makeAction(this, QStringLiteral("Zoom &Out"), QKeySequence::ZoomOut, {});
-  resetZoom = makeAction(this, QStringLiteral("Actual &Size"),
-                         QKeySequence(Qt::CTRL | Qt::Key_0), {});
-  fitToWindow = makeAction(this, QStringLiteral("&Fit to Window"),
-                           QKeySequence(Qt::CTRL | Qt::Key_F),
-                           QStringLiteral("Show the whole graph"));
+  resetZoom =
+      makeAction(this, QStringLiteral("Actual &Size"), QKeySequence(Qt::CTRL | Qt::Key_0), {});
+  fitToWindow =
+      makeAction(this, QStringLiteral("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_F),
+                 QStringLiteral("Show the whole graph"));
   collapse = makeAction(this, QStringLiteral("&Collapse Recurrent Nodes"),
                         QKeySequence(Qt::CTRL | Qt::Key_R),
                         QStringLiteral("Fold each strongly connected component into one box"));

@@ -48,8 +48,8 @@ void FileActions::createActions() {
     emit documentReplaced();
   });
   connect(open, &QAction::triggered, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(m_window, QStringLiteral("Open graph"),
-                                                      {}, kGraphFilter);
+    const QString path =
+        QFileDialog::getOpenFileName(m_window, QStringLiteral("Open graph"), {}, kGraphFilter);
     if (!path.isEmpty()) openFile(path);
   });
   connect(save, &QAction::triggered, this, &FileActions::saveDocument);
@@ -57,12 +57,10 @@ void FileActions::createActions() {
     const QString path = askSavePath(kGraphFilter, QStringLiteral(".rnn.json"));
     if (!path.isEmpty()) saveTo(path);
   });
-  connect(exportPng, &QAction::triggered, this, [this] {
-    exportAs(QStringLiteral("PNG images (*.png)"), QStringLiteral(".png"));
-  });
-  connect(exportSvg, &QAction::triggered, this, [this] {
-    exportAs(QStringLiteral("SVG images (*.svg)"), QStringLiteral(".svg"));
-  });
+  connect(exportPng, &QAction::triggered, this,
+          [this] { exportAs(QStringLiteral("PNG images (*.png)"), QStringLiteral(".png")); });
+  connect(exportSvg, &QAction::triggered, this,
+          [this] { exportAs(QStringLiteral("SVG images (*.svg)"), QStringLiteral(".svg")); });
   connect(exportDot, &QAction::triggered, this, [this] {
     exportAs(QStringLiteral("Graphviz DOT (*.dot *.gv)"), QStringLiteral(".dot"));
   });
@@ -135,16 +133,16 @@ void FileActions::exportAs(const QString& filter, const QString& suffix) {
   if (path.isEmpty()) return;
   QString error;
   bool ok = false;
-  if (suffix == QLatin1String(".png")) ok = exportCanvasPng(m_scene, path, &error);
+  if (suffix == QLatin1String(".png"))
+    ok = exportCanvasPng(m_scene, path, &error);
   else if (suffix == QLatin1String(".svg"))
     ok = exportCanvasSvg(m_scene, path, QString::fromStdString(m_document->graph().name), &error);
-  else ok = exportGraphDot(*m_document, path, &error);
+  else
+    ok = exportGraphDot(*m_document, path, &error);
   if (!ok) QMessageBox::critical(m_window, QStringLiteral("Export failed"), error);
 }
 
-QStringList FileActions::recentFiles() {
-  return QSettings().value(kRecentKey).toStringList();
-}
+QStringList FileActions::recentFiles() { return QSettings().value(kRecentKey).toStringList(); }
 
 void FileActions::addRecentFile(const QString& path) {
   QStringList files = recentFiles();
@@ -175,8 +173,8 @@ void FileActions::offerRecovery(const QString& directory) {
   const auto found = Autosave::findRecoverable(directory);
   if (found.empty()) return;
   const RecoverableDocument& newest = found.front();
-  const QString what = newest.originalPath.isEmpty() ? QStringLiteral("an untitled graph")
-                                                     : newest.originalPath;
+  const QString what =
+      newest.originalPath.isEmpty() ? QStringLiteral("an untitled graph") : newest.originalPath;
   const auto answer = QMessageBox::question(
       m_window, QStringLiteral("Recover unsaved changes?"),
       QStringLiteral("The workbench did not close normally. It autosaved unsaved changes to %1 "

@@ -39,7 +39,9 @@ Layer makeLayer(const GraphDocument& document, LayerKind kind, bool output) {
 }
 
 AddLayerCommand::AddLayerCommand(GraphDocument* document, Layer layer, QPointF position)
-    : m_document(document), m_layer(std::move(layer)), m_position(position),
+    : m_document(document),
+      m_layer(std::move(layer)),
+      m_position(position),
       m_index(static_cast<int>(document->graph().layers.size())) {
   setText(QStringLiteral("Add layer %1").arg(q(m_layer.id)));
 }
@@ -48,7 +50,8 @@ void AddLayerCommand::redo() { m_document->insertLayer(m_index, m_layer, m_posit
 void AddLayerCommand::undo() { m_document->removeLayer(m_index); }
 
 AddConnectionCommand::AddConnectionCommand(GraphDocument* document, Connection connection)
-    : m_document(document), m_connection(std::move(connection)),
+    : m_document(document),
+      m_connection(std::move(connection)),
       m_index(static_cast<int>(document->graph().connections.size())) {
   setText(QStringLiteral("Connect %1 to %2").arg(q(m_connection.from), q(m_connection.to)));
 }
@@ -73,17 +76,15 @@ RemoveItemsCommand::RemoveItemsCommand(GraphDocument* document,
     if (connectionIndices.count(i) || layerIds.count(c.from) || layerIds.count(c.to))
       m_connections.emplace_back(i, c);
   }
-  setText(m_layers.empty()
-              ? QStringLiteral("Delete %1 connection(s)").arg(m_connections.size())
-              : QStringLiteral("Delete %1 layer(s)").arg(m_layers.size()));
+  setText(m_layers.empty() ? QStringLiteral("Delete %1 connection(s)").arg(m_connections.size())
+                           : QStringLiteral("Delete %1 layer(s)").arg(m_layers.size()));
 }
 
 void RemoveItemsCommand::redo() {
   GraphDocument::EditScope scope(*m_document);
   for (auto it = m_connections.rbegin(); it != m_connections.rend(); ++it)
     m_document->removeConnection(it->first);
-  for (auto it = m_layers.rbegin(); it != m_layers.rend(); ++it)
-    m_document->removeLayer(it->index);
+  for (auto it = m_layers.rbegin(); it != m_layers.rend(); ++it) m_document->removeLayer(it->index);
 }
 
 void RemoveItemsCommand::undo() {
@@ -95,8 +96,11 @@ void RemoveItemsCommand::undo() {
 }
 
 EditLayerCommand::EditLayerCommand(GraphDocument* document, int index, Layer layer)
-    : m_document(document), m_index(index), m_before(document->graph().layers.at(index)),
-      m_after(std::move(layer)), m_connectionsBefore(document->graph().connections),
+    : m_document(document),
+      m_index(index),
+      m_before(document->graph().layers.at(index)),
+      m_after(std::move(layer)),
+      m_connectionsBefore(document->graph().connections),
       m_connectionsAfter(m_connectionsBefore) {
   if (m_after.id != m_before.id) {
     for (Connection& c : m_connectionsAfter) {
@@ -125,7 +129,9 @@ void EditLayerCommand::undo() {
 
 EditConnectionCommand::EditConnectionCommand(GraphDocument* document, int index,
                                              Connection connection)
-    : m_document(document), m_index(index), m_before(document->graph().connections.at(index)),
+    : m_document(document),
+      m_index(index),
+      m_before(document->graph().connections.at(index)),
       m_after(std::move(connection)) {
   if (hasDefaultId(m_before) && m_after.id == m_before.id)
     m_after.id = defaultConnectionId(m_after.from, m_after.to, m_after.delay);
@@ -135,9 +141,11 @@ EditConnectionCommand::EditConnectionCommand(GraphDocument* document, int index,
 void EditConnectionCommand::redo() { m_document->replaceConnection(m_index, m_after); }
 void EditConnectionCommand::undo() { m_document->replaceConnection(m_index, m_before); }
 
-MoveLayersCommand::MoveLayersCommand(GraphDocument* document, PositionMap before,
-                                     PositionMap after, int dragId, const QString& text)
-    : m_document(document), m_before(std::move(before)), m_after(std::move(after)),
+MoveLayersCommand::MoveLayersCommand(GraphDocument* document, PositionMap before, PositionMap after,
+                                     int dragId, const QString& text)
+    : m_document(document),
+      m_before(std::move(before)),
+      m_after(std::move(after)),
       m_dragId(dragId) {
   setText(text);
 }
@@ -157,15 +165,18 @@ bool MoveLayersCommand::mergeWith(const QUndoCommand* other) {
 
 InsertFragmentCommand::InsertFragmentCommand(GraphDocument* document, GraphFragment fragment,
                                              const QString& text)
-    : m_document(document), m_fragment(std::move(fragment)),
+    : m_document(document),
+      m_fragment(std::move(fragment)),
       m_firstLayer(static_cast<int>(document->graph().layers.size())),
       m_firstConnection(static_cast<int>(document->graph().connections.size())) {
   // A dense connection gets the spec's default seed (its new index), so the file stays plain; a
   // sparse one keeps its seed and with it its mask.
   int index = m_firstConnection;
   for (Connection& c : m_fragment.connections)
-    if (!c.isSparse()) c.seed = index++;
-    else ++index;
+    if (!c.isSparse())
+      c.seed = index++;
+    else
+      ++index;
   setText(text);
 }
 

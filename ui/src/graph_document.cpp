@@ -11,8 +11,7 @@
 
 namespace rnnwb::ui {
 
-GraphDocument::GraphDocument(QObject* parent)
-    : QObject(parent), m_undoStack(new QUndoStack(this)) {
+GraphDocument::GraphDocument(QObject* parent) : QObject(parent), m_undoStack(new QUndoStack(this)) {
   connect(m_undoStack, &QUndoStack::cleanChanged, this,
           [this] { emit modifiedChanged(isModified()); });
   refreshAnalysis();
@@ -26,9 +25,7 @@ void GraphDocument::setFilePath(const QString& path) {
   emit filePathChanged(path);
 }
 
-bool GraphDocument::isModified() const {
-  return m_unsavedOutsideStack || !m_undoStack->isClean();
-}
+bool GraphDocument::isModified() const { return m_unsavedOutsideStack || !m_undoStack->isClean(); }
 
 void GraphDocument::markUnsaved() {
   m_unsavedOutsideStack = true;

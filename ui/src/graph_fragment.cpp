@@ -6,8 +6,7 @@
 
 namespace rnnwb::ui {
 
-GraphFragment copyFragment(const GraphDocument& document,
-                           const std::set<std::string>& layerIds) {
+GraphFragment copyFragment(const GraphDocument& document, const std::set<std::string>& layerIds) {
   GraphFragment fragment;
   for (const Layer& layer : document.graph().layers) {
     if (!layerIds.count(layer.id)) continue;
@@ -24,8 +23,7 @@ std::string fragmentToText(const GraphFragment& fragment) {
   graph.name = "clipboard";
   graph.layers = fragment.layers;
   graph.connections = fragment.connections;
-  for (const auto& [id, p] : fragment.positions)
-    graph.ui["positions"][id] = {p.x(), p.y()};
+  for (const auto& [id, p] : fragment.positions) graph.ui["positions"][id] = {p.x(), p.y()};
   return serializeGraph(graph);
 }
 

@@ -12,7 +12,8 @@
 namespace rnnwb::ui {
 
 GraphScene::GraphScene(GraphDocument* document, QObject* parent)
-    : QGraphicsScene(parent), m_document(document),
+    : QGraphicsScene(parent),
+      m_document(document),
       m_overlay(std::make_unique<CollapseOverlay>(this)) {
   setBackgroundBrush(QColor(0xfb, 0xfb, 0xfd));
   connect(document, &GraphDocument::replaced, this, [this] {
@@ -115,9 +116,8 @@ void GraphScene::syncStructure() {
   rebuildConnections();
   m_connectionCount = graph.connections.size();
   for (ConnectionItem* item : m_connections)
-    item->setSelected(sameConnections
-                          ? selectedConnectionIndices.count(item->connectionIndex()) > 0
-                          : selectedConnectionIds.count(item->connection().id) > 0);
+    item->setSelected(sameConnections ? selectedConnectionIndices.count(item->connectionIndex()) > 0
+                                      : selectedConnectionIds.count(item->connection().id) > 0);
   m_overlay->rebuild(m_collapsed);
   syncProblems();
   blocker.unblock();
@@ -275,8 +275,10 @@ void GraphScene::finishConnectionDrag(QPointF scenePos) {
   const std::string source = m_dragLayer;
   m_dragLayer.clear();
   if (target.empty()) return;
-  if (m_dragFromOutput) connectLayers(source, target);
-  else connectLayers(target, source);
+  if (m_dragFromOutput)
+    connectLayers(source, target);
+  else
+    connectLayers(target, source);
 }
 
 bool GraphScene::connectLayers(const std::string& from, const std::string& to) {

@@ -31,8 +31,8 @@ struct CellBuilder {
     layer(name, LayerKind::Multiplicative, Activation::Identity, false, column, row);
   }
   // `from` and `to` are cell-local names; an external `from` is passed with external = true.
-  void connect(const std::string& from, const std::string& to, ConnectionType type,
-               int delay = 0, bool external = false) {
+  void connect(const std::string& from, const std::string& to, ConnectionType type, int delay = 0,
+               bool external = false) {
     Connection c;
     c.from = external ? from : id(from);
     c.to = id(to);
@@ -120,9 +120,12 @@ std::string freePrefix(const GraphDocument& document, const std::string& base,
 
 QString templateName(CellTemplate cell) {
   switch (cell) {
-    case CellTemplate::Lstm: return QStringLiteral("LSTM cell");
-    case CellTemplate::Gru: return QStringLiteral("GRU cell");
-    case CellTemplate::Elman: return QStringLiteral("Elman layer");
+    case CellTemplate::Lstm:
+      return QStringLiteral("LSTM cell");
+    case CellTemplate::Gru:
+      return QStringLiteral("GRU cell");
+    case CellTemplate::Elman:
+      return QStringLiteral("Elman layer");
   }
   return {};
 }
@@ -130,9 +133,12 @@ QString templateName(CellTemplate cell) {
 GraphFragment makeCellTemplate(const GraphDocument& document, CellTemplate cell,
                                const std::string& inputId, int size, QPointF origin) {
   auto build = [&](CellBuilder& b) {
-    if (cell == CellTemplate::Lstm) buildLstm(b, inputId);
-    else if (cell == CellTemplate::Gru) buildGru(b, inputId);
-    else buildElman(b, inputId);
+    if (cell == CellTemplate::Lstm)
+      buildLstm(b, inputId);
+    else if (cell == CellTemplate::Gru)
+      buildGru(b, inputId);
+    else
+      buildElman(b, inputId);
   };
   const std::string base = cell == CellTemplate::Lstm  ? "lstm"
                            : cell == CellTemplate::Gru ? "gru"

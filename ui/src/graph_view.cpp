@@ -82,8 +82,7 @@ void GraphView::mousePressEvent(QMouseEvent* event) {
     setDragMode(QGraphicsView::ScrollHandDrag);
     setInteractive(false);
     QMouseEvent left(event->type(), event->position(), event->scenePosition(),
-                     event->globalPosition(), Qt::LeftButton, Qt::LeftButton,
-                     event->modifiers());
+                     event->globalPosition(), Qt::LeftButton, Qt::LeftButton, event->modifiers());
     QGraphicsView::mousePressEvent(&left);
     return;
   }
@@ -104,13 +103,17 @@ void GraphView::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void GraphView::dragEnterEvent(QDragEnterEvent* event) {
-  if (event->mimeData()->hasFormat(kPaletteMimeType)) event->acceptProposedAction();
-  else QGraphicsView::dragEnterEvent(event);
+  if (event->mimeData()->hasFormat(kPaletteMimeType))
+    event->acceptProposedAction();
+  else
+    QGraphicsView::dragEnterEvent(event);
 }
 
 void GraphView::dragMoveEvent(QDragMoveEvent* event) {
-  if (event->mimeData()->hasFormat(kPaletteMimeType)) event->acceptProposedAction();
-  else QGraphicsView::dragMoveEvent(event);
+  if (event->mimeData()->hasFormat(kPaletteMimeType))
+    event->acceptProposedAction();
+  else
+    QGraphicsView::dragMoveEvent(event);
 }
 
 void GraphView::dropEvent(QDropEvent* event) {

@@ -33,10 +33,10 @@ LayerItem::LayerItem(GraphScene* scene, const Layer& layer) : m_scene(scene), m_
 
 void LayerItem::setLayer(const Layer& layer) {
   m_layer = layer;
-  QString tip = QStringLiteral("%1: %2 layer of %3 units")
-                    .arg(QString::fromStdString(layer.id),
-                         QString::fromUtf8(toString(layer.kind).data()))
-                    .arg(layer.size);
+  QString tip =
+      QStringLiteral("%1: %2 layer of %3 units")
+          .arg(QString::fromStdString(layer.id), QString::fromUtf8(toString(layer.kind).data()))
+          .arg(layer.size);
   if (!layer.isInput()) tip += QStringLiteral(", ") + detailLine();
   setToolTip(tip + QStringLiteral("\nDrag from the right port to connect."));
   update();
@@ -115,7 +115,7 @@ void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
   font.setPixelSize(17);
   painter->setFont(font);
   painter->setPen(accent);
-  const QString symbol = m_layer.isInput() ? QStringLiteral("→")
+  const QString symbol = m_layer.isInput()                           ? QStringLiteral("→")
                          : m_layer.kind == LayerKind::Multiplicative ? QStringLiteral("⊙")
                                                                      : QStringLiteral("Σ");
   const double inset = m_layer.kind == LayerKind::Multiplicative ? 13 : 9;
@@ -138,9 +138,9 @@ void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
   painter->setFont(font);
   painter->setPen(Qt::black);
   const int idWidth = int(text.width()) - small.horizontalAdvance(size) - 4;
-  painter->drawText(text, Qt::AlignLeft | Qt::AlignTop,
-                    QFontMetrics(font).elidedText(QString::fromStdString(m_layer.id),
-                                                  Qt::ElideRight, idWidth));
+  painter->drawText(
+      text, Qt::AlignLeft | Qt::AlignTop,
+      QFontMetrics(font).elidedText(QString::fromStdString(m_layer.id), Qt::ElideRight, idWidth));
 }
 
 QVariant LayerItem::itemChange(GraphicsItemChange change, const QVariant& value) {
@@ -160,8 +160,7 @@ bool LayerItem::onInPort(QPointF local) const {
 void LayerItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   if (event->button() == Qt::LeftButton && (onOutPort(event->pos()) || onInPort(event->pos()))) {
     m_portDrag = onOutPort(event->pos()) ? PortDrag::FromOut : PortDrag::FromIn;
-    m_scene->beginConnectionDrag(m_layer.id, m_portDrag == PortDrag::FromOut,
-                                 event->scenePos());
+    m_scene->beginConnectionDrag(m_layer.id, m_portDrag == PortDrag::FromOut, event->scenePos());
     event->accept();
     return;
   }

@@ -34,8 +34,7 @@ class LayerItem : public QGraphicsObject {
 
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-             QWidget* widget) override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  protected:
   QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;

@@ -14,8 +14,8 @@
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
-#include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/mask_panel.hpp"
+#include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
@@ -34,8 +34,10 @@ constexpr int kLayoutVersion = 1;
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), m_document(new GraphDocument(this)),
-      m_scene(new GraphScene(m_document, this)), m_view(new GraphView(m_scene, this)) {
+    : QMainWindow(parent),
+      m_document(new GraphDocument(this)),
+      m_scene(new GraphScene(m_document, this)),
+      m_view(new GraphView(m_scene, this)) {
   setCentralWidget(m_view);
   createActions();
   createMenus();
@@ -65,7 +67,8 @@ void MainWindow::createActions() {
   connect(m_scene, &GraphScene::collapsedChanged, this, [this](bool collapsed) {
     if (collapsed && !m_document->analysis())
       statusBar()->showMessage(QStringLiteral("Nothing to collapse while the graph has a cycle "
-                                              "with no delay (see Problems)"), 8000);
+                                              "with no delay (see Problems)"),
+                               8000);
   });
 }
 
@@ -88,8 +91,7 @@ void MainWindow::createMenus() {
   edit->addActions({m_edit->selectAll, m_edit->autoLayout});
 
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
-  m_viewMenu->addActions({m_edit->zoomIn, m_edit->zoomOut, m_edit->resetZoom,
-                          m_edit->fitToWindow});
+  m_viewMenu->addActions({m_edit->zoomIn, m_edit->zoomOut, m_edit->resetZoom, m_edit->fitToWindow});
   m_viewMenu->addSeparator();
   m_viewMenu->addAction(m_edit->collapse);
   m_viewMenu->addSeparator();  // the docks' toggles follow
@@ -116,9 +118,8 @@ void MainWindow::createDockWindows() {
     return dock;
   };
   m_palette = new PalettePanel(this);
-  connect(m_palette, &PalettePanel::entryActivated, this, [this](const QString& key) {
-    m_edit->addPaletteEntry(key, m_view->visibleCentre());
-  });
+  connect(m_palette, &PalettePanel::entryActivated, this,
+          [this](const QString& key) { m_edit->addPaletteEntry(key, m_view->visibleCentre()); });
   m_properties = new PropertiesPanel(m_document, m_scene, this);
   m_problems = new ProblemsPanel(m_document, m_scene, this);
   m_schedule = new SchedulePanel(m_document, m_scene, this);

@@ -24,8 +24,8 @@ void computeNode(const MaskRequest& request, MaskResult& result) {
                             ": the graph has " + std::to_string(recurrent.size()) +
                             " recurrent node(s)");
   const int node = recurrent[request.recurrentIndex];
-  result.summary = snap::summarizeNode(plan, node, snap::reportedLevels(request.level),
-                                       request.bpttLength);
+  result.summary =
+      snap::summarizeNode(plan, node, snap::reportedLevels(request.level), request.bpttLength);
   result.layerIds = idsOf(plan.graph(), result.summary->layers);
   result.stateLayerIds = idsOf(plan.graph(), result.summary->stateLayers);
   if (!result.summary->refusal)

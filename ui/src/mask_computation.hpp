@@ -15,10 +15,10 @@
 namespace rnnwb::ui {
 
 struct MaskRequest {
-  Graph graph;              // must be valid (the panel asks only then)
-  int recurrentIndex = 0;   // 0-based among the recurrent nodes in schedule order; -1: none
-  int level = 0;            // SnAp level drawn and added to the table; 0 draws M_∞
-  int bpttLength = 100;     // frames of BPTT to compare memory with
+  Graph graph;                // must be valid (the panel asks only then)
+  int recurrentIndex = 0;     // 0-based among the recurrent nodes in schedule order; -1: none
+  int level = 0;              // SnAp level drawn and added to the table; 0 draws M_∞
+  int bpttLength = 100;       // frames of BPTT to compare memory with
   int weightConnection = -1;  // index into graph.connections of a mask to draw; -1 for none
 };
 
@@ -32,8 +32,8 @@ struct MaskResult {
   QString error;  // set when core threw; nothing else is then
   std::optional<snap::NodeSummary> summary;
   QStringList layerIds, stateLayerIds;  // the summary's layers and state layers, by id
-  QImage patterns;  // drawNodePatterns's I | D | M_n; null for a refused node
-  WeightMaskPicture weightMask;  // null image when none was asked for
+  QImage patterns;                      // drawNodePatterns's I | D | M_n; null for a refused node
+  WeightMaskPicture weightMask;         // null image when none was asked for
 };
 
 MaskResult computeMasks(const MaskRequest& request);

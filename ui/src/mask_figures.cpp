@@ -55,11 +55,11 @@ void fillLevelTable(QTableWidget* table, const MaskResult& result) {
   table->setRowCount(static_cast<int>(s.levels.size()));
   for (int r = 0; r < static_cast<int>(s.levels.size()); ++r) {
     const snap::SnapLevel& level = s.levels[r];
-    setRow(table, r,
-           {QString::fromStdString(snap::levelName(level, s.exactAfter)),
-            QString::number(level.nnz), QString::number(level.density, 'f', 4),
-            bytes(level.cooBytes), bytes(level.csrBytes)},
-           true);
+    setRow(
+        table, r,
+        {QString::fromStdString(snap::levelName(level, s.exactAfter)), QString::number(level.nnz),
+         QString::number(level.density, 'f', 4), bytes(level.cooBytes), bytes(level.csrBytes)},
+        true);
   }
   table->resizeColumnsToContents();
 }
@@ -79,8 +79,9 @@ QString patternLegend(const MaskResult& result, int n) {
                      .arg(s.coloursI)
                      .arg(s.coloursD);
   if (s.parameters > 1024)
-    text += QStringLiteral(" Parameters are binned: a pixel column is lit when any parameter of "
-                           "its bin has the entry.");
+    text += QStringLiteral(
+        " Parameters are binned: a pixel column is lit when any parameter of "
+        "its bin has the entry.");
   return text;
 }
 

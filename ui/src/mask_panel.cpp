@@ -34,8 +34,7 @@ QString nodeLabel(const Graph& graph, const SccNode& node, int number) {
   for (std::size_t k = 0; k < layers.size() && k < kMaxIdsInLabel; ++k)
     ids << QString::fromStdString(graph.layers[layers[k]].id);
   QString label = QStringLiteral("%1: %2").arg(number).arg(ids.join(QStringLiteral(", ")));
-  if (layers.size() > kMaxIdsInLabel)
-    label += QStringLiteral(", … (%1 layers)").arg(layers.size());
+  if (layers.size() > kMaxIdsInLabel) label += QStringLiteral(", … (%1 layers)").arg(layers.size());
   return label;
 }
 
@@ -55,13 +54,14 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers, const QStri
 }  // namespace
 
 MaskPanel::MaskPanel(GraphDocument* document, QWidget* parent)
-    : QWidget(parent), m_document(document), m_debounce(new QTimer(this)),
+    : QWidget(parent),
+      m_document(document),
+      m_debounce(new QTimer(this)),
       m_watcher(new QFutureWatcher<MaskResult>(this)) {
   m_debounce->setSingleShot(true);
   buildControls();
   connect(m_debounce, &QTimer::timeout, this, &MaskPanel::startComputation);
-  connect(m_watcher, &QFutureWatcher<MaskResult>::finished, this,
-          &MaskPanel::computationFinished);
+  connect(m_watcher, &QFutureWatcher<MaskResult>::finished, this, &MaskPanel::computationFinished);
   auto documentChanged = [this] {
     refreshNodeList();
     refreshWeightList();
@@ -86,8 +86,9 @@ void MaskPanel::buildControls() {
   m_level->setRange(0, 1 << 20);
   m_level->setPrefix(QStringLiteral("SnAp-"));
   m_level->setSpecialValueText(QStringLiteral("exact (M_∞)"));
-  m_level->setToolTip(QStringLiteral("The mask drawn, and a table row beside 1, 2, 3 and the "
-                                     "exact mask"));
+  m_level->setToolTip(
+      QStringLiteral("The mask drawn, and a table row beside 1, 2, 3 and the "
+                     "exact mask"));
   m_bptt = new QSpinBox(this);
   m_bptt->setObjectName(QStringLiteral("bpttLength"));
   m_bptt->setRange(1, 1 << 24);
@@ -162,8 +163,7 @@ QWidget* MaskPanel::buildPictures() {
   m_weightInfo = new QLabel(this);
   m_weightInfo->setObjectName(QStringLiteral("weightInfo"));
   m_weightInfo->setWordWrap(true);
-  connect(m_weightConnection, &QComboBox::currentIndexChanged, this,
-          [this] { scheduleUpdate(0); });
+  connect(m_weightConnection, &QComboBox::currentIndexChanged, this, [this] { scheduleUpdate(0); });
   m_tabs = new QTabWidget(this);
   m_tabs->addTab(withToolBar(m_patternView, m_legend, nullptr), QStringLiteral("I | D | M_n"));
   m_tabs->addTab(withToolBar(m_weightView, m_weightInfo, m_weightConnection),
@@ -206,8 +206,9 @@ void MaskPanel::refreshWeightList() {
   m_tabs->setTabText(1, QStringLiteral("Weight masks (%1)").arg(ids.size()));
   if (ids.isEmpty()) {
     m_weightView->setImage(QImage());
-    m_weightInfo->setText(QStringLiteral("No connection of this graph has a sparse mask (a "
-                                         "full connection with density < 1)."));
+    m_weightInfo->setText(
+        QStringLiteral("No connection of this graph has a sparse mask (a "
+                       "full connection with density < 1)."));
   }
 }
 
@@ -312,15 +313,15 @@ void MaskPanel::display(const MaskResult& result) {
     const WeightMaskPicture& w = result.weightMask;
     m_weightView->setExportName(QStringLiteral("mask-") + m_weightConnection->currentText());
     m_weightView->setImage(w.image);
-    m_weightInfo->setText(QStringLiteral("%1: %2 rows (to) × %3 columns (from); %4 of %5 weights "
-                                         "exist (density %6). Dark: the weight exists.")
-                              .arg(m_weightConnection->currentText())
-                              .arg(w.rows)
-                              .arg(w.columns)
-                              .arg(w.existing)
-                              .arg(qint64(w.rows) * w.columns)
-                              .arg(double(w.existing) / std::max(1.0, double(w.rows) * w.columns),
-                                   0, 'f', 4));
+    m_weightInfo->setText(
+        QStringLiteral("%1: %2 rows (to) × %3 columns (from); %4 of %5 weights "
+                       "exist (density %6). Dark: the weight exists.")
+            .arg(m_weightConnection->currentText())
+            .arg(w.rows)
+            .arg(w.columns)
+            .arg(w.existing)
+            .arg(qint64(w.rows) * w.columns)
+            .arg(double(w.existing) / std::max(1.0, double(w.rows) * w.columns), 0, 'f', 4));
   }
   if (!result.summary || result.summary->refusal) {
     showMessageOnly(result.summary

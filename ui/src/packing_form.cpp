@@ -36,8 +36,11 @@ QLabel* labelFor(const QString& text, QWidget* buddy) {
 }  // namespace
 
 PackingForm::PackingForm(QWidget* parent)
-    : QWidget(parent), m_sourceKind(new QComboBox), m_path(new QLineEdit),
-      m_browse(new QPushButton(QStringLiteral("Browse…"))), m_packer(new QComboBox) {
+    : QWidget(parent),
+      m_sourceKind(new QComboBox),
+      m_path(new QLineEdit),
+      m_browse(new QPushButton(QStringLiteral("Browse…"))),
+      m_packer(new QComboBox) {
   m_sourceKind->setObjectName(QStringLiteral("sourceKind"));
   m_sourceKind->addItems({QStringLiteral("Synthetic words"),
                           QStringLiteral("Image folder (PNG or IAM)"),
@@ -137,8 +140,8 @@ void PackingForm::readWidgets() {
 void PackingForm::updateSourceWidgets() {
   const Kind kind = m_settings.source.kind;
   const bool words = kind == Kind::SyntheticWords;
-  for (QWidget* w : std::initializer_list<QWidget*>{m_wordCount, m_seed, m_wordCountLabel,
-                                                    m_seedLabel})
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{m_wordCount, m_seed, m_wordCountLabel, m_seedLabel})
     w->setVisible(words);
   m_path->setVisible(!words);
   m_browse->setVisible(!words);
@@ -150,10 +153,10 @@ void PackingForm::updateSourceWidgets() {
 void PackingForm::browse() {
   const bool folder = m_settings.source.kind == Kind::ImageFolder;
   const QString path =
-      folder ? QFileDialog::getExistingDirectory(this, QStringLiteral("Image folder"),
-                                                 m_path->text())
-             : QFileDialog::getOpenFileName(this, QStringLiteral("Sizes file"), m_path->text(),
-                                            QStringLiteral("Sizes (*.txt);;All files (*)"));
+      folder
+          ? QFileDialog::getExistingDirectory(this, QStringLiteral("Image folder"), m_path->text())
+          : QFileDialog::getOpenFileName(this, QStringLiteral("Sizes file"), m_path->text(),
+                                         QStringLiteral("Sizes (*.txt);;All files (*)"));
   if (path.isEmpty()) return;
   m_path->setText(path);
   readWidgets();

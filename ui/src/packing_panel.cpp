@@ -201,8 +201,8 @@ void PackingPanel::start() {
   m_progress->setRange(0, 0);  // busy until the loader reports its total
   m_progress->show();
   m_waiting = true;
-  m_watcher.setFuture(QtConcurrent::run(&runPackingJob, s, static_cast<std::size_t>(m_batch),
-                                        examples, figures));
+  m_watcher.setFuture(
+      QtConcurrent::run(&runPackingJob, s, static_cast<std::size_t>(m_batch), examples, figures));
 }
 
 void PackingPanel::onJobFinished() {
@@ -223,8 +223,7 @@ void PackingPanel::applyResult(const PackingResult& r) {
   m_figuresSettings = r.settings;
   if (!r.examples) {
     clearShown();
-    showMessage(QStringLiteral("Cannot load the %1: %2").arg(r.settings.source.describe(),
-                                                             r.error),
+    showMessage(QStringLiteral("Cannot load the %1: %2").arg(r.settings.source.describe(), r.error),
                 true);
     return;
   }

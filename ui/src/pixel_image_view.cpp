@@ -74,8 +74,8 @@ void PixelImageView::fitToWindow() {
   m_fitting = true;
   const QSize room = viewport()->size() - QSize(4, 4);
   if (m_image.isNull() || room.width() <= 0 || room.height() <= 0) return;
-  double factor = std::min(double(room.width()) / m_image.width(),
-                           double(room.height()) / m_image.height());
+  double factor =
+      std::min(double(room.width()) / m_image.width(), double(room.height()) / m_image.height());
   // Magnified by a whole number, every entry is a square of the same size.
   if (factor >= 1.0) factor = std::floor(factor);
   setTransform(QTransform::fromScale(factor, factor));
@@ -109,8 +109,8 @@ void PixelImageView::exportWithDialog() {
       QStringLiteral("PNG image (*.png);;SVG image (*.svg)"), &selected);
   if (path.isEmpty()) return;
   if (QFileInfo(path).suffix().isEmpty())
-    path += selected.contains(QStringLiteral("svg")) ? QStringLiteral(".svg")
-                                                     : QStringLiteral(".png");
+    path +=
+        selected.contains(QStringLiteral("svg")) ? QStringLiteral(".svg") : QStringLiteral(".png");
   QString error;
   if (!exportTo(path, &error)) QMessageBox::warning(this, QStringLiteral("Export"), error);
 }

@@ -11,7 +11,10 @@
 namespace rnnwb::ui {
 
 ProblemsPanel::ProblemsPanel(GraphDocument* document, GraphScene* scene, QWidget* parent)
-    : QWidget(parent), m_document(document), m_scene(scene), m_summary(new QLabel(this)),
+    : QWidget(parent),
+      m_document(document),
+      m_scene(scene),
+      m_summary(new QLabel(this)),
       m_list(new QListWidget(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);

@@ -29,7 +29,10 @@ QComboBox* comboOf(QWidget* parent, const QStringList& items) {
 }  // namespace
 
 PropertiesPanel::PropertiesPanel(GraphDocument* document, GraphScene* scene, QWidget* parent)
-    : QWidget(parent), m_document(document), m_scene(scene), m_stack(new QStackedWidget(this)),
+    : QWidget(parent),
+      m_document(document),
+      m_scene(scene),
+      m_stack(new QStackedWidget(this)),
       m_message(new QLabel(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -129,8 +132,8 @@ void PropertiesPanel::refresh() {
   const Graph& graph = m_document->graph();
   const auto layers = m_scene->selectedLayerIds();
   const auto connections = m_scene->selectedConnections();
-  m_layer = layers.size() == 1 && connections.empty() ? m_document->layerIndex(*layers.begin())
-                                                      : -1;
+  m_layer =
+      layers.size() == 1 && connections.empty() ? m_document->layerIndex(*layers.begin()) : -1;
   m_connection = layers.empty() && connections.size() == 1 ? *connections.begin() : -1;
   if (m_layer >= 0) {
     const Layer& l = graph.layers[m_layer];
@@ -157,7 +160,8 @@ void PropertiesPanel::refresh() {
     m_name->setText(q(graph.name));
     m_graphSummary->setText(
         QStringLiteral("%1 layers, %2 connections.\nSelect one layer or connection to edit it.")
-            .arg(graph.layers.size()).arg(graph.connections.size()));
+            .arg(graph.layers.size())
+            .arg(graph.connections.size()));
     m_stack->setCurrentIndex(0);
   }
   m_refreshing = false;
@@ -167,12 +171,13 @@ bool PropertiesPanel::acceptId(QLineEdit* edit, const std::string& current, bool
   const std::string id = edit->text().trimmed().toStdString();
   if (id == current) return true;
   bool taken = false;
-  if (layer) taken = m_document->layerIndex(id) >= 0;
+  if (layer)
+    taken = m_document->layerIndex(id) >= 0;
   else
     for (const Connection& c : m_document->graph().connections) taken = taken || c.id == id;
   const bool valid = layer ? isValidLayerId(id) : isValidConnectionId(id);
   if (valid && !taken) return true;
-  m_message->setText(taken ? QStringLiteral("The id '%1' is taken.").arg(edit->text())
+  m_message->setText(taken   ? QStringLiteral("The id '%1' is taken.").arg(edit->text())
                      : layer ? QStringLiteral("A layer id holds only letters, digits, _ and -.")
                              : QStringLiteral("A connection id holds no '.' and no spaces."));
   edit->setText(q(current));

@@ -40,12 +40,12 @@ QPointF portOf(const QGraphicsItem* item, bool out) {
 RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::string> members,
                                      std::vector<std::string> innerOrder) {
   m_title = QStringLiteral("recurrent node %1 · step %2").arg(number).arg(step);
-  m_body = QStringLiteral("frame by frame\nmembers: %1\ninner order: %2")
-               .arg(joined(members, QStringLiteral(", ")),
-                    joined(innerOrder, QStringLiteral(" → ")));
+  m_body =
+      QStringLiteral("frame by frame\nmembers: %1\ninner order: %2")
+          .arg(joined(members, QStringLiteral(", ")), joined(innerOrder, QStringLiteral(" → ")));
   const QFontMetricsF metrics(bodyFont());
-  const QRectF text = metrics.boundingRect(QRectF(0, 0, kBoxWidth - 20, 1000),
-                                           Qt::TextWordWrap, m_body);
+  const QRectF text =
+      metrics.boundingRect(QRectF(0, 0, kBoxWidth - 20, 1000), Qt::TextWordWrap, m_body);
   const double height = text.height() + 42;
   m_rect = QRectF(-kBoxWidth / 2, -height / 2, kBoxWidth, height);
   setZValue(2);

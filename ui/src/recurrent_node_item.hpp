@@ -23,8 +23,7 @@ class RecurrentNodeItem : public QGraphicsItem {
   QPointF outPort() const;
 
   QRectF boundingRect() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-             QWidget* widget) override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   QString m_title, m_body;
@@ -39,8 +38,7 @@ class CondensedEdgeItem : public QGraphicsPathItem {
                     const std::vector<const Connection*>& connections);
   void updatePath();
   QRectF boundingRect() const override;
-  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option,
-             QWidget* widget) override;
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
   const QGraphicsItem* m_from;

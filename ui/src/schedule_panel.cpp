@@ -21,7 +21,10 @@ QString idList(const Graph& graph, const std::vector<int>& layers, const QString
 }  // namespace
 
 SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget* parent)
-    : QWidget(parent), m_document(document), m_scene(scene), m_summary(new QLabel(this)),
+    : QWidget(parent),
+      m_document(document),
+      m_scene(scene),
+      m_summary(new QLabel(this)),
       m_tree(new QTreeWidget(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
@@ -29,15 +32,17 @@ SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget
   layout->addWidget(m_tree);
   m_summary->setWordWrap(true);
   m_tree->setColumnCount(4);
-  m_tree->setHeaderLabels({QStringLiteral("step"), QStringLiteral("node"),
-                           QStringLiteral("runs"), QStringLiteral("layers")});
+  m_tree->setHeaderLabels({QStringLiteral("step"), QStringLiteral("node"), QStringLiteral("runs"),
+                           QStringLiteral("layers")});
   m_tree->setRootIsDecorated(true);
   m_tree->setMouseTracking(true);
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_tree->viewport()->installEventFilter(this);
   connect(m_tree, &QTreeWidget::itemEntered, this, [this](QTreeWidgetItem* item) {
-    if (item->parent()) m_scene->highlightLayers({item->data(0, Qt::UserRole).toInt()});
-    else hoverStep(m_tree->indexOfTopLevelItem(item));
+    if (item->parent())
+      m_scene->highlightLayers({item->data(0, Qt::UserRole).toInt()});
+    else
+      hoverStep(m_tree->indexOfTopLevelItem(item));
   });
   connect(document, &GraphDocument::structureChanged, this, &SchedulePanel::refresh);
   refresh();
@@ -50,8 +55,9 @@ void SchedulePanel::refresh() {
   const auto& analysis = m_document->analysis();
   const Graph& graph = m_document->graph();
   if (!analysis) {
-    m_summary->setText(QStringLiteral("No schedule: the graph has a cycle with no delay or a "
-                                      "connection to a missing layer (see Problems)."));
+    m_summary->setText(
+        QStringLiteral("No schedule: the graph has a cycle with no delay or a "
+                       "connection to a missing layer (see Problems)."));
     return;
   }
   int recurrent = 0;
@@ -81,7 +87,9 @@ void SchedulePanel::refresh() {
   const int nodes = static_cast<int>(analysis->nodes.size());
   m_summary->setText(QStringLiteral("%1 node(s): %2 recurrent (frame by frame), %3 plain (all "
                                     "frames of a chunk at once). Hover a step to find it.")
-                         .arg(nodes).arg(recurrent).arg(nodes - recurrent));
+                         .arg(nodes)
+                         .arg(recurrent)
+                         .arg(nodes - recurrent));
 }
 
 void SchedulePanel::hoverStep(int row) {

@@ -301,9 +301,9 @@ void TrainForm::browseRunDir() {
 void TrainForm::updateEnabled() {
   // The task box is as tall as the chosen task's options, not as the longest page.
   for (int page = 0; page < m_taskPages->count(); ++page)
-    m_taskPages->widget(page)->setSizePolicy(QSizePolicy::Preferred,
-                                             page == m_task->currentIndex() ? QSizePolicy::Preferred
-                                                                            : QSizePolicy::Ignored);
+    m_taskPages->widget(page)->setSizePolicy(QSizePolicy::Preferred, page == m_task->currentIndex()
+                                                                         ? QSizePolicy::Preferred
+                                                                         : QSizePolicy::Ignored);
   m_taskPages->adjustSize();
   const bool epochs = m_lengthUnit->currentIndex() == 1;
   m_steps->setVisible(!epochs);

@@ -35,11 +35,12 @@ std::string joined(const std::vector<std::string>& names) {
 }
 
 [[noreturn]] void throwUnknown(std::string_view name) {
-  std::string message = "unknown backend '" + std::string(name) + "' (this build has: " +
-                        joined(backendNames()) + ")";
+  std::string message = "unknown backend '" + std::string(name) +
+                        "' (this build has: " + joined(backendNames()) + ")";
   if (name == "cuda")
-    message += "; this rnnwb was built without the CUDA backend (configure with nvcc "
-               "available and RNNWB_ENABLE_CUDA=ON)";
+    message +=
+        "; this rnnwb was built without the CUDA backend (configure with nvcc "
+        "available and RNNWB_ENABLE_CUDA=ON)";
   throw std::invalid_argument(message);
 }
 

@@ -20,7 +20,9 @@ namespace {
 /// y = f(s) over a layer of n units.
 void activate(Activation a, const float* s, float* y, int n) {
   switch (a) {
-    case Activation::Softmax: math::softmax(s, y, n); return;
+    case Activation::Softmax:
+      math::softmax(s, y, n);
+      return;
     case Activation::Sigmoid:
       for (int i = 0; i < n; ++i) y[i] = math::sigmoid(s[i]);
       return;
@@ -35,7 +37,9 @@ void activate(Activation a, const float* s, float* y, int n) {
 /// dy -> ds through the activation of a layer (size n), given y.
 void activationBackward(Activation a, const float* y, const float* dy, float* ds, int n) {
   switch (a) {
-    case Activation::Softmax: math::softmaxBackward(y, dy, ds, n); return;
+    case Activation::Softmax:
+      math::softmaxBackward(y, dy, ds, n);
+      return;
     case Activation::Sigmoid:
       for (int i = 0; i < n; ++i) ds[i] = dy[i] * (y[i] * (1.0f - y[i]));
       return;
@@ -156,8 +160,10 @@ void NodeStep::forwardLayer(const ParameterSet& params, int l,
       for (int i = 0; i < n; ++i) z[i] += x[i];
     }
     if (multiplicative) {
-      if (first) std::copy_n(z, n, s);
-      else for (int i = 0; i < n; ++i) s[i] *= z[i];
+      if (first)
+        std::copy_n(z, n, s);
+      else
+        for (int i = 0; i < n; ++i) s[i] *= z[i];
     }
     first = false;
   }
@@ -166,13 +172,11 @@ void NodeStep::forwardLayer(const ParameterSet& params, int l,
 
 void NodeStep::forward(const ParameterSet& params, std::span<const float* const> external,
                        std::span<const float> prevState, Tape& tape) const {
-  if (external.size() != m_external.size() ||
-      static_cast<int>(prevState.size()) < m_stateSize)
-    throw std::invalid_argument("node step: got " + std::to_string(external.size()) +
-                                " external inputs and a state of " +
-                                std::to_string(prevState.size()) + ", expected " +
-                                std::to_string(m_external.size()) + " and " +
-                                std::to_string(m_stateSize));
+  if (external.size() != m_external.size() || static_cast<int>(prevState.size()) < m_stateSize)
+    throw std::invalid_argument(
+        "node step: got " + std::to_string(external.size()) + " external inputs and a state of " +
+        std::to_string(prevState.size()) + ", expected " + std::to_string(m_external.size()) +
+        " and " + std::to_string(m_stateSize));
   for (int l : m_inner) forwardLayer(params, l, external, prevState, tape);
 }
 
@@ -218,21 +222,26 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
       if (multiplicative && !out.products.empty())
         for (int i = 0; i < n; ++i) out.products[in.zOffset + i] += dz[i];
       float* dx = nullptr;
-      if (in.external >= 0) dx = out.external.empty() ? nullptr : out.external[in.external];
+      if (in.external >= 0)
+        dx = out.external.empty() ? nullptr : out.external[in.external];
       else if (in.delay == 1)
         dx = out.prevState.empty() ? nullptr : out.prevState.data() + m_stateOffset[in.from];
-      else dx = dy + m_unitOffset[in.from];
+      else
+        dx = dy + m_unitOffset[in.from];
       const float* x = sourceOf(in, external, prevState, tape);
       const Connection& c = g.connections[in.connection];
       if (c.type == ConnectionType::Identity) {
-        if (dx) for (int i = 0; i < n; ++i) dx[i] += dz[i];
+        if (dx)
+          for (int i = 0; i < n; ++i) dx[i] += dz[i];
         continue;
       }
       const std::size_t offset = m_layout.connectionWeight(in.connection)->offset;
       const float* w = theta + offset;
       if (c.type == ConnectionType::Diagonal) {
-        if (dx) for (int i = 0; i < n; ++i) dx[i] += w[i] * dz[i];
-        if (!out.params.empty()) for (int i = 0; i < n; ++i) out.params[offset + i] += dz[i] * x[i];
+        if (dx)
+          for (int i = 0; i < n; ++i) dx[i] += w[i] * dz[i];
+        if (!out.params.empty())
+          for (int i = 0; i < n; ++i) out.params[offset + i] += dz[i] * x[i];
         continue;
       }
       const int cols = g.layers[in.from].size;

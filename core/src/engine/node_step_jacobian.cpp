@@ -70,7 +70,8 @@ void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::
           float* row = t + static_cast<std::size_t>(i) * hh + o;
           if (c.type == ConnectionType::Full)
             for (int j = 0; j < cols; ++j) row[j] += w[static_cast<std::size_t>(i) * cols + j];
-          else row[i] += c.type == ConnectionType::Diagonal ? w[i] : 1.0f;
+          else
+            row[i] += c.type == ConnectionType::Diagonal ? w[i] : 1.0f;
         }
       } else {
         const float* ts = scratch.data() + static_cast<std::size_t>(m_unitOffset[in.from]) * hh;

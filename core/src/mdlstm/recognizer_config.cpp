@@ -49,7 +49,7 @@ RecognizerConfig parseRecognizerConfig(const nlohmann::json& json, const std::st
     throw std::runtime_error(source + ": 'alphabet' must be a non-empty string");
   c.alphabet = json["alphabet"];
   c.packer = json.value("packer", c.packer);
-  if (c.packer != "none")  // "none": last-minute batch padding (packing::padBatch)
+  if (c.packer != "none")                // "none": last-minute batch padding (packing::padBatch)
     packing::packWith(c.packer, {}, 0);  // unknown names fail here, naming the known ones
   if (json.contains("optimizer")) {
     const auto& o = json["optimizer"];

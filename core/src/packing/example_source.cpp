@@ -23,8 +23,7 @@ void report(const LoadProgress& progress, std::size_t done, std::size_t total) {
 std::vector<FeatureMap> ExampleSource::ink(std::size_t first, std::size_t count) const {
   if (first > sizes.size() || count > sizes.size() - first)
     throw std::out_of_range("examples " + std::to_string(first) + " to " +
-                            std::to_string(first + count) + " of " +
-                            std::to_string(sizes.size()));
+                            std::to_string(first + count) + " of " + std::to_string(sizes.size()));
   std::vector<FeatureMap> maps;
   maps.reserve(count);
   for (std::size_t i = first; i < first + count; ++i) {

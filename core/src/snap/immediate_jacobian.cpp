@@ -36,7 +36,8 @@ std::vector<std::int64_t> parameterOffsets(const RtrlNodeLayout& layout,
 ImmediateJacobian::ImmediateJacobian(const NodeStep& step, const RtrlNodeLayout& layout,
                                      const SnapPatterns& patterns,
                                      const ParameterLayout& parameters)
-    : m_step(step), m_colouring(colourRows(patterns.immediate())),
+    : m_step(step),
+      m_colouring(colourRows(patterns.immediate())),
       m_offsets(parameterOffsets(layout, parameters)) {
   const SparseCsr pattern = patterns.expandByParameter(patterns.immediate());
   m_entriesOfColour.resize(static_cast<std::size_t>(m_colouring.colours));

@@ -40,8 +40,8 @@ std::uint64_t rtrlJacobianBytes(const CompiledPlan& plan, int snapLevel, int str
 RtrlBackend::RtrlBackend(const CompiledPlan& plan, std::string_view algorithm, int threads)
     : m_cpu(plan, CpuBackendOptions{threads, false}),
       m_layout(plan),
-      m_learner(std::make_unique<RtrlLearner>(plan, m_layout, snapLevelOfAlgorithm(algorithm),
-                                              threads)),
+      m_learner(
+          std::make_unique<RtrlLearner>(plan, m_layout, snapLevelOfAlgorithm(algorithm), threads)),
       m_name("cpu, " + std::string(algorithm)) {}
 
 RtrlBackend::~RtrlBackend() = default;
@@ -53,7 +53,8 @@ double RtrlBackend::forwardBackward(const ParameterSet& params, const SequenceBa
   const int carry = batch.carryFrameCount();
   if (stateOut && carry != batch.frames && carry != 0)
     throw std::invalid_argument(
-        std::string(m_name) + ": RTRL carries its Jacobian forward and cannot rewind, so a chunk "
+        std::string(m_name) +
+        ": RTRL carries its Jacobian forward and cannot rewind, so a chunk "
         "must carry the state after all its frames (h = h'); got carryFrames = " +
         std::to_string(carry) + " of " + std::to_string(batch.frames));
   if (!stateIn.empty() && stateIn.streams() != batch.streams)
@@ -100,16 +101,16 @@ void RtrlBackend::restoreJacobians(const TensorMap& tensors, int streams) {
     const auto it = tensors.find(key);
     const std::int64_t nnz = figures[i].jacobianNnz;
     if (it == tensors.end() || it->second.shape() != Shape{streams, nnz})
-      throw std::runtime_error(
-          "the checkpoint's '" + key + "' " +
-          (it == tensors.end() ? std::string("is missing")
-                               : "does not hold " + std::to_string(streams) + " x " +
-                                     std::to_string(nnz) + " values") +
-          " (" + std::string(m_name) + " of this graph needs it to continue Ĵ)");
+      throw std::runtime_error("the checkpoint's '" + key + "' " +
+                               (it == tensors.end() ? std::string("is missing")
+                                                    : "does not hold " + std::to_string(streams) +
+                                                          " x " + std::to_string(nnz) + " values") +
+                               " (" + std::string(m_name) +
+                               " of this graph needs it to continue Ĵ)");
     const std::span<const float> values = it->second.f32();
     for (int n = 0; n < streams; ++n)
-      m_learner->setJacobian(i, n, values.subspan(static_cast<std::size_t>(n * nnz),
-                                                  static_cast<std::size_t>(nnz)));
+      m_learner->setJacobian(
+          i, n, values.subspan(static_cast<std::size_t>(n * nnz), static_cast<std::size_t>(nnz)));
   }
 }
 

@@ -33,9 +33,7 @@ struct RtrlLearner::Recurrent {
     thetaGrad.resize(static_cast<std::size_t>(layout.parameterCount()));
   }
   std::int64_t nnz() const { return blocks ? blocks->nnz() : prototype->nnz(); }
-  int colours() const {
-    return blocks ? blocks->layout().colouring.colours : immediate->colours();
-  }
+  int colours() const { return blocks ? blocks->layout().colouring.colours : immediate->colours(); }
 
   RtrlNodeLayout layout;
   SnapPatterns patterns;
@@ -65,7 +63,10 @@ struct RtrlLearner::FrameBuffers {
 
 RtrlLearner::RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
                          int threads, RtrlJacobianPath path)
-    : m_plan(plan), m_layout(layout), m_snapLevel(snapLevel), m_threads(threads),
+    : m_plan(plan),
+      m_layout(layout),
+      m_snapLevel(snapLevel),
+      m_threads(threads),
       m_frame(std::make_unique<FrameBuffers>()) {
   if (snapLevel < 0)
     throw std::invalid_argument("SnAp-n needs n >= 1 (0 for exact RTRL), got " +
@@ -193,8 +194,8 @@ void RtrlLearner::setJacobian(int index, int stream, std::span<const float> byPa
   if (r.blocks) {
     r.blocks->finish(r.blockStreams[at]);
     r.blocks->fromByParameter(byParameter, r.blockStreams[at]);
-  }
-  else r.perStream[at].setValues(byParameter);
+  } else
+    r.perStream[at].setValues(byParameter);
 }
 
 std::uint64_t RtrlLearner::jacobianBytes() const {
@@ -360,13 +361,12 @@ void RtrlLearner::advanceHistory(int stream, StreamState& history) const {
   }
 }
 
-double RtrlLearner::frame(const ParameterSet& params, const SequenceBatch& batch, int t,
-                          int stream, StreamState& history, std::span<float> gradient) {
+double RtrlLearner::frame(const ParameterSet& params, const SequenceBatch& batch, int t, int stream,
+                          StreamState& history, std::span<float> gradient) {
   if (history.streams() != batch.streams || m_streams != batch.streams)
     throw std::invalid_argument("RTRL: the batch has " + std::to_string(batch.streams) +
-                                " streams, the carried state " +
-                                std::to_string(history.streams()) + " and Ĵ " +
-                                std::to_string(m_streams));
+                                " streams, the carried state " + std::to_string(history.streams()) +
+                                " and Ĵ " + std::to_string(m_streams));
   FrameBuffers& f = *m_frame;
   for (auto* buffers : {&f.dy, &f.ds})
     for (auto& b : *buffers) std::fill(b.begin(), b.end(), 0.0f);

@@ -18,8 +18,8 @@ UnitBlockJacobian::UnitBlockJacobian(UnitBlockLayout layout, const NodeStep& ste
   const auto& stateLayers = step.stateLayers();
   for (std::size_t k = 0; k < stateLayers.size(); ++k) {
     const int first = step.stateOffset(stateLayers[k]);
-    const int end = k + 1 < stateLayers.size() ? step.stateOffset(stateLayers[k + 1])
-                                               : m_layout.stateSize;
+    const int end =
+        k + 1 < stateLayers.size() ? step.stateOffset(stateLayers[k + 1]) : m_layout.stateSize;
     for (int s = first; s < end; ++s)
       m_seeds[colouring.colourOfRow[s]][step.unitOffset(stateLayers[k]) + s - first] = 1.0f;
   }
@@ -35,8 +35,7 @@ UnitBlockJacobian::Stream UnitBlockJacobian::makeStream() const {
   Stream stream;
   stream.values.assign(static_cast<std::size_t>(nnz()), 0.0f);
   Stream::Frame frame;
-  frame.exports.resize(static_cast<std::size_t>(m_layout.colouring.colours) *
-                       m_layout.exportSize);
+  frame.exports.resize(static_cast<std::size_t>(m_layout.colouring.colours) * m_layout.exportSize);
   frame.d.resize(static_cast<std::size_t>(m_layout.dSize));
   frame.g.resize(static_cast<std::size_t>(m_layout.stateSize));
   frame.sources.resize(static_cast<std::size_t>(m_sourceFloats));
@@ -113,8 +112,9 @@ void UnitBlockJacobian::finish(Stream& stream) {
 void UnitBlockJacobian::runPass(Stream& stream, int frames) {
   if (frames == 0) return;
   detail::foldBlocks(m_layout, stream.frames.data(), frames, m_folded.data());
-  const detail::Pass pass{&m_layout,       stream.frames.data(), frames, m_sourceOffset.data(),
-                          stream.gradient, stream.values.data(), m_folded.data()};
+  const detail::Pass pass{
+      &m_layout,       stream.frames.data(), frames,         m_sourceOffset.data(),
+      stream.gradient, stream.values.data(), m_folded.data()};
   detail::advanceQueuedFrames(pass);
 }
 
@@ -133,8 +133,7 @@ std::vector<float> UnitBlockJacobian::toByParameter(const Stream& stream) const 
   return out;
 }
 
-void UnitBlockJacobian::fromByParameter(std::span<const float> byParameter,
-                                        Stream& stream) const {
+void UnitBlockJacobian::fromByParameter(std::span<const float> byParameter, Stream& stream) const {
   if (stream.queued > 0)
     throw std::logic_error("unit-block Jacobian: " + std::to_string(stream.queued) +
                            " frames are queued; finish() them first");

@@ -15,8 +15,12 @@ class LayoutBuilder {
  public:
   LayoutBuilder(const RtrlNodeLayout& layout, const SnapPatterns& patterns, const NodeStep& step,
                 const ParameterLayout& parameters)
-      : m_layout(layout), m_patterns(patterns), m_step(step), m_parameters(parameters),
-        m_graph(layout.plan().graph()), m_reach(detail::stateReach(layout)) {
+      : m_layout(layout),
+        m_patterns(patterns),
+        m_step(step),
+        m_parameters(parameters),
+        m_graph(layout.plan().graph()),
+        m_reach(detail::stateReach(layout)) {
     m_columnOfUnit.assign(static_cast<std::size_t>(layout.unitCount()), -1);
     for (std::size_t p = 0; p < layout.parameterUnits().size(); ++p)
       m_columnOfUnit[layout.parameterUnits()[p]] = patterns.parameterColumns()[p];
@@ -133,8 +137,8 @@ bool LayoutBuilder::collectSegments(const BitMatrix& mask, int maxRows, UnitBloc
     const auto& weightMask = m_layout.weightMask(c);
     for (int i = 0; i < rows; ++i) {
       const auto row = static_cast<std::size_t>(i) * cols;
-      const int count = static_cast<int>(std::count(weightMask.begin() + row,
-                                                    weightMask.begin() + row + cols, 1));
+      const int count = static_cast<int>(
+          std::count(weightMask.begin() + row, weightMask.begin() + row + cols, 1));
       if (count == 0) continue;
       addSegment(out, unit0 + i, source, 0, count, base + static_cast<std::int64_t>(row),
                  sumIndex(l, c, i));
@@ -188,12 +192,15 @@ void LayoutBuilder::collectDynamics(UnitBlockLayout& out) {
   for (const UnitBlockRows& block : out.blocks)
     for (int r = 0; r < block.size; ++r)
       for (int q = 0; q < block.size; ++q) {
-        const std::int64_t key = std::int64_t{out.rows[block.rowStart + r]} * h +
-                                 out.rows[block.rowStart + q];
+        const std::int64_t key =
+            std::int64_t{out.rows[block.rowStart + r]} * h + out.rows[block.rowStart + q];
         auto [it, added] = pairOf.try_emplace(key, static_cast<std::int32_t>(pairOf.size()));
         out.pairOfEntry[block.dStart + r * block.size + q] = it->second;
       }
-  struct Term { std::int32_t pair, exportIndex; std::int64_t weight; };
+  struct Term {
+    std::int32_t pair, exportIndex;
+    std::int64_t weight;
+  };
   std::vector<Term> terms;
   const CompiledPlan& plan = m_layout.plan();
   for (int c = 0; c < static_cast<int>(m_graph.connections.size()); ++c) {

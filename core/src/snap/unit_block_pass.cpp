@@ -94,7 +94,6 @@ struct FoldedFrames {
   float e[kFrames] = {};
 };
 
-
 template <int K>
 void foldBlock(const UnitBlockJacobian::Stream::Frame* frames, int count,
                const UnitBlockRows& block, const std::int32_t* rows, FoldedBlock& out) {
@@ -264,14 +263,18 @@ template <int K>
       }
     }
     if (gradient) {
-      if (columns) for (int i = 0; i < m; ++i) sums[i] = gradient[columns[i0 + i]];
-      else std::copy_n(gradient + i0, m, sums);
+      if (columns)
+        for (int i = 0; i < m; ++i) sums[i] = gradient[columns[i0 + i]];
+      else
+        std::copy_n(gradient + i0, m, sums);
     }
     advanceTile<K>(v, sums, m, k, frames, pass.count, scratch);
     for (int r = 0; r < k; ++r) std::copy_n(v + r * kTile, m, j + std::int64_t{r} * n + i0);
     if (gradient) {
-      if (columns) for (int i = 0; i < m; ++i) gradient[columns[i0 + i]] = sums[i];
-      else std::copy_n(sums, m, gradient + i0);
+      if (columns)
+        for (int i = 0; i < m; ++i) gradient[columns[i0 + i]] = sums[i];
+      else
+        std::copy_n(sums, m, gradient + i0);
     }
   }
 }
@@ -296,11 +299,16 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void advanceQueuedF
   for (const UnitBlockSegment& segment : layout.segments) {
     const int k = segment.size;
     if (k == 0) continue;
-    if (segment.columns < 0 && k == 1) advanceFoldedSegment<1>(pass, segment, readOut);
-    else if (segment.columns < 0 && k == 2) advanceFoldedSegment<2>(pass, segment, readOut);
-    else if (k == 1) advanceFrameByFrame<1>(pass, segment, readOut);
-    else if (k == 2) advanceFrameByFrame<2>(pass, segment, readOut);
-    else advanceFrameByFrame<0>(pass, segment, readOut);
+    if (segment.columns < 0 && k == 1)
+      advanceFoldedSegment<1>(pass, segment, readOut);
+    else if (segment.columns < 0 && k == 2)
+      advanceFoldedSegment<2>(pass, segment, readOut);
+    else if (k == 1)
+      advanceFrameByFrame<1>(pass, segment, readOut);
+    else if (k == 2)
+      advanceFrameByFrame<2>(pass, segment, readOut);
+    else
+      advanceFrameByFrame<0>(pass, segment, readOut);
   }
 }
 

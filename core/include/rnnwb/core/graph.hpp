@@ -20,7 +20,6 @@ namespace rnnwb {
 inline constexpr int kGraphFormatVersion = 1;
 inline constexpr std::string_view kGraphFormatName = "rnnwb.graph";
 
-
 std::string_view toString(LayerKind kind);
 std::string_view toString(Activation activation);
 std::string_view toString(LossKind loss);  // "none" for LossKind::None

@@ -40,9 +40,8 @@ class CudaBackend final : public Backend {
   double forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
                          const StreamState& stateIn, StreamState* stateOut,
                          ParameterSet* gradients) override;
-  double forward(const ParameterSet& params, const SequenceBatch& batch,
-                 const StreamState& stateIn, StreamState* stateOut,
-                 std::vector<Tensor>* outputs = nullptr) override;
+  double forward(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
+                 StreamState* stateOut, std::vector<Tensor>* outputs = nullptr) override;
 
   /// With options.profile: milliseconds summed over every run so far, by step kind (products by
   /// shape) and by transfer. Empty without it.

@@ -4,9 +4,9 @@
 // coalesced loads, D read transposed so neighbouring lanes read neighbouring words), the flat
 // kernel (one thread per entry of M in column order, D transposed, X entries shared by the
 // threads of a column), the naive kernel (one thread per entry of M, reading rows of D k floats
-// apart), cuSPARSE's SDDMM (which needs X dense), and cuBLAS's dense product then masking. Operands follow snap::maskedProduct: X and M are given column by column,
-// as the CSR of their transposes. This header exposes no CUDA type and is C++17, so .cu files
-// include it as well.
+// apart), cuSPARSE's SDDMM (which needs X dense), and cuBLAS's dense product then masking. Operands
+// follow snap::maskedProduct: X and M are given column by column, as the CSR of their transposes.
+// This header exposes no CUDA type and is C++17, so .cu files include it as well.
 #include <cstdint>
 #include <memory>
 #include <vector>

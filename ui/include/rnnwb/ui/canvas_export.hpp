@@ -24,7 +24,6 @@ bool exportGraphDot(const GraphDocument& document, const QString& path, QString*
 bool exportImagePng(const QImage& image, const QString& path, QString* error);
 /// A pixel picture as vector rectangles (runs of one colour; white is the background), so that
 /// every entry stays a sharp square at any zoom.
-bool exportImageSvg(const QImage& image, const QString& path, const QString& title,
-                    QString* error);
+bool exportImageSvg(const QImage& image, const QString& path, const QString& title, QString* error);
 
 }  // namespace rnnwb::ui

@@ -23,8 +23,7 @@ class EditActions : public QObject {
   Q_OBJECT
  public:
   /// `dialogParent` parents the template dialog; all must outlive this object.
-  EditActions(GraphDocument* document, GraphScene* scene, GraphView* view,
-              QWidget* dialogParent);
+  EditActions(GraphDocument* document, GraphScene* scene, GraphView* view, QWidget* dialogParent);
 
   QAction* undo;
   QAction* redo;

@@ -62,7 +62,7 @@ class RemoveItemsCommand : public QUndoCommand {
     std::optional<QPointF> position;
   };
   GraphDocument* m_document;
-  std::vector<RemovedLayer> m_layers;                   // ascending index
+  std::vector<RemovedLayer> m_layers;                     // ascending index
   std::vector<std::pair<int, Connection>> m_connections;  // ascending index
 };
 
@@ -98,8 +98,8 @@ class EditConnectionCommand : public QUndoCommand {
 class MoveLayersCommand : public QUndoCommand {
  public:
   static constexpr int kId = 1;
-  MoveLayersCommand(GraphDocument* document, PositionMap before, PositionMap after,
-                    int dragId = -1, const QString& text = QStringLiteral("Move"));
+  MoveLayersCommand(GraphDocument* document, PositionMap before, PositionMap after, int dragId = -1,
+                    const QString& text = QStringLiteral("Move"));
   void redo() override;
   void undo() override;
   int id() const override { return kId; }

@@ -90,7 +90,7 @@ class MaskPanel : public QWidget {
   QTimer* m_debounce;
   QFutureWatcher<MaskResult>* m_watcher;
   std::optional<snap::NodeSummary> m_summary;
-  int m_chosenNode = 0;  // the user's choice, kept while the graph has no analysis
+  int m_chosenNode = 0;             // the user's choice, kept while the graph has no analysis
   quint64 m_generation = 0;         // bumped by every change that outdates what is shown
   quint64 m_runningGeneration = 0;  // the generation the running computation serves
   bool m_computing = false;         // from the start until computationFinished has run

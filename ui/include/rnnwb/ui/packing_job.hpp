@@ -19,9 +19,9 @@ namespace rnnwb::ui {
 struct PackingSource {
   enum class Kind { SyntheticWords, ImageFolder, SizesFile };
   Kind kind = Kind::SyntheticWords;
-  QString path;          // ImageFolder: the folder; SizesFile: the file
-  int wordCount = 200;   // SyntheticWords: how many
-  quint64 seed = 1;      // SyntheticWords: the generator's seed
+  QString path;            // ImageFolder: the folder; SizesFile: the file
+  int wordCount = 200;     // SyntheticWords: how many
+  quint64 seed = 1;        // SyntheticWords: the generator's seed
   int minPixelSize = 16;   // SyntheticWords: font pixel sizes (core's defaults give IAM-like
   int maxPixelSize = 165;  // words; a small range gives small, quick images)
 

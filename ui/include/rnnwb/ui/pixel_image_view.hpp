@@ -1,6 +1,6 @@
 #pragma once
-// A view of one pixel picture (a mask, a Jacobian pattern, a packed batch) that keeps every pixel a sharp
-// square: nearest-neighbour zoom (Ctrl+wheel, actions), pan by dragging or scrolling, fit to
+// A view of one pixel picture (a mask, a Jacobian pattern, a packed batch) that keeps every pixel a
+// sharp square: nearest-neighbour zoom (Ctrl+wheel, actions), pan by dragging or scrolling, fit to
 // window (the default until the user zooms), and export to PNG or SVG. Its actions (zoom in,
 // zoom out, 1:1, fit, export) are the widget's actions(): they form its context menu and a
 // toolbar can show them.

@@ -3,7 +3,8 @@
 // of the losses (train solid, valid dashed with dots; in nats or, for the language model, bits
 // per character) over three small ones (gradient norm, learning rate on a log scale, frames/s),
 // all against the update step, their step axes zoomed and panned together. Each run has one
-// colour and one legend entry (after a key to the line styles) and can be hidden. Runs are named by their folder (the key).
+// colour and one legend entry (after a key to the line styles) and can be hidden. Runs are named by
+// their folder (the key).
 //
 // Dragging or zooming stops the axes from following new data; a double click follows again.
 #include <map>

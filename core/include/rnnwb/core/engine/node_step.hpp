@@ -99,8 +99,8 @@ class NodeStep {
  private:
   struct Input {
     int connection = 0;
-    int from = 0;      // source layer
-    int external = -1; // index into the external arguments, or -1 for an inner connection
+    int from = 0;       // source layer
+    int external = -1;  // index into the external arguments, or -1 for an inner connection
     int delay = 0;
     int zOffset = -1;  // into Tape::z for a multiplicative destination, else -1
   };
@@ -114,7 +114,7 @@ class NodeStep {
   int m_node;
   std::vector<int> m_layers, m_inner, m_external, m_stateLayers;
   std::vector<int> m_unitOffset, m_stateOffset;  // per graph layer, -1 outside
-  std::vector<std::vector<Input>> m_inputs;       // per graph layer (members only)
+  std::vector<std::vector<Input>> m_inputs;      // per graph layer (members only)
   int m_unitCount = 0, m_stateSize = 0, m_zCount = 0;
 };
 

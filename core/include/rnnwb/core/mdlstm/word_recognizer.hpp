@@ -21,8 +21,8 @@ struct WordExample {
 };
 
 struct RecognizerReport {
-  double loss = 0.0;  // mean CTC loss over the examples that have an alignment
-  double cer = 0.0;   // character error rate of greedy decoding: edits / characters
+  double loss = 0.0;         // mean CTC loss over the examples that have an alignment
+  double cer = 0.0;          // character error rate of greedy decoding: edits / characters
   long long edits = 0;       // edit distance of greedy decoding, summed over the examples
   long long characters = 0;  // characters of the transcriptions
   int examples = 0;

@@ -45,7 +45,6 @@ std::vector<int> reportedLevels(int extra);
 /// "SnAp-n", or "exact (= M_k)" for M_∞ (n = 0) with k = exactAfter.
 std::string levelName(const SnapLevel& level, int exactAfter);
 
-
 /// Bytes BPTT keeps for a node over `frames` frames: one float32 activation per unit per frame.
 std::uint64_t bpttBytes(std::uint64_t unitsPerFrame, int frames);
 

@@ -42,9 +42,8 @@ class RtrlBackend final : public Backend {
   double forwardBackward(const ParameterSet& params, const SequenceBatch& batch,
                          const StreamState& stateIn, StreamState* stateOut,
                          ParameterSet* gradients) override;
-  double forward(const ParameterSet& params, const SequenceBatch& batch,
-                 const StreamState& stateIn, StreamState* stateOut,
-                 std::vector<Tensor>* outputs = nullptr) override;
+  double forward(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
+                 StreamState* stateOut, std::vector<Tensor>* outputs = nullptr) override;
 
   const RtrlLearner& learner() const { return *m_learner; }
 

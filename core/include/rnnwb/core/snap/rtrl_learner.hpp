@@ -6,9 +6,10 @@
 // carries Ĵ_t = M ⊙ (D_t Ĵ_{t-1}) + I_t, by unit blocks where every column of M has at most 16
 // rows (UnitBlockJacobian: D_t[R, R] blocks and I_t's factors from one VJP per colour, frames
 // queued and applied 8 at a time, see finish()), else by the general path (the dense D_t from
-// NodeStep::stateJacobian, the compressed I_t, SnapJacobian's masked product). The loss of the frame is then back-propagated WITHIN the frame
-// (nothing flows into earlier frames): parameters of plain layers get their gradient as in BPTT,
-// upstream parameters only the same-frame part, and the parameters θ_R of a recurrent node get
+// NodeStep::stateJacobian, the compressed I_t, SnapJacobian's masked product). The loss of the
+// frame is then back-propagated WITHIN the frame (nothing flows into earlier frames): parameters of
+// plain layers get their gradient as in BPTT, upstream parameters only the same-frame part, and the
+// parameters θ_R of a recurrent node get
 //   (same-frame ∂L_t/∂θ_R) + gᵀ (Ĵ_t − I_t),
 // g being dL_t/dh_t from the node's consumers outside it, i.e. gᵀĴ_t for a loss that reads the
 // state (the SnAp read-out) plus the same-frame part of any other path. Exact RTRL then equals
@@ -33,8 +34,8 @@ struct RtrlNodeFigures {
   int stateSize = 0;
   std::int64_t parameters = 0;
   std::int64_t jacobianNnz = 0;  // per stream
-  int colours = 0;          // VJPs per frame (of I's rows, or of the unit-block path's)
-  bool unitBlocks = false;  // Ĵ is carried by UnitBlockJacobian (else SnapJacobian)
+  int colours = 0;               // VJPs per frame (of I's rows, or of the unit-block path's)
+  bool unitBlocks = false;       // Ĵ is carried by UnitBlockJacobian (else SnapJacobian)
 };
 
 /// How Ĵ is carried: by unit blocks wherever their preconditions hold (every column of M_n has
@@ -99,7 +100,7 @@ class RtrlLearner {
   const CompiledPlan& m_plan;
   const ParameterLayout& m_layout;
   int m_snapLevel, m_threads, m_streams = 0;
-  std::vector<std::unique_ptr<NodeStep>> m_steps;  // per node; null for input layers
+  std::vector<std::unique_ptr<NodeStep>> m_steps;       // per node; null for input layers
   std::vector<std::unique_ptr<Recurrent>> m_recurrent;  // per node; null for plain ones
   std::unique_ptr<FrameBuffers> m_frame;
   std::vector<RtrlNodeFigures> m_figures;

@@ -72,8 +72,8 @@ class UnitBlockJacobian {
 
   UnitBlockLayout m_layout;
   const NodeStep& m_step;
-  std::vector<std::vector<float>> m_seeds;  // per colour, unitCount() floats
-  std::vector<std::int64_t> m_sourceOffset; // per source: its copy in Frame::sources
+  std::vector<std::vector<float>> m_seeds;   // per colour, unitCount() floats
+  std::vector<std::int64_t> m_sourceOffset;  // per source: its copy in Frame::sources
   std::int64_t m_sourceFloats = 0;
   std::vector<float> m_pairs, m_scratch;
   std::vector<detail::FoldedBlock> m_folded;  // per block, rebuilt by each pass

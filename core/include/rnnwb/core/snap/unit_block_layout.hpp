@@ -55,7 +55,7 @@ struct UnitBlockSegment {
 struct UnitBlockRows {
   std::int32_t rowStart = 0;  // into rows; the set is rows[rowStart .. rowStart + size)
   std::int32_t size = 0;
-  std::int32_t dStart = 0;    // its size x size block of D_t, in pairOfEntry / the D buffer
+  std::int32_t dStart = 0;  // its size x size block of D_t, in pairOfEntry / the D buffer
 };
 
 struct UnitBlockLayout {
@@ -89,7 +89,7 @@ struct UnitBlockLayout {
   std::vector<std::int32_t> pairOfEntry;  // per D-block entry: its pair, or -1 (structural 0)
   std::vector<std::int32_t> termStart;    // pairs + 1
   std::vector<std::int32_t> termExport;
-  std::vector<std::int64_t> termWeight;   // flat offset of the weight, -1 for an identity
+  std::vector<std::int64_t> termWeight;  // flat offset of the weight, -1 for an identity
 };
 
 }  // namespace rnnwb::snap

@@ -26,15 +26,15 @@ struct TaskConfig {
   int alphabet = 8;              // copy: K symbols
   int validSequences = 256;      // adding, copy: sequences in the validation set
   // words (docs/training.md, "The words task"): the recogniser and its data.
-  std::string model;              // the model config (examples/words-model.json)
-  std::string images;             // an IAM folder; empty: synthetic words
-  int syntheticWords = 2000;      // synthetic: training words
-  int validWords = 64;            // examples held out for validation (after the training ones)
-  std::string wordList;           // synthetic: the word list; empty: wamerican's
-  int minFontSize = 16;           // synthetic: pixel sizes drawn log-uniform in [min, max]
+  std::string model;          // the model config (examples/words-model.json)
+  std::string images;         // an IAM folder; empty: synthetic words
+  int syntheticWords = 2000;  // synthetic: training words
+  int validWords = 64;        // examples held out for validation (after the training ones)
+  std::string wordList;       // synthetic: the word list; empty: wamerican's
+  int minFontSize = 16;       // synthetic: pixel sizes drawn log-uniform in [min, max]
   int maxFontSize = 165;
-  int batch = 16;                 // examples per update
-  std::string packer;             // baseline, shelf or none (batch padding); empty: the model's
+  int batch = 16;      // examples per update
+  std::string packer;  // baseline, shelf or none (batch padding); empty: the model's
   bool operator==(const TaskConfig&) const = default;
 };
 
@@ -55,7 +55,7 @@ struct TrainConfig {
   int keepCheckpoints = 3;              // the newest checkpoints kept in the run folder
   std::uint64_t seed = 1;               // initialization and generated data
   std::string backend = "cpu";
-  int threads = 0;  // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
+  int threads = 0;            // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
   std::string algo = "bptt";  // bptt, rtrl or snapN (docs/snap.md): how gradients are computed
 
   bool operator==(const TrainConfig&) const = default;
