@@ -325,8 +325,7 @@ void MaskPanel::display(const MaskResult& result) {
   }
   if (!result.summary || result.summary->refusal) {
     showMessageOnly(result.summary
-                        ? QStringLiteral("RTRL cannot take this node: %1")
-                              .arg(QString::fromStdString(*result.summary->refusal))
+                        ? QString::fromStdString(*result.summary->refusal)  // names it
                         : QStringLiteral("No recurrent node: the graph has no cycle, so RTRL "
                                          "carries nothing."));
     m_summary = result.summary;
