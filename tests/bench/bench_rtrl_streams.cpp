@@ -1,11 +1,12 @@
 // Frames per second of RtrlBackend::forwardBackward (RtrlLearner::chunk) for N streams with 1
-// thread against 2 threads, side by side: the two backends' rounds alternate (1, 2, 1, 2, ...)
-// so that a shared machine's load falls on both alike, and each row reports the median of each
-// and their ratio. Wall-clock time (the second thread is the point). Cases: SnAp-1 of a tanh RNN
-// (examples/elman.rnn.json) and an LSTM (tests/bench/lstm.rnn.json) at hidden 128 and 256, and
-// SnAp-2 (their M_∞: the dense product) at hidden 32; inputs and outputs 32. Writes one JSON
-// object per line to --out (and stdout); docs/benchmarks.md summarizes a run.
-// Usage: bench_rtrl_streams --out FILE [--streams N (16)] [--rounds R (5)] [--seconds S (1)]
+// thread against 2 threads, and of the sequential loop the backend ran before (frame() with t
+// outer, n inner, one gradient buffer, then finish(): "frame loop"), side by side: the rounds
+// alternate (loop, 1, 2, loop, 1, 2, ...) so that a shared machine's load falls on all alike, and
+// each row reports the medians and their ratios. Wall-clock time (the second thread is the point).
+// Cases: SnAp-1 of a tanh RNN (examples/elman.rnn.json) and an LSTM (tests/bench/lstm.rnn.json) at
+// hidden 128 and 256, and SnAp-2 (their M_∞: the dense product) at hidden 32; inputs and
+// outputs 32. Writes one JSON object per line to --out (and stdout); docs/benchmarks.md summarizes
+// a run. Usage: bench_rtrl_streams --out FILE [--streams N (16)] [--rounds R (5)] [--seconds S (1)]
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -66,8 +67,7 @@ struct Runner {
   snap::RtrlBackend backend;
   StreamState state;
   ParameterSet grads;
-  Runner(const CompiledPlan& plan, const std::string& algo, int threads,
-         const ParameterSet& params)
+  Runner(const CompiledPlan& plan, const std::string& algo, int threads, const ParameterSet& params)
       : backend(plan, algo, threads), grads(ParameterSet::zerosLike(params)) {}
   /// Chunks for at least `seconds` (at least one); returns frames (x streams) per second.
   double run(const ParameterSet& params, const SequenceBatch& batch, double seconds) {
@@ -86,6 +86,35 @@ struct Runner {
   }
 };
 
+/// The backend's loop before RtrlLearner::chunk, on the calling thread.
+struct FrameLoop {
+  snap::RtrlLearner learner;
+  StreamState history;
+  std::vector<float> grads;
+  FrameLoop(const CompiledPlan& plan, const std::string& algo, const ParameterSet& params,
+            int streams)
+      : learner(plan, params.layout(), snap::snapLevelOfAlgorithm(algo), 1),
+        history(plan, streams),
+        grads(params.size(), 0.0f) {
+    learner.reset(streams);
+  }
+  double run(const ParameterSet& params, const SequenceBatch& batch, double seconds) {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    int chunks = 0;
+    double elapsed = 0.0;
+    do {
+      std::fill(grads.begin(), grads.end(), 0.0f);
+      for (int t = 0; t < batch.frames; ++t)
+        for (int n = 0; n < batch.streams; ++n) learner.frame(params, batch, t, n, history, grads);
+      learner.finish();
+      ++chunks;
+      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    } while (elapsed < seconds);
+    return double(chunks) * batch.frames * batch.streams / elapsed;
+  }
+};
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
@@ -96,10 +125,13 @@ nlohmann::json bench(const Case& c, const Options& o) {
   const ParameterSet params = initParameters(plan, 1);
   const SequenceBatch batch = makeBatch(plan, c.frames, o.streams);
   Runner one(plan, c.algo, 1, params), two(plan, c.algo, 2, params);
+  FrameLoop loop(plan, c.algo, params, o.streams);
   one.run(params, batch, 0.0);  // warm up: the first chunk allocates Ĵ
   two.run(params, batch, 0.0);
-  std::vector<double> rateOne, rateTwo, ratios;
+  loop.run(params, batch, 0.0);
+  std::vector<double> rateLoop, rateOne, rateTwo, ratios;
   for (int r = 0; r < o.rounds; ++r) {
+    rateLoop.push_back(loop.run(params, batch, o.seconds));
     rateOne.push_back(one.run(params, batch, o.seconds));
     rateTwo.push_back(two.run(params, batch, o.seconds));
     ratios.push_back(rateTwo.back() / rateOne.back());
@@ -111,10 +143,13 @@ nlohmann::json bench(const Case& c, const Options& o) {
           {"frames_per_chunk", c.frames},
           {"params", params.size()},
           {"workers_2_threads", two.backend.learner().workersFor(o.streams)},
+          {"frames_per_s_frame_loop", median(rateLoop)},
           {"frames_per_s_1_thread", median(rateOne)},
           {"frames_per_s_2_threads", median(rateTwo)},
           {"ratio_of_medians", median(rateTwo) / median(rateOne)},
+          {"ratio_1_thread_to_frame_loop", median(rateOne) / median(rateLoop)},
           {"ratio_per_round", ratios},
+          {"frames_per_s_frame_loop_per_round", rateLoop},
           {"frames_per_s_1_thread_per_round", rateOne},
           {"frames_per_s_2_threads_per_round", rateTwo}};
 }

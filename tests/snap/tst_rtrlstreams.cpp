@@ -116,9 +116,8 @@ double relativeError(std::span<const float> a, std::span<const float> b) {
 }
 
 Graph example(const QString& file, int size) {
-  return testing::withLayerSize(loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" +
-                                               file.toStdString()),
-                                size);
+  return testing::withLayerSize(
+      loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + file.toStdString()), size);
 }
 
 }  // namespace
@@ -160,8 +159,8 @@ class TestRtrlStreams : public QObject {
     const Run reference = sequential(plan, params, batches, level, path);
     QVERIFY(reference.chunks[0].loss > 0.0);
     for (int threads : {1, 2, 3}) {
-      const QString why = difference(parallel(plan, params, batches, level, path, threads),
-                                     reference);
+      const QString why =
+          difference(parallel(plan, params, batches, level, path, threads), reference);
       QVERIFY2(why.isEmpty(), qPrintable(QString("%1 threads: %2").arg(threads).arg(why)));
     }
   }
@@ -192,16 +191,16 @@ class TestRtrlStreams : public QObject {
     const SequenceBatch whole = testing::randomBatch(plan, 10, kStreams, 3);
     ParameterSet bpttGradient = ParameterSet::zerosLike(params);
     CpuBackend cpu(plan, CpuBackendOptions{1, false});
-    const double bpttLoss = cpu.forwardBackward(params, whole, StreamState(), nullptr,
-                                                &bpttGradient);
+    const double bpttLoss =
+        cpu.forwardBackward(params, whole, StreamState(), nullptr, &bpttGradient);
     RtrlBackend rtrl(plan, "rtrl", 2);
     ParameterSet sum = ParameterSet::zerosLike(params), part = ParameterSet::zerosLike(params);
     StreamState state;
     double loss = 0.0;
     for (int first : {0, 5}) {
       StreamState next;
-      loss += rtrl.forwardBackward(params, testing::sliceFrames(whole, first, 5), state, &next,
-                                   &part);
+      loss +=
+          rtrl.forwardBackward(params, testing::sliceFrames(whole, first, 5), state, &next, &part);
       state = std::move(next);
       for (std::size_t i = 0; i < sum.values().size(); ++i) sum.values()[i] += part.values()[i];
     }

@@ -130,22 +130,30 @@ double RtrlLearner::chunk(const ParameterSet& params, const SequenceBatch& batch
   const int productThreads = std::max(1, m_threads / workers);
   while (static_cast<int>(m_workers.size()) < workers)
     m_workers.push_back(std::make_unique<Worker>(m_plan, m_steps, m_recurrent));
+  // The buffers are zero between calls (sumStreamGradients clears what it reads).
   m_streamGradients.resize(static_cast<std::size_t>(streams));
+  for (std::vector<float>& own : m_streamGradients)
+    if (own.size() != gradient.size()) own.assign(gradient.size(), 0.0f);
   std::vector<double> losses(static_cast<std::size_t>(streams), 0.0);
   const BlasThreads blas(productThreads);
-  m_pool->run([&](int w) {
+  const auto stepStreams = [&](int w) {
     if (w >= workers) return;
     Worker& worker = *m_workers[w];
     for (int n = w * streams / workers; n < (w + 1) * streams / workers; ++n) {
       std::vector<float>& own = m_streamGradients[n];
-      own.assign(gradient.size(), 0.0f);
       double loss = 0.0;
       for (int t = 0; t < batch.frames; ++t)
         loss += frameOn(worker, {params, batch, t, n, history, own, productThreads});
       finishStream(worker, n);
       losses[n] = loss;
     }
-  });
+  };
+  try {
+    m_pool->run(stepStreams);
+  } catch (...) {
+    for (std::vector<float>& own : m_streamGradients) std::fill(own.begin(), own.end(), 0.0f);
+    throw;
+  }
   sumStreamGradients(streams, gradient);
   double loss = 0.0;
   for (double streamLoss : losses) loss += streamLoss;
@@ -153,14 +161,18 @@ double RtrlLearner::chunk(const ParameterSet& params, const SequenceBatch& batch
 }
 
 void RtrlLearner::sumStreamGradients(int streams, std::span<float> gradient) {
-  // Each value gets the streams' in stream order, whichever worker sums it.
+  // Each value gets the streams' in stream order, whichever worker sums it; the buffers are
+  // cleared on the way, while in cache, for the next chunk.
   const std::size_t size = gradient.size();
   const auto parts = static_cast<std::size_t>(m_pool->size());
   m_pool->run([&](int w) {
     const std::size_t begin = size * w / parts, end = size * (w + 1) / parts;
     for (int n = 0; n < streams; ++n) {
-      const float* own = m_streamGradients[n].data();
-      for (std::size_t i = begin; i < end; ++i) gradient[i] += own[i];
+      float* own = m_streamGradients[n].data();
+      for (std::size_t i = begin; i < end; ++i) {
+        gradient[i] += own[i];
+        own[i] = 0.0f;
+      }
     }
   });
 }

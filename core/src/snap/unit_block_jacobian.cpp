@@ -125,9 +125,13 @@ void UnitBlockJacobian::finish(Stream& stream, Workspace& workspace) const {
 void UnitBlockJacobian::runPass(Stream& stream, int frames, Workspace& workspace) const {
   if (frames == 0) return;
   detail::foldBlocks(m_layout, stream.frames.data(), frames, workspace.folded.data());
-  const detail::Pass pass{
-      &m_layout,       stream.frames.data(), frames,         m_sourceOffset.data(),
-      stream.gradient, stream.values.data(), workspace.folded.data()};
+  const detail::Pass pass{&m_layout,
+                          stream.frames.data(),
+                          frames,
+                          m_sourceOffset.data(),
+                          stream.gradient,
+                          stream.values.data(),
+                          workspace.folded.data()};
   detail::advanceQueuedFrames(pass);
 }
 

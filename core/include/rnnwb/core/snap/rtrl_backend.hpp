@@ -4,8 +4,8 @@
 //
 // forwardBackward runs the chunk by RtrlLearner::chunk (the streams split among the threads,
 // each stream frame by frame; the result is the same for any thread count) and returns the
-// summed loss and the SUM of the online gradients of its predicted frames (the trainer divides by the
-// predicted frames, as for BPTT). Ĵ is carried between calls: it restarts at 0 whenever stateIn
+// summed loss and the SUM of the online gradients of its predicted frames (the trainer divides by
+// the predicted frames, as for BPTT). Ĵ is carried between calls: it restarts at 0 whenever stateIn
 // is empty (a new sequence), so a chunk must continue exactly where the previous one stopped
 // (carryFrames = T, or 0 when the state is dropped): RTRL cannot rewind, so truncated BPTT's
 // overlap (h > h') is refused. forward() is the CPU engine's (validation, inference).

@@ -129,12 +129,12 @@ class RtrlLearner {
 
   const CompiledPlan& m_plan;
   const ParameterLayout& m_layout;
-  int m_snapLevel, m_threads, m_streams = 0;  // m_threads >= 1
+  int m_snapLevel, m_threads, m_streams = 0;            // m_threads >= 1
   std::vector<std::unique_ptr<NodeStep>> m_steps;       // per node; null for input layers
   std::vector<std::unique_ptr<Recurrent>> m_recurrent;  // per node; null for plain ones
   std::unique_ptr<WorkerPool> m_pool;
-  std::vector<std::unique_ptr<Worker>> m_workers;           // per worker of the pool
-  std::vector<std::vector<float>> m_streamGradients;        // chunk()'s, per stream
+  std::vector<std::unique_ptr<Worker>> m_workers;     // per worker of the pool
+  std::vector<std::vector<float>> m_streamGradients;  // chunk()'s, per stream; 0 between calls
   std::vector<RtrlNodeFigures> m_figures;
 };
 
