@@ -57,7 +57,8 @@ class RtrlLearner {
   /// snapLevel n >= 1: SnAp-n; 0: exact RTRL (M_∞). Throws RtrlRefusal naming the connection
   /// for a graph RTRL cannot take. `threads` (0: all cores): chunk()'s workers, at most one per
   /// stream, each stream's masked product and BLAS getting threads / workers of them; frame()'s
-  /// masked product gets them all. The plan and the parameter layout must outlive the learner.
+  /// masked product and BLAS get them all (OpenBLAS's process-wide count is set for the call and
+  /// restored after). The plan and the parameter layout must outlive the learner.
   RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
               int threads = 1, RtrlJacobianPath path = RtrlJacobianPath::Fastest);
   ~RtrlLearner();
@@ -79,7 +80,8 @@ class RtrlLearner {
   /// gradient to `gradient`. The per-stream losses and gradients are summed in stream order, so
   /// the result is bit for bit the same for any thread count: that of frame() over t for
   /// stream 0 into a zeroed buffer, then stream 1 into another, ..., added to `gradient` in
-  /// stream order. Keeps N gradient buffers (N x the layout's floats) between calls.
+  /// stream order. Keeps N gradient buffers (N x the layout's floats) between calls. Not
+  /// concurrently with any other call on the learner.
   double chunk(const ParameterSet& params, const SequenceBatch& batch, StreamState& history,
                std::span<float> gradient);
   /// The workers chunk() uses for `streams` streams.
