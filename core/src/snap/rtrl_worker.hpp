@@ -3,7 +3,8 @@
 // learner keeps for one recurrent node, read by every worker (layouts, patterns, the helpers'
 // const parts) plus each stream's Ĵ (written only by the worker that steps that stream); Worker
 // is everything one frame writes besides the stream's own Ĵ and history rows: one per worker of
-// chunk(), so that streams run concurrently.
+// chunk(), so that streams run concurrently. rtrl_worker.cpp also holds RtrlLearner::frame()
+// and chunk(), which hand frames to the workers.
 #include <cstdint>
 #include <memory>
 #include <vector>
