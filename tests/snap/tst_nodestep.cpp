@@ -179,7 +179,8 @@ class TestNodeStep : public QObject {
         NodeStep::Tape tape = step.makeTape();
         step.forward(params, in.pointers, in.prev, tape);
         std::vector<float> values(static_cast<std::size_t>(immediate.nnz()));
-        immediate.compute(params, in.pointers, in.prev, tape, values);
+        auto workspace = immediate.makeWorkspace();
+        immediate.compute(params, in.pointers, in.prev, tape, values, workspace);
         const snap::SparseCsr pattern = patterns.expandByParameter(patterns.immediate());
         const auto offsets = snap::parameterOffsets(layout, params.layout());
         // Dense I by one VJP per state row; every nonzero must lie on I's pattern.

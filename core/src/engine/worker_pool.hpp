@@ -1,6 +1,7 @@
 #pragma once
 // Threads that stay alive between the passes of the CPU engine, so that a pass split among the
-// workers costs a wake-up instead of a thread start. Private to the CPU engine.
+// workers costs a wake-up instead of a thread start. Private to core: the CPU engine and
+// RtrlLearner (streams stepped in parallel) use it.
 #include <atomic>
 #include <exception>
 #include <functional>

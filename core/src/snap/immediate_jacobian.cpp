@@ -47,28 +47,35 @@ ImmediateJacobian::ImmediateJacobian(const NodeStep& step, const RtrlNodeLayout&
       m_offsetOfEntry[q] = m_offsets[p];
       m_entriesOfColour[m_colouring.colourOfRow[pattern.colIndex[q]]].push_back(q);
     }
-  m_seed.assign(static_cast<std::size_t>(step.unitCount()), 0.0f);
   for (int layer : step.stateLayers())
     for (int i = 0; i < layout.plan().graph().layers[layer].size; ++i)
       m_unitOfStateRow.push_back(step.unitOffset(layer) + i);
-  m_buffer.assign(parameters.size(), 0.0f);
+  m_bufferSize = parameters.size();
+}
+
+ImmediateJacobian::Workspace ImmediateJacobian::makeWorkspace() const {
+  return {.seed = std::vector<float>(static_cast<std::size_t>(m_step.unitCount()), 0.0f),
+          .buffer = std::vector<float>(m_bufferSize, 0.0f),
+          .scratch = {}};
 }
 
 void ImmediateJacobian::compute(const ParameterSet& params, std::span<const float* const> external,
                                 std::span<const float> prevState, const NodeStep::Tape& tape,
-                                std::span<float> values) {
+                                std::span<float> values, Workspace& workspace) const {
   if (static_cast<std::int64_t>(values.size()) != nnz())
     throw std::invalid_argument("immediate Jacobian: got " + std::to_string(values.size()) +
                                 " values, expected " + std::to_string(nnz()));
-  const NodeStep::Cotangents out{.params = m_buffer};
+  std::vector<float>& seed = workspace.seed;
+  std::vector<float>& buffer = workspace.buffer;
+  const NodeStep::Cotangents out{.params = buffer};
   for (int c = 0; c < m_colouring.colours; ++c) {
     // v = the indicator of colour c's rows, placed on the state layers' units.
-    std::fill(m_seed.begin(), m_seed.end(), 0.0f);
+    std::fill(seed.begin(), seed.end(), 0.0f);
     for (std::size_t r = 0; r < m_unitOfStateRow.size(); ++r)
-      if (m_colouring.colourOfRow[r] == c) m_seed[m_unitOfStateRow[r]] = 1.0f;
-    for (std::int64_t offset : m_offsets) m_buffer[offset] = 0.0f;
-    m_step.vjp(params, external, prevState, tape, m_seed, out, m_scratch);
-    for (std::int32_t q : m_entriesOfColour[c]) values[q] = m_buffer[m_offsetOfEntry[q]];
+      if (m_colouring.colourOfRow[r] == c) seed[m_unitOfStateRow[r]] = 1.0f;
+    for (std::int64_t offset : m_offsets) buffer[offset] = 0.0f;
+    m_step.vjp(params, external, prevState, tape, seed, out, workspace.scratch);
+    for (std::int32_t q : m_entriesOfColour[c]) values[q] = buffer[m_offsetOfEntry[q]];
   }
 }
 

@@ -65,11 +65,7 @@ double RtrlBackend::forwardBackward(const ParameterSet& params, const SequenceBa
   ParameterSet local = ParameterSet::zerosLike(params);
   ParameterSet& grads = gradients ? *gradients : local;
   grads.fill(0.0f);
-  double loss = 0.0;
-  for (int t = 0; t < batch.frames; ++t)
-    for (int n = 0; n < batch.streams; ++n)
-      loss += m_learner->frame(params, batch, t, n, history, grads.values());
-  m_learner->finish();
+  const double loss = m_learner->chunk(params, batch, history, grads.values());
   if (stateOut) *stateOut = carry == 0 ? stateIn : std::move(history);
   return loss;
 }

@@ -23,12 +23,23 @@ UnitBlockJacobian::UnitBlockJacobian(UnitBlockLayout layout, const NodeStep& ste
     for (int s = first; s < end; ++s)
       m_seeds[colouring.colourOfRow[s]][step.unitOffset(stateLayers[k]) + s - first] = 1.0f;
   }
-  m_pairs.resize(m_layout.termStart.empty() ? 0 : m_layout.termStart.size() - 1);
-  m_folded.resize(m_layout.blocks.size());
   for (const UnitBlockSource& source : m_layout.sources) {
     m_sourceOffset.push_back(m_sourceFloats);
     m_sourceFloats += source.size;
   }
+}
+
+UnitBlockJacobian::Workspace::Workspace() = default;
+UnitBlockJacobian::Workspace::~Workspace() = default;
+UnitBlockJacobian::Workspace::Workspace(Workspace&&) noexcept = default;
+UnitBlockJacobian::Workspace& UnitBlockJacobian::Workspace::operator=(Workspace&&) noexcept =
+    default;
+
+UnitBlockJacobian::Workspace UnitBlockJacobian::makeWorkspace() const {
+  Workspace workspace;
+  workspace.pairs.resize(m_layout.termStart.empty() ? 0 : m_layout.termStart.size() - 1);
+  workspace.folded.resize(m_layout.blocks.size());
+  return workspace;
 }
 
 UnitBlockJacobian::Stream UnitBlockJacobian::makeStream() const {
@@ -45,7 +56,8 @@ UnitBlockJacobian::Stream UnitBlockJacobian::makeStream() const {
 
 void UnitBlockJacobian::prepare(Stream& stream, const ParameterSet& params,
                                 std::span<const float* const> external,
-                                std::span<const float> prevState, const NodeStep::Tape& tape) {
+                                std::span<const float> prevState, const NodeStep::Tape& tape,
+                                Workspace& workspace) const {
   Stream::Frame& frame = stream.frames[stream.queued];
   std::fill(frame.exports.begin(), frame.exports.end(), 0.0f);
   const auto units = static_cast<std::size_t>(m_layout.unitCount);
@@ -54,20 +66,21 @@ void UnitBlockJacobian::prepare(Stream& stream, const ParameterSet& params,
     float* exported = frame.exports.data() + c * m_layout.exportSize;
     const NodeStep::Cotangents out{.sums = {exported, units},
                                    .products = {exported + units, products}};
-    m_step.vjp(params, external, prevState, tape, m_seeds[c], out, m_scratch);
+    m_step.vjp(params, external, prevState, tape, m_seeds[c], out, workspace.scratch);
   }
   const float* theta = params.values().data();
-  for (std::size_t p = 0; p < m_pairs.size(); ++p) {
+  std::vector<float>& pairs = workspace.pairs;
+  for (std::size_t p = 0; p < pairs.size(); ++p) {
     float sum = 0.0f;
     for (std::int32_t t = m_layout.termStart[p]; t < m_layout.termStart[p + 1]; ++t) {
       const std::int64_t w = m_layout.termWeight[t];
       sum += frame.exports[m_layout.termExport[t]] * (w < 0 ? 1.0f : theta[w]);
     }
-    m_pairs[p] = sum;
+    pairs[p] = sum;
   }
   for (std::size_t e = 0; e < frame.d.size(); ++e) {
     const std::int32_t pair = m_layout.pairOfEntry[e];
-    frame.d[e] = pair < 0 ? 0.0f : m_pairs[pair];
+    frame.d[e] = pair < 0 ? 0.0f : pairs[pair];
   }
   // The sources are overwritten by the next frame: the pass reads copies.
   for (std::size_t k = 0; k < m_layout.sources.size(); ++k) {
@@ -81,7 +94,7 @@ void UnitBlockJacobian::prepare(Stream& stream, const ParameterSet& params,
 }
 
 void UnitBlockJacobian::commit(Stream& stream, std::span<const float> dLossDState,
-                               std::span<float> gradient) {
+                               std::span<float> gradient, Workspace& workspace) const {
   const bool readOut = !dLossDState.empty();
   if (readOut && static_cast<int>(dLossDState.size()) != m_layout.stateSize)
     throw std::invalid_argument("unit-block Jacobian: got " + std::to_string(dLossDState.size()) +
@@ -89,7 +102,7 @@ void UnitBlockJacobian::commit(Stream& stream, std::span<const float> dLossDStat
                                 std::to_string(m_layout.stateSize));
   if (readOut && stream.gradient && stream.gradient != gradient.data()) {
     // The queued frames read out elsewhere: apply them, then queue this one alone.
-    runPass(stream, stream.queued);
+    runPass(stream, stream.queued, workspace);
     std::swap(stream.frames[0], stream.frames[stream.queued]);
     stream.queued = 0;
     stream.gradient = nullptr;
@@ -100,21 +113,25 @@ void UnitBlockJacobian::commit(Stream& stream, std::span<const float> dLossDStat
     std::copy(dLossDState.begin(), dLossDState.end(), frame.g.begin());
     stream.gradient = gradient.data();
   }
-  if (++stream.queued == kFramesPerPass) finish(stream);
+  if (++stream.queued == kFramesPerPass) finish(stream, workspace);
 }
 
-void UnitBlockJacobian::finish(Stream& stream) {
-  runPass(stream, stream.queued);
+void UnitBlockJacobian::finish(Stream& stream, Workspace& workspace) const {
+  runPass(stream, stream.queued, workspace);
   stream.queued = 0;
   stream.gradient = nullptr;
 }
 
-void UnitBlockJacobian::runPass(Stream& stream, int frames) {
+void UnitBlockJacobian::runPass(Stream& stream, int frames, Workspace& workspace) const {
   if (frames == 0) return;
-  detail::foldBlocks(m_layout, stream.frames.data(), frames, m_folded.data());
-  const detail::Pass pass{
-      &m_layout,       stream.frames.data(), frames,         m_sourceOffset.data(),
-      stream.gradient, stream.values.data(), m_folded.data()};
+  detail::foldBlocks(m_layout, stream.frames.data(), frames, workspace.folded.data());
+  const detail::Pass pass{&m_layout,
+                          stream.frames.data(),
+                          frames,
+                          m_sourceOffset.data(),
+                          stream.gradient,
+                          stream.values.data(),
+                          workspace.folded.data()};
   detail::advanceQueuedFrames(pass);
 }
 

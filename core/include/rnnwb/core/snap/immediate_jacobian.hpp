@@ -30,10 +30,18 @@ class ImmediateJacobian {
   std::int64_t nnz() const { return static_cast<std::int64_t>(m_offsetOfEntry.size()); }
   const RowColouring& colouring() const { return m_colouring; }
 
-  /// I_t's values (nnz() floats) from a forward tape of the step: colours() VJPs.
+  /// What compute() writes besides its output (a seed, a flat gradient buffer of the layout, the
+  /// VJP's scratch): one per thread that computes at once.
+  struct Workspace {
+    std::vector<float> seed, buffer, scratch;
+  };
+  Workspace makeWorkspace() const;
+
+  /// I_t's values (nnz() floats) from a forward tape of the step: colours() VJPs. Calls on
+  /// distinct workspaces (and outputs) may run concurrently.
   void compute(const ParameterSet& params, std::span<const float* const> external,
                std::span<const float> prevState, const NodeStep::Tape& tape,
-               std::span<float> values);
+               std::span<float> values, Workspace& workspace) const;
 
  private:
   const NodeStep& m_step;
@@ -42,7 +50,7 @@ class ImmediateJacobian {
   std::vector<std::int64_t> m_offsetOfEntry;  // I entry -> flat offset of its parameter
   std::vector<std::vector<std::int32_t>> m_entriesOfColour;
   std::vector<int> m_unitOfStateRow;  // state row -> unit of the step's tape
-  std::vector<float> m_seed, m_buffer, m_scratch;
+  std::size_t m_bufferSize = 0;       // the parameter layout's flat size
 };
 
 }  // namespace rnnwb::snap

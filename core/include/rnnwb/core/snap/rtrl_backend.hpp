@@ -2,9 +2,10 @@
 // A Backend whose gradients are RTRL's or SnAp-n's (rtrl_learner.hpp) instead of BPTT's, so the
 // trainer runs `--algo rtrl|snap1|snap2|snap3` through the same loop, run folder and metrics.
 //
-// forwardBackward runs the chunk frame by frame, stream by stream, and returns the summed loss
-// and the SUM of the online gradients of its predicted frames (the trainer divides by the
-// predicted frames, as for BPTT). Ĵ is carried between calls: it restarts at 0 whenever stateIn
+// forwardBackward runs the chunk by RtrlLearner::chunk (the streams split among the threads,
+// each stream frame by frame; the result is the same for any thread count) and returns the
+// summed loss and the SUM of the online gradients of its predicted frames (the trainer divides by
+// the predicted frames, as for BPTT). Ĵ is carried between calls: it restarts at 0 whenever stateIn
 // is empty (a new sequence), so a chunk must continue exactly where the previous one stopped
 // (carryFrames = T, or 0 when the state is dropped): RTRL cannot rewind, so truncated BPTT's
 // overlap (h > h') is refused. forward() is the CPU engine's (validation, inference).
@@ -32,7 +33,8 @@ std::uint64_t rtrlJacobianBytes(const CompiledPlan& plan, int snapLevel, int str
 
 class RtrlBackend final : public Backend {
  public:
-  /// `threads`: the masked product's threads and the CPU engine's (0: every core).
+  /// `threads`: the learner's (streams in parallel, see RtrlLearner) and the CPU engine's
+  /// (0: every core).
   RtrlBackend(const CompiledPlan& plan, std::string_view algorithm, int threads = 0);
   ~RtrlBackend() override;
 

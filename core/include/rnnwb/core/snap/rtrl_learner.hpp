@@ -14,6 +14,11 @@
 // g being dL_t/dh_t from the node's consumers outside it, i.e. gᵀĴ_t for a loss that reads the
 // state (the SnAp read-out) plus the same-frame part of any other path. Exact RTRL then equals
 // full BPTT on the graphs the spec names.
+//
+// The streams are independent (each has its own Ĵ and its own history rows): chunk() steps them
+// on the worker pool, each worker with its own frame buffers and scratch (rtrl_worker.hpp), and
+// each stream's gradient in a buffer of its own, summed in stream order, so the result does not
+// depend on the number of threads.
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -25,6 +30,10 @@
 #include "rnnwb/core/engine/stream_state.hpp"
 #include "rnnwb/core/snap/immediate_jacobian.hpp"
 #include "rnnwb/core/snap/snap_jacobian.hpp"
+
+namespace rnnwb {
+class WorkerPool;
+}
 
 namespace rnnwb::snap {
 
@@ -46,8 +55,10 @@ enum class RtrlJacobianPath { Fastest, General };
 class RtrlLearner {
  public:
   /// snapLevel n >= 1: SnAp-n; 0: exact RTRL (M_∞). Throws RtrlRefusal naming the connection
-  /// for a graph RTRL cannot take. `threads` is passed to the masked product (0: all cores).
-  /// The plan and the parameter layout must outlive the learner.
+  /// for a graph RTRL cannot take. `threads` (0: all cores): chunk()'s workers, at most one per
+  /// stream, each stream's masked product and BLAS getting threads / workers of them; frame()'s
+  /// masked product and BLAS get them all (OpenBLAS's process-wide count is set for the call and
+  /// restored after). The plan and the parameter layout must outlive the learner.
   RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
               int threads = 1, RtrlJacobianPath path = RtrlJacobianPath::Fastest);
   ~RtrlLearner();
@@ -61,8 +72,20 @@ class RtrlLearner {
   /// (0 before batch.firstPredictedFrame) is returned and its online gradient ADDED to
   /// `gradient` (a flat buffer of the layout). Ĵ is carried whether or not the frame is
   /// predicted.
+  /// Runs on the calling thread (with worker 0's buffers): not concurrently with anything else.
   double frame(const ParameterSet& params, const SequenceBatch& batch, int t, int stream,
                StreamState& history, std::span<float> gradient);
+  /// Every frame of every stream of the batch, then finish(): the streams split among the
+  /// workers, each stream's frames in order. Returns the summed loss and ADDS the summed online
+  /// gradient to `gradient`. The per-stream losses and gradients are summed in stream order, so
+  /// the result is bit for bit the same for any thread count: that of frame() over t for
+  /// stream 0 into a zeroed buffer, then stream 1 into another, ..., added to `gradient` in
+  /// stream order. Keeps N gradient buffers (N x the layout's floats) between calls. Not
+  /// concurrently with any other call on the learner.
+  double chunk(const ParameterSet& params, const SequenceBatch& batch, StreamState& history,
+               std::span<float> gradient);
+  /// The workers chunk() uses for `streams` streams.
+  int workersFor(int streams) const;
   /// Where Ĵ is carried by unit blocks, frames are queued and applied together (a few at a
   /// time, see unit_block_jacobian.hpp): their part of the gradient is added only then. Call
   /// finish() before reading the gradient or freeing its buffer; it applies what is queued.
@@ -86,23 +109,34 @@ class RtrlLearner {
   void setJacobian(int index, int stream, std::span<const float> byParameter);
 
  private:
-  struct Recurrent;
-  struct FrameBuffers;
-  void forwardNode(const ParameterSet& params, int node, int stream, const StreamState& history,
-                   bool predicted);
-  void backwardNode(const ParameterSet& params, int node, int stream, std::span<float> gradient);
-  void backwardUnitBlocks(const ParameterSet& params, int node, int stream,
-                          std::span<float> gradient);
+  struct Recurrent;  // rtrl_worker.hpp
+  struct Worker;
+  struct FrameContext {
+    const ParameterSet& params;
+    const SequenceBatch& batch;
+    int t, stream;
+    StreamState& history;
+    std::span<float> gradient;
+    int productThreads;  // the masked product's
+  };
+  double frameOn(Worker& worker, const FrameContext& frame);
+  void checkStreams(const SequenceBatch& batch, const StreamState& history) const;
+  void forwardNode(Worker& worker, const FrameContext& frame, int node, bool predicted);
+  void backwardNode(Worker& worker, const FrameContext& frame, int node);
+  void backwardUnitBlocks(Worker& worker, const FrameContext& frame, int node);
+  void finishStream(Worker& worker, int stream);
+  void sumStreamGradients(int streams, std::span<float> gradient);
   Recurrent& recurrentOfFigure(int index) const;
-  double frameLoss(const SequenceBatch& batch, int t, int stream);
-  void advanceHistory(int stream, StreamState& history) const;
+  double frameLoss(Worker& worker, const SequenceBatch& batch, int t, int stream) const;
 
   const CompiledPlan& m_plan;
   const ParameterLayout& m_layout;
-  int m_snapLevel, m_threads, m_streams = 0;
+  int m_snapLevel, m_threads, m_streams = 0;            // m_threads >= 1
   std::vector<std::unique_ptr<NodeStep>> m_steps;       // per node; null for input layers
   std::vector<std::unique_ptr<Recurrent>> m_recurrent;  // per node; null for plain ones
-  std::unique_ptr<FrameBuffers> m_frame;
+  std::unique_ptr<WorkerPool> m_pool;
+  std::vector<std::unique_ptr<Worker>> m_workers;     // per worker of the pool
+  std::vector<std::vector<float>> m_streamGradients;  // chunk()'s, per stream; 0 between calls
   std::vector<RtrlNodeFigures> m_figures;
 };
 

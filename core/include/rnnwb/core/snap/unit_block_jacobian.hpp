@@ -40,6 +40,19 @@ class UnitBlockJacobian {
     float* gradient = nullptr;  // where the queued read-outs go
   };
 
+  /// What prepare() and a pass write besides the stream: the D entries being summed, the VJP's
+  /// scratch, the folded blocks. One per thread that works at once: calls on distinct streams
+  /// with distinct workspaces may run concurrently.
+  struct Workspace {
+    Workspace();
+    ~Workspace();
+    Workspace(Workspace&&) noexcept;
+    Workspace& operator=(Workspace&&) noexcept;
+    std::vector<float> pairs, scratch;
+    std::vector<detail::FoldedBlock> folded;  // per block, rebuilt by each pass
+  };
+  Workspace makeWorkspace() const;
+
   /// Keeps a reference to step; `layout` is UnitBlockLayout::build's for the same node.
   UnitBlockJacobian(UnitBlockLayout layout, const NodeStep& step);
   ~UnitBlockJacobian();
@@ -53,14 +66,16 @@ class UnitBlockJacobian {
 
   /// Queues one frame's factors, D blocks and source values, from the step's forward tape.
   void prepare(Stream& stream, const ParameterSet& params, std::span<const float* const> external,
-               std::span<const float> prevState, const NodeStep::Tape& tape);
+               std::span<const float> prevState, const NodeStep::Tape& tape,
+               Workspace& workspace) const;
   /// Completes the frame prepare() queued: with dLossDState (|h| floats) its read-out goes to
   /// `gradient` (a flat buffer of the parameter layout, alive until finish()); empty: none.
   /// Runs the pass when the queue is full, or first on the queued frames when they read out
   /// into another buffer.
-  void commit(Stream& stream, std::span<const float> dLossDState, std::span<float> gradient);
+  void commit(Stream& stream, std::span<const float> dLossDState, std::span<float> gradient,
+              Workspace& workspace) const;
   /// Applies every queued frame to Ĵ and the gradient.
-  void finish(Stream& stream);
+  void finish(Stream& stream, Workspace& workspace) const;
 
   /// Ĵ's values in the order of SnapJacobian::byParameter() (the CSR of M_nᵀ), and back; the
   /// stream must have nothing queued (std::logic_error otherwise).
@@ -68,15 +83,13 @@ class UnitBlockJacobian {
   void fromByParameter(std::span<const float> byParameter, Stream& stream) const;
 
  private:
-  void runPass(Stream& stream, int frames);
+  void runPass(Stream& stream, int frames, Workspace& workspace) const;
 
   UnitBlockLayout m_layout;
   const NodeStep& m_step;
   std::vector<std::vector<float>> m_seeds;   // per colour, unitCount() floats
   std::vector<std::int64_t> m_sourceOffset;  // per source: its copy in Frame::sources
   std::int64_t m_sourceFloats = 0;
-  std::vector<float> m_pairs, m_scratch;
-  std::vector<detail::FoldedBlock> m_folded;  // per block, rebuilt by each pass
 };
 
 }  // namespace rnnwb::snap
