@@ -237,7 +237,9 @@ void addRunOptions(CLI::App* cmd, TrainOptions& o) {
       ->capture_default_str();
   cmd->add_option("--backend", c.backend, "cpu, or cuda in a build with the CUDA backend")
       ->capture_default_str();
-  cmd->add_option("--threads", c.threads, "BLAS threads (0: all cores)")->capture_default_str();
+  cmd->add_option("--threads", c.threads,
+                  "Threads: the engine's and BLAS's; RTRL/SnAp's streams (0: all cores)")
+      ->capture_default_str();
   addWordsOptions(cmd, c.task);
   cmd->add_option("--algo", c.algo,
                   "bptt, rtrl (exact) or snap1, snap2, snap3... (SnAp-n): RTRL-family algorithms "

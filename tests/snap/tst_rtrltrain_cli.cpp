@@ -58,9 +58,11 @@ class TestRtrlTrainCli : public QObject {
     QCOMPARE(json["algo"].get<std::string>(), std::string("snap1"));
     QCOMPARE(json["h"].get<int>(), 4);  // RTRL's h defaults to h'
     QVERIFY(run.err.contains("backend cpu, snap1"));
-    QVERIFY2(run.err.contains(QRegularExpression(
-                 "the Jacobians take [0-9.]+ KiB per stream, [0-9.]+ KiB for 4 streams")),
-             qPrintable(run.err));
+    QVERIFY2(
+        run.err.contains(QRegularExpression(
+            "the Jacobians take [0-9.]+ KiB per stream and its gradient [0-9.]+ KiB: [0-9.]+ KiB "
+            "for 4 streams")),
+        qPrintable(run.err));
   }
 
   void errorsAreClear_data() {

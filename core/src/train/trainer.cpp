@@ -24,11 +24,18 @@ namespace {
 // Exact RTRL and SnAp-n at n >= 2 carry |h|·|θ| entries per stream on dense networks: a run
 // that cannot hold them is refused before any is allocated (and before the run folder is made),
 // rather than dying out of memory mid-run.
+std::uint64_t streamGradientBytes(const CompiledPlan& plan, int streams) {
+  return std::uint64_t{4} * static_cast<std::uint64_t>(ParameterLayout(plan).size()) *
+         static_cast<std::uint64_t>(std::max(streams, 0));
+}
+
 void requireJacobiansFitMemory(const TrainConfig& c, const CompiledPlan& plan) {
   const std::uint64_t physical = physicalMemoryBytes();
   if (physical == 0) return;
+  // Ĵ, plus the online gradient each stream keeps so that results do not depend on threads.
   const std::uint64_t needed =
-      snap::rtrlJacobianBytes(plan, snap::snapLevelOfAlgorithm(c.algo), c.streams);
+      snap::rtrlJacobianBytes(plan, snap::snapLevelOfAlgorithm(c.algo), c.streams) +
+      streamGradientBytes(plan, c.streams);
   if (needed <= physical) return;
   throw std::invalid_argument(
       "algo " + c.algo + " would carry up to " + formatBytes(needed) + " of Jacobians for " +
@@ -123,9 +130,11 @@ class Trainer::Loop {
             std::to_string(m_totalSteps) + " steps, backend " + std::string(m_backend->name()));
     if (auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get())) {
       const std::uint64_t perStream = rtrl->learner().bytesPerStream();
-      message("the Jacobians take " + formatBytes(perStream) + " per stream, " +
-              formatBytes(perStream * static_cast<std::uint64_t>(m_config.streams)) + " for " +
-              std::to_string(m_config.streams) + " streams");
+      const std::uint64_t gradient = streamGradientBytes(m_plan, 1);
+      message("the Jacobians take " + formatBytes(perStream) + " per stream and its gradient " +
+              formatBytes(gradient) + ": " +
+              formatBytes((perStream + gradient) * static_cast<std::uint64_t>(m_config.streams)) +
+              " for " + std::to_string(m_config.streams) + " streams");
     }
   }
 
