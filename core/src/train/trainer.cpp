@@ -21,25 +21,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Exact RTRL and SnAp-n at n >= 2 carry |h|·|θ| entries per stream on dense networks: a run
-// that cannot hold them is refused before any is allocated (and before the run folder is made),
-// rather than dying out of memory mid-run.
+// The online gradient each RTRL stream keeps, so that results do not depend on the threads.
 std::uint64_t streamGradientBytes(const CompiledPlan& plan, int streams) {
   return std::uint64_t{4} * static_cast<std::uint64_t>(ParameterLayout(plan).size()) *
          static_cast<std::uint64_t>(std::max(streams, 0));
 }
 
+// Exact RTRL and SnAp-n at n >= 2 carry |h|·|θ| entries per stream on dense networks: a run
+// that cannot hold them is refused before any is allocated (and before the run folder is made),
+// rather than dying out of memory mid-run.
 void requireJacobiansFitMemory(const TrainConfig& c, const CompiledPlan& plan) {
   const std::uint64_t physical = physicalMemoryBytes();
   if (physical == 0) return;
-  // Ĵ, plus the online gradient each stream keeps so that results do not depend on threads.
   const std::uint64_t needed =
       snap::rtrlJacobianBytes(plan, snap::snapLevelOfAlgorithm(c.algo), c.streams) +
       streamGradientBytes(plan, c.streams);
   if (needed <= physical) return;
   throw std::invalid_argument(
-      "algo " + c.algo + " would carry up to " + formatBytes(needed) + " of Jacobians for " +
-      std::to_string(c.streams) + " streams, more than this machine's " + formatBytes(physical) +
+      "algo " + c.algo + " would carry up to " + formatBytes(needed) +
+      " of Jacobians and gradients for " + std::to_string(c.streams) +
+      " streams, more than this machine's " + formatBytes(physical) +
       " of memory: train fewer streams (--streams) or a sparser level (snap1); `rnnwb mask "
       "GRAPH` gives the size of each level's Jacobian per stream");
 }
