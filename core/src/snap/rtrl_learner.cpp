@@ -96,11 +96,17 @@ std::uint64_t RtrlLearner::bytesPerStream() const {
   return total;
 }
 
-RtrlLearner::Recurrent& RtrlLearner::recurrentOfFigure(int index) const {
+RtrlLearner::Recurrent& RtrlLearner::settledStream(int index, int stream) {
   if (index < 0 || index >= static_cast<int>(m_figures.size()))
     throw std::out_of_range("RTRL: no recurrent node " + std::to_string(index) + " (there are " +
                             std::to_string(m_figures.size()) + ")");
-  return *m_recurrent[m_figures[index].node];
+  if (stream < 0 || stream >= m_streams)
+    throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
+  Recurrent& r = *m_recurrent[m_figures[index].node];
+  if (r.blocks)
+    r.blocks->finish(r.blockStreams[static_cast<std::size_t>(stream)],
+                     m_workers.front()->nodes[m_figures[index].node].blocks);
+  return r;
 }
 
 void RtrlLearner::finish() {
@@ -116,37 +122,19 @@ void RtrlLearner::finishStream(Worker& worker, int stream) {
 }
 
 std::vector<float> RtrlLearner::jacobian(int index, int stream) {
-  Recurrent& r = recurrentOfFigure(index);
+  const Recurrent& r = settledStream(index, stream);
   const auto at = static_cast<std::size_t>(stream);
-  if (stream < 0 || stream >= m_streams)
-    throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
-  if (r.blocks) {
-    r.blocks->finish(r.blockStreams[at], m_workers.front()->nodes[m_figures[index].node].blocks);
-    return r.blocks->toByParameter(r.blockStreams[at]);
-  }
-  return r.perStream[at].byParameter().values;
+  return r.blocks ? r.blocks->toByParameter(r.blockStreams[at])
+                  : r.perStream[at].byParameter().values;
 }
 
 void RtrlLearner::setJacobian(int index, int stream, std::span<const float> byParameter) {
-  Recurrent& r = recurrentOfFigure(index);
+  Recurrent& r = settledStream(index, stream);
   const auto at = static_cast<std::size_t>(stream);
-  if (stream < 0 || stream >= m_streams)
-    throw std::out_of_range("RTRL: no stream " + std::to_string(stream));
-  if (r.blocks) {
-    r.blocks->finish(r.blockStreams[at], m_workers.front()->nodes[m_figures[index].node].blocks);
+  if (r.blocks)
     r.blocks->fromByParameter(byParameter, r.blockStreams[at]);
-  } else
+  else
     r.perStream[at].setValues(byParameter);
-}
-
-std::uint64_t RtrlLearner::jacobianBytes() const {
-  std::uint64_t total = 0;
-  for (const auto& r : m_recurrent)
-    if (r)
-      total += static_cast<std::uint64_t>(m_streams) *
-               csrBytes(static_cast<std::uint64_t>(r->nnz()),
-                        static_cast<std::uint64_t>(r->layout.parameterCount()));
-  return total;
 }
 
 void RtrlLearner::forwardNode(Worker& f, const FrameContext& frame, int k, bool predicted) {

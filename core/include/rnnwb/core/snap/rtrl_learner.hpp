@@ -92,8 +92,6 @@ class RtrlLearner {
   void finish();
 
   const std::vector<RtrlNodeFigures>& figures() const { return m_figures; }
-  /// Bytes of every Ĵ of every stream (values and indices, CSR by parameter).
-  std::uint64_t jacobianBytes() const;
   /// Bytes the learner carries for Ĵ over every stream, as built: by unit blocks, Ĵ's values and
   /// the queued frames (factors, D blocks, sources, g); otherwise Ĵ in CSR, the product's output
   /// and the dense D_t.
@@ -126,7 +124,8 @@ class RtrlLearner {
   void backwardUnitBlocks(Worker& worker, const FrameContext& frame, int node);
   void finishStream(Worker& worker, int stream);
   void sumStreamGradients(int streams, std::span<float> gradient);
-  Recurrent& recurrentOfFigure(int index) const;
+  /// figures()[index]'s node, with `stream`'s queued frames applied; throws for a bad index.
+  Recurrent& settledStream(int index, int stream);
   double frameLoss(Worker& worker, const SequenceBatch& batch, int t, int stream) const;
 
   const CompiledPlan& m_plan;
