@@ -62,6 +62,22 @@ SequenceBatch makeBatch(const CompiledPlan& plan, int frames, int streams) {
   return b;
 }
 
+/// Runs `chunk` (one chunk of `batch`) for at least `seconds`, at least once; returns frames
+/// (x streams) per second.
+template <typename Chunk>
+double framesPerSecond(const SequenceBatch& batch, double seconds, Chunk&& chunk) {
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  int chunks = 0;
+  double elapsed = 0.0;
+  do {
+    chunk();
+    ++chunks;
+    elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  } while (elapsed < seconds);
+  return double(chunks) * batch.frames * batch.streams / elapsed;
+}
+
 /// One backend carrying its state from chunk to chunk, as the trainer does.
 struct Runner {
   snap::RtrlBackend backend;
@@ -69,20 +85,12 @@ struct Runner {
   ParameterSet grads;
   Runner(const CompiledPlan& plan, const std::string& algo, int threads, const ParameterSet& params)
       : backend(plan, algo, threads), grads(ParameterSet::zerosLike(params)) {}
-  /// Chunks for at least `seconds` (at least one); returns frames (x streams) per second.
   double run(const ParameterSet& params, const SequenceBatch& batch, double seconds) {
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    int chunks = 0;
-    double elapsed = 0.0;
-    do {
+    return framesPerSecond(batch, seconds, [&] {
       StreamState next;
       backend.forwardBackward(params, batch, state, &next, &grads);
       state = std::move(next);
-      ++chunks;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (elapsed < seconds);
-    return double(chunks) * batch.frames * batch.streams / elapsed;
+    });
   }
 };
 
@@ -99,19 +107,12 @@ struct FrameLoop {
     learner.reset(streams);
   }
   double run(const ParameterSet& params, const SequenceBatch& batch, double seconds) {
-    using Clock = std::chrono::steady_clock;
-    const auto start = Clock::now();
-    int chunks = 0;
-    double elapsed = 0.0;
-    do {
+    return framesPerSecond(batch, seconds, [&] {
       std::fill(grads.begin(), grads.end(), 0.0f);
       for (int t = 0; t < batch.frames; ++t)
         for (int n = 0; n < batch.streams; ++n) learner.frame(params, batch, t, n, history, grads);
       learner.finish();
-      ++chunks;
-      elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    } while (elapsed < seconds);
-    return double(chunks) * batch.frames * batch.streams / elapsed;
+    });
   }
 };
 
