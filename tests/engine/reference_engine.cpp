@@ -139,6 +139,16 @@ double referenceLoss(const CompiledPlan& plan, const ParameterLayout& layout,
   return evaluator.run();
 }
 
+std::vector<std::vector<double>> referenceOutputs(const CompiledPlan& plan,
+                                                  const ParameterLayout& layout,
+                                                  const std::vector<double>& params,
+                                                  const SequenceBatch& batch,
+                                                  const StreamState& stateIn) {
+  Evaluator evaluator{plan, layout, params, batch, stateIn, {}};
+  evaluator.run();
+  return std::move(evaluator.y);
+}
+
 std::vector<double> numericGradient(const CompiledPlan& plan, const ParameterSet& params,
                                     const SequenceBatch& batch, const StreamState& stateIn,
                                     double step) {

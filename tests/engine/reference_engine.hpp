@@ -17,6 +17,14 @@ double referenceLoss(const CompiledPlan& plan, const ParameterLayout& layout,
                      const std::vector<double>& params, const SequenceBatch& batch,
                      const StreamState& stateIn);
 
+/// The same evaluation's outputs y of every layer over all frames of the batch, indexed
+/// [layer][(t * streams + n) * size + i]: the float64 values a float32 engine approximates.
+std::vector<std::vector<double>> referenceOutputs(const CompiledPlan& plan,
+                                                  const ParameterLayout& layout,
+                                                  const std::vector<double>& params,
+                                                  const SequenceBatch& batch,
+                                                  const StreamState& stateIn);
+
 /// Central differences of referenceLoss for every parameter whose mask is 1 (others: 0).
 std::vector<double> numericGradient(const CompiledPlan& plan, const ParameterSet& params,
                                     const SequenceBatch& batch, const StreamState& stateIn,
