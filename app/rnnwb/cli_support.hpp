@@ -33,4 +33,5 @@ void registerPack(CLI::App& app, int& exitCode);
 void registerInit(CLI::App& app, int& exitCode);
 void registerGrad(CLI::App& app, int& exitCode);
 void registerTrain(CLI::App& app, int& exitCode);
+void registerBudget(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerInit(app, exitCode);
   rnnwb::cli::registerGrad(app, exitCode);
   rnnwb::cli::registerTrain(app, exitCode);
+  rnnwb::cli::registerBudget(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -2,7 +2,12 @@
 
 #include <unistd.h>
 
+#include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
 
 namespace rnnwb {
 
@@ -14,6 +19,26 @@ std::string formatBytes(std::uint64_t bytes) {
   char text[32];
   std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", value, units[u]);
   return text;
+}
+
+std::uint64_t parseBytes(const std::string& text) {
+  static const std::map<std::string, double> units = {
+      {"", 1},         {"b", 1},      {"k", 0x1p10},   {"kib", 0x1p10}, {"m", 0x1p20},
+      {"mib", 0x1p20}, {"g", 0x1p30}, {"gib", 0x1p30}, {"t", 0x1p40},   {"tib", 0x1p40},
+      {"kb", 1e3},     {"mb", 1e6},   {"gb", 1e9},     {"tb", 1e12}};
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double number = std::strtod(begin, &end);
+  std::string unit;
+  for (const char* c = end; *c; ++c)
+    if (!std::isspace(static_cast<unsigned char>(*c)))
+      unit += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+  const auto found = units.find(unit);
+  if (end == begin || found == units.end() || !std::isfinite(number) || number < 0 ||
+      number * found->second >= 0x1p64)
+    throw std::invalid_argument("'" + text +
+                                "' is not a size (write it as 512, 64 KiB, 1.5 GiB or 300 MB)");
+  return static_cast<std::uint64_t>(std::llround(number * found->second));
 }
 
 std::uint64_t physicalMemoryBytes() {

@@ -9,6 +9,10 @@ namespace rnnwb {
 /// "512 B", "130.5 KiB", "4.7 MiB", "1.6 GiB" (binary units, one decimal above bytes).
 std::string formatBytes(std::uint64_t bytes);
 
+/// The inverse for people's input: "512", "64 KiB", "1.5GiB", "2G", "300 MB" (K/M/G/T and KiB,
+/// MiB... are binary; kB, MB, GB, TB decimal). Throws std::invalid_argument quoting the text.
+std::uint64_t parseBytes(const std::string& text);
+
 /// The machine's physical memory in bytes; 0 when the system does not say.
 std::uint64_t physicalMemoryBytes();
 
