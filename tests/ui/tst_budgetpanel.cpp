@@ -1,0 +1,139 @@
+// The Memory budget panel: its rows are core's estimateAlgorithms for the document's graph and
+// the chosen streams, window and budget; rows that fit are measured; an edit or a new budget
+// updates it after the debounce; an invalid graph says why; a row that fits fills the Training
+// form through useAlgorithm, with h = h' for the RTRL family.
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/memory_size.hpp"
+#include "rnnwb/core/snap/algorithm_budget.hpp"
+#include "rnnwb/ui/budget_panel.hpp"
+#include "rnnwb/ui/graph_commands.hpp"
+#include "rnnwb/ui/graph_document.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::ui;
+
+class TestBudgetPanel : public QObject {
+  Q_OBJECT
+ private slots:
+  void init();
+  void cleanup();
+  void rowsAreCoreEstimates();
+  void budgetDecidesWhatFitsAndIsMeasured();
+  void editUpdatesAfterDebounce();
+  void invalidGraphShowsProblem();
+  void useFillsTheFormOnlyForRowsThatFit();
+
+ private:
+  void open(const QString& name) {
+    QString error;
+    QVERIFY2(m_doc->open(QStringLiteral(RNNWB_EXAMPLES_DIR "/") + name, &error), qPrintable(error));
+    waitUntilUpToDate();
+  }
+  void waitUntilUpToDate() { QTRY_VERIFY_WITH_TIMEOUT(m_panel->isUpToDate(), 30000); }
+
+  GraphDocument* m_doc = nullptr;
+  BudgetPanel* m_panel = nullptr;
+};
+
+void TestBudgetPanel::init() {
+  m_doc = new GraphDocument;
+  m_panel = new BudgetPanel(m_doc);
+  m_panel->setMeasuring(false);  // each test turns it on where it checks the measured times
+  m_panel->setStreams(4);
+  m_panel->setWindow(16, 8);
+  m_panel->resize(900, 420);
+  m_panel->show();
+}
+
+void TestBudgetPanel::cleanup() {
+  delete m_panel;
+  delete m_doc;
+}
+
+void TestBudgetPanel::rowsAreCoreEstimates() {
+  m_panel->setBudgetBytes(std::uint64_t(1) << 30);
+  open(QStringLiteral("gru.rnn.json"));
+  snap::BudgetQuery query;
+  query.streams = 4;
+  query.window = 16;
+  query.newFrames = 8;
+  query.budgetBytes = std::uint64_t(1) << 30;
+  const snap::BudgetTable core = snap::estimateAlgorithms(CompiledPlan(m_doc->graph()), query, 0);
+  QTableWidget* table = m_panel->tableWidget();
+  QCOMPARE(table->rowCount(), int(core.rows.size()));
+  for (int r = 0; r < table->rowCount(); ++r) {
+    QCOMPARE(table->item(r, 0)->text(), QString::fromStdString(core.rows[r].label));
+    QCOMPARE(table->item(r, 1)->text(),
+             QString::fromStdString(formatBytes(core.rows[r].totalBytes)));
+    QCOMPARE(table->item(r, 3)->text(), core.rows[r].fits ? QString("yes") : QString("no"));
+  }
+  QCOMPARE(table->item(0, 0)->text(), QString("BPTT(16; 8)"));
+}
+
+void TestBudgetPanel::budgetDecidesWhatFitsAndIsMeasured() {
+  open(QStringLiteral("lstm-peephole.rnn.json"));
+  const std::uint64_t snap1 = m_panel->table()->rows[1].totalBytes;
+  m_panel->setMeasuring(true);
+  m_panel->setBudgetBytes(snap1);  // exactly: the spin box's rounding must not lose it
+  waitUntilUpToDate();
+  const auto& rows = m_panel->table()->rows;
+  QVERIFY(rows[0].fits && rows[0].measured);  // BPTT(16; 8) is smaller than SnAp-1 here
+  QVERIFY(rows[1].fits && rows[1].measured);
+  QVERIFY(!rows[4].fits && !rows[4].measured);  // exact RTRL: modelled, never allocated
+  QVERIFY(!m_panel->tableWidget()->item(1, 2)->text().startsWith('~'));
+  QVERIFY(m_panel->tableWidget()->item(4, 3)->text().startsWith("no"));
+}
+
+void TestBudgetPanel::editUpdatesAfterDebounce() {
+  open(QStringLiteral("elman.rnn.json"));
+  const std::uint64_t before = m_panel->table()->rows[0].totalBytes;
+  Layer wider = m_doc->graph().layers[1];
+  wider.size *= 2;
+  m_doc->undoStack()->push(new EditLayerCommand(m_doc, 1, wider));
+  QVERIFY(!m_panel->isUpToDate());
+  waitUntilUpToDate();
+  QVERIFY(m_panel->table()->rows[0].totalBytes > before);
+  m_panel->setStreams(8);
+  waitUntilUpToDate();
+  QCOMPARE(m_panel->table()->rows[0].label, std::string("BPTT(16; 8)"));
+}
+
+void TestBudgetPanel::invalidGraphShowsProblem() {
+  open(QStringLiteral("elman.rnn.json"));
+  Connection loop = m_doc->graph().connections[1];
+  loop.delay = 0;  // a cycle with no delay
+  m_doc->undoStack()->push(new EditConnectionCommand(m_doc, 1, loop));
+  waitUntilUpToDate();
+  QVERIFY(m_panel->message().startsWith("Fix the problems first: "));
+  QVERIFY(!m_panel->table());
+  QCOMPARE(m_panel->tableWidget()->rowCount(), 0);
+  m_doc->undoStack()->undo();
+  waitUntilUpToDate();
+  QVERIFY(m_panel->table());
+}
+
+void TestBudgetPanel::useFillsTheFormOnlyForRowsThatFit() {
+  open(QStringLiteral("lstm-peephole.rnn.json"));
+  m_panel->setBudgetBytes(m_panel->table()->rows[1].totalBytes);
+  waitUntilUpToDate();
+  QSignalSpy used(m_panel, &BudgetPanel::useAlgorithm);
+  QVERIFY(m_panel->selectAlgorithm("rtrl"));
+  QVERIFY(!m_panel->useButton()->isEnabled());
+  QVERIFY(m_panel->selectAlgorithm("snap1"));
+  QVERIFY(m_panel->useButton()->isEnabled());
+  m_panel->useButton()->click();
+  QCOMPARE(used.size(), 1);
+  QCOMPARE(used[0], (QVariantList{QString("snap1"), 4, 8, 8}));
+  QVERIFY(m_panel->selectAlgorithm("bptt"));
+  m_panel->useButton()->click();
+  QCOMPARE(used[1], (QVariantList{QString("bptt"), 4, 16, 8}));
+}
+
+QTEST_MAIN(TestBudgetPanel)
+#include "tst_budgetpanel.moc"

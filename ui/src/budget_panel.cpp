@@ -1,0 +1,297 @@
+#include "rnnwb/ui/budget_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+#include <exception>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/memory_size.hpp"
+#include "rnnwb/ui/graph_document.hpp"
+
+namespace rnnwb::ui {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Off the UI thread: a copy of the graph and the query go in, nothing touches a widget.
+BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, bool measure) {
+  BudgetResult result;
+  try {
+    const CompiledPlan plan(graph);
+    const double rate = measure ? snap::measureEngineRate(plan, query.streams) : 0;
+    snap::BudgetTable table = snap::estimateAlgorithms(plan, query, rate);
+    if (measure) snap::measureAlgorithms(plan, query, table);
+    result.table = std::move(table);
+  } catch (const std::exception& e) {
+    result.error = QString::fromStdString(e.what());
+  }
+  return result;
+}
+
+QString timeText(const snap::AlgorithmEstimate& row) {
+  if (row.secondsPerFrame <= 0) return QStringLiteral("–");
+  const double s = row.secondsPerFrame;
+  const QString value = s < 1e-3 ? QStringLiteral("%1 µs").arg(s * 1e6, 0, 'g', 3)
+                        : s < 1  ? QStringLiteral("%1 ms").arg(s * 1e3, 0, 'g', 3)
+                                 : QStringLiteral("%1 s").arg(s, 0, 'g', 3);
+  return row.measured ? value : QStringLiteral("~") + value;
+}
+
+QString bytesText(std::uint64_t bytes) { return QString::fromStdString(formatBytes(bytes)); }
+
+}  // namespace
+
+BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_debounce(new QTimer(this)),
+      m_watcher(new QFutureWatcher<BudgetResult>(this)) {
+  m_debounce->setSingleShot(true);
+  connect(m_debounce, &QTimer::timeout, this, &BudgetPanel::startComputation);
+  connect(m_watcher, &QFutureWatcher<BudgetResult>::finished, this,
+          &BudgetPanel::computationFinished);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(buildControls());
+  m_message = new QLabel(this);
+  m_message->setWordWrap(true);
+  m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  layout->addWidget(m_message);
+  m_rows = new QTableWidget(0, 4, this);
+  m_rows->setHorizontalHeaderLabels(
+      {tr("Algorithm"), tr("Memory"), tr("Time per frame"), tr("Fits")});
+  m_rows->verticalHeader()->hide();
+  m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_rows->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_rows->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_rows->horizontalHeader()->setStretchLastSection(true);
+  layout->addWidget(m_rows, 1);
+  m_shared = new QLabel(this);
+  m_shared->setWordWrap(true);
+  layout->addWidget(m_shared);
+  m_use = new QPushButton(tr("Use in Training form"), this);
+  m_use->setToolTip(tr("Fill the Training form with the chosen algorithm, streams, h and h'"));
+  layout->addWidget(m_use, 0, Qt::AlignLeft);
+  connect(m_rows, &QTableWidget::itemSelectionChanged, this, &BudgetPanel::updateUseButton);
+  connect(m_rows, &QTableWidget::cellDoubleClicked, this, [this] { m_use->click(); });
+  connect(m_use, &QPushButton::clicked, this, [this] {
+    const int r = m_rows->currentRow();
+    if (!m_table || r < 0 || r >= int(m_table->rows.size()) || !m_table->rows[r].fits) return;
+    const snap::BudgetQuery q = query();
+    const bool bptt = m_table->rows[r].algorithm == "bptt";
+    // RTRL steps online: h follows h' (the trainer requires it).
+    emit useAlgorithm(QString::fromStdString(m_table->rows[r].algorithm), q.streams,
+                      bptt ? q.window : q.newFrames, q.newFrames);
+  });
+  const auto documentChanged = [this] { scheduleUpdate(kDebounceMs); };
+  connect(document, &GraphDocument::structureChanged, this, documentChanged);
+  connect(document, &GraphDocument::problemsChanged, this, documentChanged);
+  updateUseButton();
+}
+
+BudgetPanel::~BudgetPanel() { m_watcher->waitForFinished(); }
+
+QWidget* BudgetPanel::buildControls() {
+  auto* box = new QWidget(this);
+  auto* form = new QFormLayout(box);
+  form->setContentsMargins(0, 0, 0, 0);
+  m_streams = new QSpinBox(box);
+  m_streams->setRange(1, 1 << 16);
+  m_streams->setValue(32);
+  m_window = new QSpinBox(box);
+  m_window->setRange(1, 1 << 20);
+  m_window->setValue(64);
+  m_newFrames = new QSpinBox(box);
+  m_newFrames->setRange(1, 1 << 20);
+  m_newFrames->setValue(64);
+  auto* window = new QWidget(box);
+  auto* windowRow = new QHBoxLayout(window);
+  windowRow->setContentsMargins(0, 0, 0, 0);
+  windowRow->addWidget(new QLabel(QStringLiteral("h"), window));
+  windowRow->addWidget(m_window);
+  windowRow->addWidget(new QLabel(QStringLiteral("h′"), window));
+  windowRow->addWidget(m_newFrames);
+  m_budget = new QDoubleSpinBox(box);
+  m_budget->setRange(0.001, 1 << 20);
+  m_budget->setDecimals(3);
+  m_budget->setSuffix(QStringLiteral(" GiB"));
+  const std::uint64_t memory = physicalMemoryBytes();
+  m_budget->setValue(memory > 0 ? memory / kGiB : 8.0);
+  m_budget->setToolTip(tr("The memory a run may hold (default: this machine's memory)"));
+  m_optimizer = new QComboBox(box);
+  m_optimizer->addItems({QStringLiteral("adam"), QStringLiteral("sgd")});
+  m_measure = new QCheckBox(tr("Measure the algorithms that fit on this machine"), box);
+  m_measure->setChecked(true);
+  form->addRow(tr("Streams N"), m_streams);
+  form->addRow(tr("BPTT window"), window);
+  form->addRow(tr("Budget"), m_budget);
+  form->addRow(tr("Optimizer"), m_optimizer);
+  form->addRow(m_measure);
+  const auto changed = [this] { scheduleUpdate(kDebounceMs / 2); };
+  connect(m_streams, &QSpinBox::valueChanged, this, changed);
+  connect(m_window, &QSpinBox::valueChanged, this, changed);
+  connect(m_newFrames, &QSpinBox::valueChanged, this, changed);
+  connect(m_budget, &QDoubleSpinBox::valueChanged, this, [this, changed] {
+    m_exactBudget.reset();
+    changed();
+  });
+  connect(m_optimizer, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_measure, &QCheckBox::toggled, this, changed);
+  return box;
+}
+
+void BudgetPanel::setStreams(int streams) { m_streams->setValue(streams); }
+void BudgetPanel::setWindow(int h, int hPrime) {
+  m_window->setValue(h);
+  m_newFrames->setValue(hPrime);
+}
+void BudgetPanel::setBudgetBytes(std::uint64_t bytes) {
+  {
+    const QSignalBlocker quiet(m_budget);
+    m_budget->setValue(bytes / kGiB);
+  }
+  m_exactBudget = bytes;  // the spin box rounds to its decimals: the query keeps every byte
+  scheduleUpdate(kDebounceMs / 2);
+}
+void BudgetPanel::setMeasuring(bool measure) { m_measure->setChecked(measure); }
+
+QString BudgetPanel::message() const { return m_message->text(); }
+
+bool BudgetPanel::isUpToDate() const {
+  return isVisible() && !m_computing && !m_debounce->isActive() && !m_dirtyWhileHidden;
+}
+
+bool BudgetPanel::selectAlgorithm(const QString& algorithm) {
+  if (!m_table) return false;
+  for (int r = 0; r < int(m_table->rows.size()); ++r)
+    if (QString::fromStdString(m_table->rows[r].algorithm) == algorithm) {
+      m_rows->selectRow(r);
+      return true;
+    }
+  return false;
+}
+
+snap::BudgetQuery BudgetPanel::query() const {
+  snap::BudgetQuery q;
+  q.streams = m_streams->value();
+  q.window = m_window->value();
+  q.newFrames = m_newFrames->value();
+  q.optimizerSlots = m_optimizer->currentText() == QStringLiteral("adam") ? 2 : 1;
+  q.budgetBytes = m_exactBudget.value_or(static_cast<std::uint64_t>(m_budget->value() * kGiB));
+  return q;
+}
+
+void BudgetPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (m_dirtyWhileHidden) scheduleUpdate(0);
+}
+
+void BudgetPanel::scheduleUpdate(int delayMs) {
+  ++m_generation;
+  m_debounce->start(delayMs);
+}
+
+void BudgetPanel::startComputation() {
+  if (!isVisible()) {
+    m_dirtyWhileHidden = true;
+    return;
+  }
+  m_dirtyWhileHidden = false;
+  if (m_computing) {
+    m_restartWhenDone = true;
+    return;
+  }
+  if (!m_document->problems().empty()) {
+    m_table.reset();
+    m_rows->setRowCount(0);
+    m_shared->clear();
+    m_message->setText(tr("Fix the problems first: %1")
+                           .arg(QString::fromStdString(m_document->problems().front().message)));
+    updateUseButton();
+    emit updated();
+    return;
+  }
+  m_runningGeneration = m_generation;
+  m_computing = true;
+  m_message->setText(m_measure->isChecked() ? tr("measuring…") : tr("computing…"));
+  m_watcher->setFuture(
+      QtConcurrent::run(computeBudget, m_document->graph(), query(), m_measure->isChecked()));
+}
+
+void BudgetPanel::computationFinished() {
+  m_computing = false;
+  const BudgetResult result = m_watcher->result();
+  if (m_runningGeneration != m_generation) {  // outdated meanwhile: dropped
+    if (m_restartWhenDone || !m_debounce->isActive()) {
+      m_restartWhenDone = false;
+      startComputation();
+    }
+    return;
+  }
+  m_restartWhenDone = false;
+  display(result);
+}
+
+void BudgetPanel::display(const BudgetResult& result) {
+  const QString selected =
+      m_table && m_rows->currentRow() >= 0 && m_rows->currentRow() < int(m_table->rows.size())
+          ? QString::fromStdString(m_table->rows[m_rows->currentRow()].algorithm)
+          : QString();
+  m_table = result.table;
+  m_rows->setRowCount(0);
+  if (!m_table) {
+    m_message->setText(result.error);
+    m_shared->clear();
+    updateUseButton();
+    emit updated();
+    return;
+  }
+  m_message->setText(tr("Memory and time per frame of all %1 streams; ~ marks an estimate "
+                        "(not measured: it does not fit).")
+                         .arg(m_streams->value()));
+  const QColor dim = palette().color(QPalette::Disabled, QPalette::Text);
+  for (const snap::AlgorithmEstimate& row : m_table->rows) {
+    const int r = m_rows->rowCount();
+    m_rows->insertRow(r);
+    const QString fits = row.refusal ? tr("no: %1").arg(QString::fromStdString(*row.refusal))
+                         : row.fits  ? tr("yes")
+                                     : tr("no");
+    const QStringList cells = {QString::fromStdString(row.label), bytesText(row.totalBytes),
+                               timeText(row), fits};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      item->setToolTip(tr("%1 of its own + %2 shared; %3 GFLOP per frame")
+                           .arg(bytesText(row.ownBytes), bytesText(m_table->sharedBytes))
+                           .arg(row.flopsPerFrame / 1e9, 0, 'g', 3));
+      if (!row.fits) item->setForeground(dim);
+      m_rows->setItem(r, c, item);
+    }
+  }
+  m_rows->resizeColumnsToContents();
+  m_shared->setText(tr("Shared by all: parameters, gradient and optimizer state, %1 (%2 "
+                       "parameters).")
+                        .arg(bytesText(m_table->sharedBytes))
+                        .arg(m_table->parameters));
+  if (!selected.isEmpty()) selectAlgorithm(selected);
+  updateUseButton();
+  emit updated();
+}
+
+void BudgetPanel::updateUseButton() {
+  const int r = m_rows->currentRow();
+  m_use->setEnabled(m_table && r >= 0 && r < int(m_table->rows.size()) && m_table->rows[r].fits &&
+                    m_rows->selectionModel()->hasSelection());
+}
+
+}  // namespace rnnwb::ui
