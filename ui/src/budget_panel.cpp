@@ -11,11 +11,11 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QTimer>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
+#include "latest_only_runner.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/ui/graph_document.hpp"
@@ -56,10 +56,8 @@ QString bytesText(std::uint64_t bytes) { return QString::fromStdString(formatByt
 BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
     : QWidget(parent),
       m_document(document),
-      m_debounce(new QTimer(this)),
+      m_runner(new LatestOnlyRunner(this, [this] { startComputation(); })),
       m_watcher(new QFutureWatcher<BudgetResult>(this)) {
-  m_debounce->setSingleShot(true);
-  connect(m_debounce, &QTimer::timeout, this, &BudgetPanel::startComputation);
   connect(m_watcher, &QFutureWatcher<BudgetResult>::finished, this,
           &BudgetPanel::computationFinished);
   auto* layout = new QVBoxLayout(this);
@@ -168,9 +166,7 @@ void BudgetPanel::setMeasuring(bool measure) { m_measure->setChecked(measure); }
 
 QString BudgetPanel::message() const { return m_message->text(); }
 
-bool BudgetPanel::isUpToDate() const {
-  return isVisible() && !m_computing && !m_debounce->isActive() && !m_dirtyWhileHidden;
-}
+bool BudgetPanel::isUpToDate() const { return m_runner->isUpToDate(); }
 
 bool BudgetPanel::selectAlgorithm(const QString& algorithm) {
   if (!m_table) return false;
@@ -194,24 +190,12 @@ snap::BudgetQuery BudgetPanel::query() const {
 
 void BudgetPanel::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (m_dirtyWhileHidden) scheduleUpdate(0);
+  m_runner->ownerShown();
 }
 
-void BudgetPanel::scheduleUpdate(int delayMs) {
-  ++m_generation;
-  m_debounce->start(delayMs);
-}
+void BudgetPanel::scheduleUpdate(int delayMs) { m_runner->schedule(delayMs); }
 
 void BudgetPanel::startComputation() {
-  if (!isVisible()) {
-    m_dirtyWhileHidden = true;
-    return;
-  }
-  m_dirtyWhileHidden = false;
-  if (m_computing) {
-    m_restartWhenDone = true;
-    return;
-  }
   if (!m_document->problems().empty()) {
     m_table.reset();
     m_rows->setRowCount(0);
@@ -222,25 +206,14 @@ void BudgetPanel::startComputation() {
     emit updated();
     return;
   }
-  m_runningGeneration = m_generation;
-  m_computing = true;
+  m_runner->started();
   m_message->setText(m_measure->isChecked() ? tr("measuring…") : tr("computing…"));
   m_watcher->setFuture(
       QtConcurrent::run(computeBudget, m_document->graph(), query(), m_measure->isChecked()));
 }
 
 void BudgetPanel::computationFinished() {
-  m_computing = false;
-  const BudgetResult result = m_watcher->result();
-  if (m_runningGeneration != m_generation) {  // outdated meanwhile: dropped
-    if (m_restartWhenDone || !m_debounce->isActive()) {
-      m_restartWhenDone = false;
-      startComputation();
-    }
-    return;
-  }
-  m_restartWhenDone = false;
-  display(result);
+  if (m_runner->finished()) display(m_watcher->result());
 }
 
 void BudgetPanel::display(const BudgetResult& result) {

@@ -22,11 +22,11 @@ class QLabel;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
-class QTimer;
 
 namespace rnnwb::ui {
 
 class GraphDocument;
+class LatestOnlyRunner;
 
 /// What one computation returns: the table, or core's message.
 struct BudgetResult {
@@ -84,15 +84,10 @@ class BudgetPanel : public QWidget {
   QLabel* m_shared = nullptr;
   QTableWidget* m_rows = nullptr;
   QPushButton* m_use = nullptr;
-  QTimer* m_debounce;
+  LatestOnlyRunner* m_runner;
   QFutureWatcher<BudgetResult>* m_watcher;
   std::optional<snap::BudgetTable> m_table;
   std::optional<std::uint64_t> m_exactBudget;  // set by setBudgetBytes until the user edits
-  quint64 m_generation = 0;
-  quint64 m_runningGeneration = 0;
-  bool m_computing = false;
-  bool m_restartWhenDone = false;
-  bool m_dirtyWhileHidden = true;
 };
 
 }  // namespace rnnwb::ui
