@@ -119,6 +119,7 @@ class TestCpuBackend : public QObject {
   void repeatsBitForBit();
   void overflowIsVisible();
   void rejectsMismatchedInputs();
+  void timesEveryNode();
 };
 
 void TestCpuBackend::chunksEqualOneLongChunk_data() {
@@ -400,6 +401,39 @@ void TestCpuBackend::rejectsMismatchedInputs() {
   } catch (const std::invalid_argument& e) {
     QVERIFY2(QString(e.what()).contains("class 99 at frame 2, stream 1"), e.what());
   }
+}
+
+// The per-node times the workbench shows: one entry per schedule node, forward passes counted
+// by forward() and forwardBackward(), backward only by the latter, and the big recurrent node
+// of a graph taking longer than its input layer.
+void TestCpuBackend::timesEveryNode() {
+  const CompiledPlan plan = examplePlan("lstm-peephole.rnn.json", 64);
+  ParameterSet params(plan);
+  randomizeParameters(params, 1);
+  CpuBackend backend(plan, {.threads = 1});
+  const SequenceBatch batch = randomBatch(plan, 16, 8, 1);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  backend.forwardBackward(params, batch, {}, nullptr, &gradients);
+  backend.forward(params, batch, {}, nullptr);
+  NodeTimes times = backend.nodeTimes();
+  QCOMPARE(times.forwardSeconds.size(), plan.nodes().size());
+  QCOMPARE(times.backwardSeconds.size(), plan.nodes().size());
+  QCOMPARE(times.forwardPasses, 2);
+  QCOMPARE(times.backwardPasses, 1);
+  int input = -1, recurrent = -1;
+  for (int n = 0; n < int(plan.nodes().size()); ++n) {
+    QVERIFY(times.forwardSeconds[n] >= 0 && times.backwardSeconds[n] >= 0);
+    if (plan.nodes()[n].recurrent) recurrent = n;
+    if (plan.graph().layers[plan.nodes()[n].layers[0]].isInput()) input = n;
+  }
+  QVERIFY(input >= 0 && recurrent >= 0);
+  QVERIFY(times.forwardSeconds[recurrent] > times.forwardSeconds[input]);
+  QVERIFY(times.backwardSeconds[recurrent] > 0);
+  backend.resetNodeTimes();
+  times = backend.nodeTimes();
+  QCOMPARE(times.forwardPasses, 0);
+  QCOMPARE(times.forwardSeconds.size(), plan.nodes().size());
+  QCOMPARE(times.forwardSeconds[recurrent], 0.0);
 }
 
 QTEST_APPLESS_MAIN(TestCpuBackend)

@@ -31,6 +31,13 @@ const CpuBackendStats& CpuBackend::stats() const { return m_engine->stats; }
 
 void CpuBackend::resetStats() { m_engine->stats = {}; }
 
+NodeTimes CpuBackend::nodeTimes() const { return m_engine->nodeTimes; }
+
+void CpuBackend::resetNodeTimes() {
+  const std::size_t nodes = plan().nodes().size();
+  m_engine->nodeTimes = NodeTimes{std::vector<double>(nodes), std::vector<double>(nodes), 0, 0};
+}
+
 void setBlasThreads(int threads) {
   if (threads > 0) openblas_set_num_threads(threads);
 }

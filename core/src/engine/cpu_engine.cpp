@@ -50,6 +50,8 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
   }
   m_z.resize(m_program.zBufferCount);
   m_dz.resize(m_program.zBufferCount);
+  nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);
+  nodeTimes.backwardSeconds.assign(m_program.nodes.size(), 0.0);
 }
 
 void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
@@ -221,7 +223,11 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
   m_batch = &batch;
   prepare(batch.frames, batch.streams, gradients != nullptr);
   loadInputs(batch, stateIn);
-  for (const cpu::NodeOp& node : m_program.nodes) forwardNode(node);
+  for (std::size_t n = 0; n < m_program.nodes.size(); ++n) {
+    const ScopeClock nodeClock(true, nodeTimes.forwardSeconds[n]);
+    forwardNode(m_program.nodes[n]);
+  }
+  ++nodeTimes.forwardPasses;
   const double total = loss();
   if (outputs) {
     outputs->clear();
@@ -238,11 +244,13 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
     gradients->fill(0.0f);
     clearGradients();
     startBackward();
-    for (auto node = m_program.nodes.rbegin(); node != m_program.nodes.rend(); ++node) {
-      backwardNode(*node);
+    for (std::size_t n = m_program.nodes.size(); n-- > 0;) {
+      const ScopeClock nodeClock(true, nodeTimes.backwardSeconds[n]);
+      backwardNode(m_program.nodes[n]);
       const ScopeClock gradientClock(m_options.profile, stats.gradientSeconds);
-      parameterGradients(*node, gradients->values().data());
+      parameterGradients(m_program.nodes[n], gradients->values().data());
     }
+    ++nodeTimes.backwardPasses;
     // The parameters' masks decide which gradients exist (the gradient buffer may have been
     // made for the graph's own masks while the weights came with others).
     const auto mask = params.mask();

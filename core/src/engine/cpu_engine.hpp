@@ -57,6 +57,7 @@ class CpuBackend::Engine {
 
   const CompiledPlan& plan() const { return m_plan; }
   CpuBackendStats stats;
+  NodeTimes nodeTimes;  // per node of m_program.nodes (= plan.nodes()), see Backend::nodeTimes
 
  private:
   struct LayerBuffers {

@@ -25,6 +25,16 @@
 
 namespace rnnwb {
 
+/// The wall time each node of the schedule took (index = plan.nodes()), summed over the passes
+/// since the last resetNodeTimes(): what the workbench colours its boxes and Schedule rows by.
+struct NodeTimes {
+  std::vector<double> forwardSeconds;   // forward of the node over whole chunks
+  std::vector<double> backwardSeconds;  // its backward and its parameters' gradients
+  int forwardPasses = 0, backwardPasses = 0;
+
+  bool empty() const { return forwardSeconds.empty(); }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -45,6 +55,10 @@ class Backend {
   virtual double forward(const ParameterSet& params, const SequenceBatch& batch,
                          const StreamState& stateIn, StreamState* stateOut,
                          std::vector<Tensor>* outputs = nullptr) = 0;
+
+  /// Time per node since the last reset; empty when this backend does not time its nodes.
+  virtual NodeTimes nodeTimes() const { return {}; }
+  virtual void resetNodeTimes() {}
 };
 
 }  // namespace rnnwb
