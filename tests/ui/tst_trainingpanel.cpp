@@ -8,6 +8,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -122,6 +123,9 @@ class TestTrainingPanel : public QObject {
   void badConfigNeverLaunches();
   void existingRunIsNotOverwritten();
   void openRunFolderFromElsewhere();
+  void runStartedElsewhereShowsItsStatus_data();
+  void runStartedElsewhereShowsItsStatus();
+  void runColourComesFromItsName();
   void realTrainerOnTinyTask();
 };
 
@@ -277,6 +281,66 @@ void TestTrainingPanel::openRunFolderFromElsewhere() {
   QVERIFY(f.panel.logText().contains(QStringLiteral("run started: task adding")));
   QCOMPARE(f.panel.runList()->stateOf(other), QStringLiteral("watching"));
   QCOMPARE(f.panel.plot()->pointCount(other, RunPlot::Series::TrainLoss), 2);
+}
+
+// A run written by another rnnwb (here: files as it writes them) shows the state its
+// status.json says, and the step it is at (a stop checkpoints past the last report).
+void TestTrainingPanel::runStartedElsewhereShowsItsStatus_data() {
+  QTest::addColumn<QString>("status");
+  QTest::addColumn<QString>("state");
+  QTest::addColumn<QString>("step");
+  QTest::newRow("finished") << R"({"state": "finished", "step": 20, "total_steps": 20})"
+                            << "finished"
+                            << "20/20";
+  QTest::newRow("stopped") << R"({"state": "stopped", "step": 23, "total_steps": 50, "signal": 15})"
+                           << "stopped"
+                           << "23/50";
+  QTest::newRow("failed") << R"({"state": "failed", "step": 20, "total_steps": 50, "error": "x"})"
+                          << "failed"
+                          << "20/50";
+  QTest::newRow("running") << QString(R"({"state": "running", "step": 21, "total_steps": 50, )"
+                                      R"("pid": %1})")
+                                  .arg(QCoreApplication::applicationPid())
+                           << "running"
+                           << "21/50";
+}
+
+void TestTrainingPanel::runStartedElsewhereShowsItsStatus() {
+  QFETCH(QString, status);
+  QFETCH(QString, state);
+  QFETCH(QString, step);
+  Fixture f;
+  const QString other = f.dir.filePath(QStringLiteral("elsewhere"));
+  QDir().mkpath(other);
+  QFile metrics(other + QStringLiteral("/metrics.jsonl"));
+  QVERIFY(metrics.open(QIODevice::WriteOnly));
+  metrics.write("{\"step\": 10, \"train_loss\": 2.0}\n{\"step\": 20, \"train_loss\": 1.5}\n");
+  metrics.close();
+  QFile file(other + QStringLiteral("/status.json"));
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(status.toUtf8());
+  file.close();
+  QVERIFY(f.panel.openRun(other));
+  QCOMPARE(f.panel.runList()->stateOf(other), state);
+  auto* tree = f.panel.runList()->findChild<QTreeWidget*>();
+  QVERIFY(tree && tree->topLevelItemCount() == 1);
+  QCOMPARE(tree->topLevelItem(0)->text(2), step);
+}
+
+// A run keeps its colour between sessions: it comes from the run's name, whatever was shown
+// before it (unless another run shown has that colour already).
+void TestTrainingPanel::runColourComesFromItsName() {
+  RunPlot alone;
+  const QColor own = alone.addRun(QStringLiteral("/runs/kjv"), QStringLiteral("kjv"));
+  for (const QString& other : {QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("c")}) {
+    RunPlot probe;
+    if (probe.addRun(QStringLiteral("/runs/") + other, other) == own) continue;  // would collide
+    RunPlot later;
+    later.addRun(QStringLiteral("/runs/") + other, other);
+    QCOMPARE(later.addRun(QStringLiteral("/runs/kjv"), QStringLiteral("kjv")), own);
+    return;
+  }
+  QFAIL("no name of a, b, c has another colour than kjv");
 }
 
 void TestTrainingPanel::realTrainerOnTinyTask() {

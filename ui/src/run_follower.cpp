@@ -1,5 +1,7 @@
 #include "rnnwb/ui/run_follower.hpp"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
@@ -32,7 +34,14 @@ RunFollower::~RunFollower() = default;
 
 QString RunFollower::name() const { return QFileInfo(m_runDir).fileName(); }
 
-std::int64_t RunFollower::totalSteps() const { return m_config ? m_config->steps : 0; }
+std::int64_t RunFollower::totalSteps() const {
+  if (m_status && m_status->totalSteps > 0) return m_status->totalSteps;  // epochs resolved too
+  return m_config ? m_config->steps : 0;
+}
+
+std::int64_t RunFollower::currentStep() const {
+  return std::max(lastStep(), m_status ? m_status->step : 0);
+}
 
 bool RunFollower::holdsRun() const { return train::RunFolder(toPath(m_runDir)).holdsRun(); }
 
@@ -40,6 +49,7 @@ void RunFollower::poll() {
   watchPaths();
   // config.json is rewritten by a resume that changes --steps: read it whenever it changes.
   loadConfig();
+  loadStatus();
   std::vector<train::MetricsRecord> fresh = m_reader.readNew();
   if (m_reader.restarted()) {
     m_records = std::move(fresh);
@@ -72,6 +82,21 @@ void RunFollower::loadConfig() {
   } catch (const std::exception&) {
     // Half written or from another version: the metrics still show; try again next poll.
   }
+}
+
+}  // namespace rnnwb::ui
+
+namespace rnnwb::ui {
+
+void RunFollower::loadStatus() {
+  std::optional<train::RunStatus> status = train::readRunStatus(toPath(m_runDir));
+  if (!status) return;  // none yet, or being replaced: keep the last one read
+  // The time stamp alone changing says nothing new.
+  if (m_status && (status->state == m_status->state && status->step == m_status->step &&
+                   status->error == m_status->error && status->totalSteps == m_status->totalSteps))
+    return;
+  m_status = std::move(status);
+  emit statusChanged();
 }
 
 }  // namespace rnnwb::ui

@@ -1,5 +1,7 @@
 #include "rnnwb/ui/run_list.hpp"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QPainter>
 #include <QPixmap>
@@ -74,7 +76,7 @@ void RunList::setState(const QString& key, const QString& state) {
 }
 
 void RunList::setProgress(const QString& key, const std::vector<train::MetricsRecord>& records,
-                          std::int64_t total) {
+                          std::int64_t total, std::int64_t step) {
   QTreeWidgetItem* item = itemFor(key);
   if (!item) return;
   const QSignalBlocker blocker(m_tree);
@@ -83,8 +85,9 @@ void RunList::setProgress(const QString& key, const std::vector<train::MetricsRe
     return;
   }
   const train::MetricsRecord& last = records.back();
-  item->setText(kStep, total > 0 ? QStringLiteral("%1/%2").arg(last.step).arg(total)
-                                 : QString::number(last.step));
+  const std::int64_t at = std::max(step, last.step);
+  item->setText(kStep,
+                total > 0 ? QStringLiteral("%1/%2").arg(at).arg(total) : QString::number(at));
   item->setText(kTrain, figure(last.trainLoss));
   // The newest validation, which is usually some reports back.
   for (auto it = records.rbegin(); it != records.rend(); ++it)

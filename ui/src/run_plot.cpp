@@ -1,6 +1,8 @@
 #include "rnnwb/ui/run_plot.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <QFileInfo>
@@ -28,6 +30,15 @@ QColor runColorAt(int index) {
   static const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
   return QColor(QLatin1String(kColors[index % 10]));
+}
+
+/// A stable hash of a run's name (FNV-1a of its UTF-8), the same in every session: qHash is
+/// seeded per process.
+std::uint32_t nameHash(const QString& name) {
+  std::uint32_t hash = 2166136261u;
+  for (const char byte : name.toUtf8())
+    hash = (hash ^ static_cast<unsigned char>(byte)) * 16777619u;
+  return hash;
 }
 
 /// The value a series plots for one record, NaN when the record has none.
@@ -150,11 +161,24 @@ void RunPlot::createAxes() {
   loss->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }
 
+QColor RunPlot::colorFor(const QString& name) const {
+  // The name picks the colour, so a run keeps it between sessions; a colour another run shown
+  // already has passes to the next free one.
+  const int preferred = static_cast<int>(nameHash(name) % 10);
+  for (int offset = 0; offset < 10; ++offset) {
+    const QColor color = runColorAt(preferred + offset);
+    const bool taken = std::any_of(m_runs.begin(), m_runs.end(),
+                                   [&](const auto& run) { return run.second.color == color; });
+    if (!taken) return color;
+  }
+  return runColorAt(preferred);
+}
+
 QColor RunPlot::addRun(const QString& key, const QString& label) {
   auto found = m_runs.find(key);
   if (found == m_runs.end()) {
     RunGraphs run;
-    run.color = runColorAt(m_colorsUsed++);
+    run.color = colorFor(label);
     for (Series series : kAllSeries) {
       QCPAxisRect* rect = m_rects.at(series);
       QCPGraph* graph = m_plot->addGraph(rect->axis(QCPAxis::atBottom), valueAxis(rect, series));

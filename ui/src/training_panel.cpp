@@ -32,6 +32,13 @@ std::filesystem::path toPath(const QString& path) {
   return std::filesystem::path(path.toStdString());
 }
 
+/// The state column of a run not run by this panel: its status.json's state, "watching" for a
+/// folder without one (written by an older rnnwb).
+QString statusText(const RunFollower& run) {
+  if (!run.status()) return QStringLiteral("watching");
+  return QString::fromUtf8(train::toString(run.status()->state));
+}
+
 }  // namespace
 
 TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
@@ -189,11 +196,17 @@ RunFollower* TrainingPanel::followRun(const QString& runDir) {
   m_runs->addRun(key, follower->name(), color);
   auto refresh = [this, follower, key] {
     m_plot->setRecords(key, follower->records());
-    m_runs->setProgress(key, follower->records(), follower->totalSteps());
+    m_runs->setProgress(key, follower->records(), follower->totalSteps(), follower->currentStep());
   };
   connect(follower, &RunFollower::recordsAppended, this, refresh);
   connect(follower, &RunFollower::recordsReset, this, refresh);
   connect(follower, &RunFollower::configLoaded, this, refresh);
+  connect(follower, &RunFollower::statusChanged, this, [this, follower, key, refresh] {
+    refresh();
+    // While this panel's own process runs the run, the process's states (starting, stopping)
+    // say more; otherwise the run's status.json is what the run is doing.
+    if (!isOwnRunning(key)) m_runs->setState(key, statusText(*follower));
+  });
   refresh();
   return follower;
 }
@@ -209,13 +222,16 @@ bool TrainingPanel::openRun(const QString& runDir) {
   }
   RunFollower* run = followRun(key);
   showRunLog(key);
-  const bool ours = m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
-  m_runs->setState(key, ours ? QStringLiteral("running") : QStringLiteral("watching"));
+  m_runs->setState(key, isOwnRunning(key) ? QStringLiteral("running") : statusText(*run));
   showMessage(
       QStringLiteral("Following %1 (%2 reports so far).").arg(key).arg(run->records().size()),
       false);
   updateButtons();
   return true;
+}
+
+bool TrainingPanel::isOwnRunning(const QString& key) const {
+  return m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
 }
 
 void TrainingPanel::showRunLog(const QString& runDir) {

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "rnnwb/core/train/run_status.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 
 namespace rnnwb::train {
@@ -20,9 +21,20 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
                            TrainingObserver* observer, const UpdateLoopSteps& steps) {
   TrainOutcome outcome;
   outcome.totalSteps = totalSteps;
+  auto status = [&](RunState state, std::string error = {}, int signal = 0) {
+    RunStatus s;
+    s.state = state;
+    s.step = steps.step();
+    s.totalSteps = totalSteps;
+    s.error = std::move(error);
+    s.signal = signal;
+    writeRunStatus(steps.runDir, s);
+  };
+  status(RunState::Running);
   while (steps.step() < totalSteps) {
     if (const int signal = stopRequested()) {
       steps.writeCheckpoint();
+      status(RunState::Stopped, {}, signal);
       steps.message("stopped by signal " + std::to_string(signal) + " after step " +
                     std::to_string(steps.step()) + "; continue with --resume");
       outcome.stopSignal = signal;
@@ -34,16 +46,26 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
       if (observer) observer->onStep(step, totalSteps);
       const UpdateActions next = actionsAfter(step, totalSteps, config.reportEvery,
                                               config.validEvery, config.checkpointEvery);
+      // Before the report: a stop request that arrives once the report is out finds the loop
+      // at its check as soon as the checkpoint is written, as it did before status.json.
+      if (next.report || next.checkpoint) status(RunState::Running);
       if (next.report) outcome.lastReport = steps.report(next.validate);
       if (next.checkpoint) steps.writeCheckpoint();
     } catch (const std::exception& e) {
       steps.message(std::string("error: ") + e.what());
+      try {
+        status(RunState::Failed, e.what());
+      } catch (const std::exception&) {  // the run's own error says more than a full disk
+      }
       throw;
     }
   }
   outcome.finished = steps.step() >= totalSteps;
   outcome.step = steps.step();
-  if (outcome.finished) steps.message("finished at step " + std::to_string(steps.step()));
+  if (outcome.finished) {
+    steps.message("finished at step " + std::to_string(steps.step()));
+    status(RunState::Finished);
+  }
   return outcome;
 }
 

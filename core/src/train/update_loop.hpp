@@ -2,6 +2,7 @@
 // The loop both trainers (sequence tasks and the word recogniser) run: updates until the last
 // step or a stop request, which writes a checkpoint first so that --resume continues exactly.
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -17,6 +18,7 @@ struct UpdateLoopSteps {
   std::function<MetricsRecord(bool validate)> report;
   std::function<void()> writeCheckpoint;
   std::function<void(const std::string&)> message;  // to the log and the observer
+  std::filesystem::path runDir;                     // where status.json goes (run_status.hpp)
 };
 
 /// What follows update `step` (1-based) of `totalSteps`: the last update reports, validates and
@@ -33,7 +35,8 @@ UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int6
 /// Runs updates until `totalSteps` or a stop signal, each followed by the observer's onStep and
 /// what actionsAfter says (the config's report, valid and checkpoint intervals). An exception
 /// from an update is logged ("error: ...") and rethrown; the newest checkpoint is then the last
-/// good one. `observer` may be null.
+/// good one. status.json says running at the start and at each report and checkpoint, then
+/// finished, stopped or failed (with the error). `observer` may be null.
 TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
                            TrainingObserver* observer, const UpdateLoopSteps& steps);
 

@@ -1,9 +1,10 @@
 #pragma once
 // RunFollower: follows one run folder (docs/training.md) while `rnnwb train` writes it, here or
 // on another machine whose folder is mounted: its metrics.jsonl through the core MetricsReader,
-// its config.json for the run's length. A QFileSystemWatcher on the folder and on the file makes
-// it prompt; a timer catches what the watcher misses (network file systems, a file replaced by
-// rename). It only reads the folder.
+// its config.json for the run's length, its status.json for what the run is doing (running,
+// finished, stopped, failed; run_status.hpp). A QFileSystemWatcher on the folder and on the file
+// makes it prompt; a timer catches what the watcher misses (network file systems, a file replaced
+// by rename). It only reads the folder.
 #include <optional>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include <QString>
 
 #include "rnnwb/core/train/metrics.hpp"
+#include "rnnwb/core/train/run_status.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 
 class QFileSystemWatcher;
@@ -36,6 +38,11 @@ class RunFollower : public QObject {
   std::int64_t totalSteps() const;
   /// The step of the newest record (0 before the first).
   std::int64_t lastStep() const { return m_records.empty() ? 0 : m_records.back().step; }
+  /// The run's status.json, once it could be read (a folder written by an older rnnwb has none).
+  const std::optional<train::RunStatus>& status() const { return m_status; }
+  /// The step the run is at: its status's (a stopped run checkpoints past its last report), or
+  /// the newest record's.
+  std::int64_t currentStep() const;
   /// The folder holds a run (config.json and graph.rnn.json).
   bool holdsRun() const;
 
@@ -49,15 +56,19 @@ class RunFollower : public QObject {
   /// The file was replaced (a resumed run dropped lines): records() holds only the new file's.
   void recordsReset();
   void configLoaded();
+  /// status() changed (another state, step or error).
+  void statusChanged();
 
  private:
   void watchPaths();
   void loadConfig();
+  void loadStatus();
 
   QString m_runDir;
   train::MetricsReader m_reader;
   std::vector<train::MetricsRecord> m_records;
   std::optional<train::TrainConfig> m_config;
+  std::optional<train::RunStatus> m_status;
   QFileSystemWatcher* m_watcher;
   QTimer* m_timer;
 };

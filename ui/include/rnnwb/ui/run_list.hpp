@@ -23,9 +23,10 @@ class RunList : public QWidget {
   void removeRun(const QString& key);
   /// The state column: "running", "stopped", "failed", "watching", ...
   void setState(const QString& key, const QString& state);
-  /// The figures columns, from the run's newest records; total 0 when unknown.
+  /// The figures columns, from the run's newest records; total 0 when unknown. `step`, when
+  /// given, is where the run is (a checkpoint past its last report).
   void setProgress(const QString& key, const std::vector<train::MetricsRecord>& records,
-                   std::int64_t total);
+                   std::int64_t total, std::int64_t step = 0);
   /// The selected run's key (empty when none).
   QString currentRun() const;
   void setCurrentRun(const QString& key);

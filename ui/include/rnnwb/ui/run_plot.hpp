@@ -67,6 +67,8 @@ class RunPlot : public QWidget {
     std::vector<train::MetricsRecord> records;
     std::map<Series, QCPGraph*> graphs;
   };
+  /// The colour of a new run: from its name (stable between sessions), else the next free one.
+  QColor colorFor(const QString& name) const;
   void createAxes();
   void fillGraphs(RunGraphs& run);
   void refreshAxes();
@@ -76,7 +78,6 @@ class RunPlot : public QWidget {
   std::map<Series, QCPAxisRect*> m_rects;  // ValidLoss shares TrainLoss's rect
   std::map<QString, RunGraphs> m_runs;
   LossUnit m_unit = LossUnit::Nats;
-  int m_colorsUsed = 0;
   bool m_follow = true;
 };
 

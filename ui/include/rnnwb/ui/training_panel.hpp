@@ -62,6 +62,7 @@ class TrainingPanel : public QWidget {
   RunFollower* followRun(const QString& runDir);
   void showMessage(const QString& text, bool error);
   void showRunLog(const QString& runDir);
+  bool isOwnRunning(const QString& key) const;  // this panel's process trains that run
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
   void updateButtons();
   bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);

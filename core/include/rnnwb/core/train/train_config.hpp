@@ -15,6 +15,12 @@ namespace rnnwb::train {
 
 inline constexpr std::string_view kTrainConfigFormat = "rnnwb.train-config";
 inline constexpr int kTrainConfigVersion = 1;
+/// The most threads a run may ask for (`threads`): far more than any machine this runs on has
+/// cores, small enough that a typo (100000) is refused instead of starting that many threads.
+inline constexpr int kMaxThreads = 256;
+/// The words task's model config when none is given (relative to the working directory, as in
+/// the examples of docs/training.md).
+inline constexpr const char* kDefaultWordsModel = "examples/words-model.json";
 
 struct TaskConfig {
   std::string kind = "char-lm";  // "char-lm", "adding", "copy"
@@ -63,11 +69,13 @@ struct TrainConfig {
   int effectiveH() const { return h > 0 ? h : (algo == "bptt" ? 2 * hPrime : hPrime); }
 };
 
-/// The config as JSON, every field written (the resolved form a run folder keeps), in the order
-/// of docs/training.md.
+/// The config as JSON, every setting of its task and optimizer written (the resolved form a run
+/// folder keeps), in the order of the run spec (run_spec.hpp).
 nlohmann::ordered_json toJson(const TrainConfig& config);
-/// Reads a config. Missing keys keep their defaults; unknown keys, wrong types and values out of
-/// range throw std::invalid_argument naming the key (prefixed with `source`). Relative paths
+/// Reads a config through the run spec. Missing keys keep their defaults; unknown keys, wrong
+/// types, numbers that are not exactly of the setting's type (2.7 streams, a seed of -1) and values
+/// out of range throw std::invalid_argument naming the key and the value (prefixed with `source`).
+/// Relative paths
 /// ("graph", "task.text") are resolved against `baseDir` when it is not empty.
 TrainConfig trainConfigFromJson(const nlohmann::json& json, const std::string& source,
                                 const std::filesystem::path& baseDir = {});

@@ -1,13 +1,15 @@
 #pragma once
-// The training loop: truncated BPTT(h; h') over N streams of a task, on a Backend, writing a run
-// folder (run_folder.hpp) that can be resumed exactly.
+// The training loop, one for every learner (learner.hpp): truncated BPTT(h; h') or RTRL / SnAp-n
+// over N streams of a sequence task, and the words recogniser. It writes a run folder
+// (run_folder.hpp, run_status.hpp) that can be resumed exactly.
 //
-// Each update runs the window of truncationWindow() for every stream, divides the gradient of
-// the summed loss by the number of predicted frames (N x h' when every frame has a target: the
-// spec's mean training loss), clips its norm, and steps the optimizer. Every report_every updates
-// a line goes to metrics.jsonl; every valid_every updates the validation set is evaluated (and the
-// learning rate halved, the optimizer reset, when it got worse); every checkpoint_every updates a
-// checkpoint is written. The last update does all three.
+// Each update asks the learner for the gradient of the next batch's mean loss (for sequence
+// tasks the summed loss divided by the predicted frames, N x h' when every frame has a target:
+// the spec's mean training loss), hands it to the gradient reducer (none by default; data-parallel
+// training sums it over processes there), clips its norm, and steps the optimizer. Every
+// report_every updates a line goes to metrics.jsonl; every valid_every updates the validation set
+// is evaluated (and the learning rate halved, the optimizer reset, when it got worse); every
+// checkpoint_every updates a checkpoint is written. The last update does all three.
 //
 // A NaN or infinity in the loss, the gradients or the updated weights throws NonFiniteError
 // naming the step; nothing is written for that step, so the newest checkpoint is the last good one.
@@ -15,6 +17,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -59,15 +62,28 @@ struct ResumeOverrides {
   std::optional<double> learningRate;
 };
 
+struct BatchGradient;
+
+/// Where data-parallel training combines the gradients of its processes: called after the
+/// learner computed the gradient of its batch (its mean loss) and before clipping and the
+/// optimizer step. It may change the gradient and the batch's figures (summed over processes).
+class GradientReducer {
+ public:
+  virtual ~GradientReducer() = default;
+  virtual void reduce(std::span<float> gradients, BatchGradient& batch) = 0;
+};
+
 class Trainer {
  public:
-  /// A new run: validates the config, reads the graph (config.graph) and the task's data, checks
-  /// that they fit, and creates the run folder (which must not hold a run yet).
+  /// A new run: validates the config, makes its learner (which reads the graph or the model
+  /// config and the task's data and checks that they fit), and creates the run folder (which must
+  /// not hold a run yet). Nothing is created when any of that fails.
   static std::unique_ptr<Trainer> startNew(const TrainConfig& config,
                                            const std::filesystem::path& runDir,
                                            TrainingObserver* observer = nullptr);
-  /// Continues the run a folder holds from its newest checkpoint (from the start when it has
-  /// none); metrics written after that checkpoint are dropped, since they will be written again.
+  /// Continues the run a folder holds (of any task) from its newest checkpoint (from the start
+  /// when it has none); metrics written after that checkpoint are dropped, since they will be
+  /// written again.
   static std::unique_ptr<Trainer> resume(const std::filesystem::path& runDir,
                                          const ResumeOverrides& overrides,
                                          TrainingObserver* observer = nullptr);
@@ -77,6 +93,8 @@ class Trainer {
   TrainOutcome run();
   const TrainConfig& config() const;
   std::int64_t totalSteps() const;
+  /// Combines gradients between computing and applying them (null: none). Not owned.
+  void setGradientReducer(GradientReducer* reducer);
 
  private:
   class Loop;

@@ -1,0 +1,143 @@
+#include "sequence_learner.hpp"
+
+#include <cmath>
+
+#include "chunk_runner.hpp"
+#include "rnnwb/core/engine/backend_registry.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/task_factory.hpp"
+#include "rnnwb/core/train/trainer.hpp"
+
+namespace rnnwb::train {
+namespace {
+
+void checkTaskFitsShape(const TrainConfig& c) {
+  if (c.task.kind == "adding" && c.hPrime < c.task.sequenceLength)
+    throw std::invalid_argument(
+        "the adding task has a target only at the end of each sequence, so "
+        "h' must be >= sequence_length (" +
+        std::to_string(c.task.sequenceLength) +
+        ") for every update to "
+        "have one; got h' = " +
+        std::to_string(c.hPrime));
+}
+
+std::string firstNonFiniteIn(const ParameterSet& set) {
+  for (const ParameterView& view : set.layout().views())
+    if (!allFinite(set.view(view))) return view.key;
+  return "?";
+}
+
+std::unique_ptr<Task> taskFor(const TrainConfig& c, const CompiledPlan& plan) {
+  checkTaskFitsShape(c);
+  auto task = makeTask(c.task, {c.streams, c.hPrime}, c.seed);
+  task->checkGraph(plan);
+  return task;
+}
+
+}  // namespace
+
+SequenceEngine bpttEngine(const TrainConfig& c, const CompiledPlan& plan) {
+  SequenceEngine engine;
+  engine.backend = makeBackend(c.backend, plan, BackendOptions{c.threads});
+  return engine;
+}
+
+SequenceLearner::SequenceLearner(const TrainConfig& config, const SequenceEngineFactory& makeEngine)
+    : m_config(config),
+      m_plan(loadValidGraph(config.graph)),
+      m_task(taskFor(m_config, m_plan)),
+      m_engine(makeEngine(m_config, m_plan)),
+      m_params(initParameters(m_plan, m_config.seed)),
+      m_grads(ParameterSet::zerosLike(m_params)) {}
+
+std::string SequenceLearner::firstNonFinite(bool inGradients) const {
+  return firstNonFiniteIn(inGradients ? m_grads : m_params);
+}
+
+BatchGradient SequenceLearner::computeGradient(const TrainingPosition& at, std::int64_t step) {
+  const std::int64_t epoch = m_task->framesPerEpoch();
+  const std::int64_t position = epoch > 0 ? at.cursor % epoch : at.cursor;
+  if (position == 0) m_streams = StreamState();  // a new epoch: the text starts afresh
+  const TruncationWindow window =
+      truncationWindow(position, m_config.effectiveH(), m_config.hPrime);
+  const TaskChunk chunk = m_task->trainingFrames(window.begin, window.frames);
+  const ChunkLoss loss =
+      forwardBackwardWindow(*m_engine.backend, m_params, chunk, window, m_streams, m_grads);
+  if (!std::isfinite(loss.summed))
+    throw NonFiniteError(step, "the training loss is " + std::to_string(loss.summed));
+  if (!m_grads.allFinite())
+    throw NonFiniteError(step,
+                         "the gradient of '" + firstNonFiniteIn(m_grads) + "' is NaN or infinite");
+  const float scale = loss.predicted > 0 ? 1.0f / static_cast<float>(loss.predicted) : 1.0f;
+  for (float& g : m_grads.values()) g *= scale;
+  BatchGradient b;
+  b.lossSum = loss.summed;
+  b.predicted = loss.predicted;
+  b.consumed = static_cast<std::int64_t>(m_config.streams) * m_config.hPrime;
+  b.cursorAdvance = m_config.hPrime;
+  return b;
+}
+
+std::optional<Evaluation> SequenceLearner::evaluate() {
+  const ChunkLoss loss =
+      evaluateValidation(*m_engine.backend, m_params, *m_task, m_config.effectiveH());
+  return Evaluation{loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted)),
+                    std::nullopt};
+}
+
+std::int64_t SequenceLearner::stepsFor(const TrainConfig& c) const {
+  if (c.steps > 0) return c.steps;
+  const double frames = c.epochs * static_cast<double>(m_task->framesPerEpoch());
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(frames / c.hPrime)));
+}
+
+std::int64_t SequenceLearner::framesAfter(std::int64_t step) const {
+  return step * m_config.streams * m_config.hPrime;
+}
+
+std::string SequenceLearner::describe(std::int64_t totalSteps) const {
+  return "task " + m_task->name() + ", " + std::to_string(m_params.size()) +
+         " parameters, N = " + std::to_string(m_config.streams) +
+         ", h = " + std::to_string(m_config.effectiveH()) +
+         ", h' = " + std::to_string(m_config.hPrime) + ", " +
+         std::string(toString(m_config.optimizer.kind)) + ", " + std::to_string(totalSteps) +
+         " steps, backend " + std::string(m_engine.backend->name());
+}
+
+TrainConfig SequenceLearner::writeRunFiles(const RunFolder& folder,
+                                           const TrainConfig& resolved) const {
+  saveGraphFile(loadValidGraph(resolved.graph), folder.graphPath());
+  return keptConfig(folder, resolved);
+}
+
+TrainConfig SequenceLearner::keptConfig(const RunFolder& folder, const TrainConfig& config) const {
+  TrainConfig kept = config;  // the run stands alone: it names its own copy of the graph
+  kept.graph = folder.graphPath().filename().string();
+  return kept;
+}
+
+void SequenceLearner::saveCheckpoint(const std::filesystem::path& path,
+                                     const OptimizerState& optimizer,
+                                     const TrainingPosition& position) const {
+  TensorMap carried;
+  if (m_engine.saveCarried && !m_streams.empty()) carried = m_engine.saveCarried();
+  train::saveCheckpoint(path, m_plan, {m_params, optimizer, m_streams, position, carried});
+}
+
+TrainingPosition SequenceLearner::restoreCheckpoint(const std::filesystem::path& path,
+                                                    Optimizer& optimizer) {
+  Checkpoint c = loadCheckpoint(path, m_plan, m_config.streams, m_config.optimizer.kind);
+  m_params = std::move(c.parameters);
+  m_grads = ParameterSet::zerosLike(m_params);
+  optimizer.restore(c.optimizer);
+  m_streams = std::move(c.streams);
+  // RTRL / SnAp continue Ĵ where it was (it goes with the carried streams); a checkpoint
+  // written without it restarts Ĵ at 0, as before Ĵ was saved.
+  if (m_engine.restoreCarried && !m_streams.empty() && !c.backendState.empty())
+    m_engine.restoreCarried(c.backendState, m_config.streams);
+  return c.position;
+}
+
+}  // namespace rnnwb::train

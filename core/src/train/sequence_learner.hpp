@@ -1,0 +1,68 @@
+#pragma once
+// Private to rnnwb_train: the learner of the sequence tasks (char-lm, adding, copy). Truncated
+// BPTT(h; h') over N streams on any Backend; RTRL / SnAp-n run through the same learner with an
+// engine whose backend computes online gradients and carries Ĵ (rtrl_engine.cpp).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/backend.hpp"
+#include "rnnwb/core/train/learner.hpp"
+#include "rnnwb/core/train/task.hpp"
+
+namespace rnnwb::train {
+
+/// What computes a sequence learner's gradients: a backend, and the state it carries between
+/// chunks besides the streams (Ĵ), which checkpoints hold. Built by the learner's factory with
+/// its own types, so nothing here ever casts a backend.
+struct SequenceEngine {
+  std::unique_ptr<Backend> backend;
+  std::function<TensorMap()> saveCarried;                     // null: carries nothing
+  std::function<void(const TensorMap&, int)> restoreCarried;  // (tensors, streams)
+  std::vector<std::string> memoryLines;                       // for the log
+};
+
+using SequenceEngineFactory =
+    std::function<SequenceEngine(const TrainConfig& config, const CompiledPlan& plan)>;
+
+/// The BPTT engine: the backend the config names, on the registry's terms.
+SequenceEngine bpttEngine(const TrainConfig& config, const CompiledPlan& plan);
+/// The RTRL / SnAp-n engine (algo rtrl, snapN), refused before anything large is allocated when
+/// its Jacobians would not fit in memory.
+SequenceEngine rtrlEngine(const TrainConfig& config, const CompiledPlan& plan);
+
+class SequenceLearner final : public Learner {
+ public:
+  /// Reads the graph (config.graph) and the task's data and checks that they fit each other and
+  /// the config; then builds the engine and the initial weights.
+  SequenceLearner(const TrainConfig& config, const SequenceEngineFactory& makeEngine);
+
+  std::span<float> parameters() override { return m_params.values(); }
+  std::span<float> gradients() override { return m_grads.values(); }
+  std::string firstNonFinite(bool inGradients) const override;
+  BatchGradient computeGradient(const TrainingPosition& position, std::int64_t step) override;
+  std::optional<Evaluation> evaluate() override;
+  std::int64_t stepsFor(const TrainConfig& config) const override;
+  std::int64_t framesAfter(std::int64_t step) const override;
+  bool reportsBitsPerCharacter() const override { return m_task->reportsBitsPerCharacter(); }
+  std::string describe(std::int64_t totalSteps) const override;
+  std::vector<std::string> memoryLines() const override { return m_engine.memoryLines; }
+  TrainConfig writeRunFiles(const RunFolder& folder, const TrainConfig& resolved) const override;
+  TrainConfig keptConfig(const RunFolder& folder, const TrainConfig& config) const override;
+  void saveCheckpoint(const std::filesystem::path& path, const OptimizerState& optimizer,
+                      const TrainingPosition& position) const override;
+  TrainingPosition restoreCheckpoint(const std::filesystem::path& path,
+                                     Optimizer& optimizer) override;
+
+ private:
+  TrainConfig m_config;
+  CompiledPlan m_plan;
+  std::unique_ptr<Task> m_task;
+  SequenceEngine m_engine;
+  ParameterSet m_params, m_grads;
+  StreamState m_streams;
+};
+
+}  // namespace rnnwb::train
