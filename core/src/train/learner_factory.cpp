@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "data_parallel.hpp"
 #include "rnnwb/core/train/learner.hpp"
 #include "sequence_learner.hpp"
 #include "words_learner.hpp"
@@ -34,12 +35,12 @@ void requireLearnerSupports(const TrainConfig& c) {
                               c.backend + ")");
 }
 
-std::unique_ptr<Learner> makeLearner(const TrainConfig& c) {
+std::unique_ptr<Learner> makeLearner(const TrainConfig& c, DataParallel* ranks) {
   requireLearnerSupports(c);
   const std::string learner = learnerSupport(c).learner;
-  if (learner == "words") return std::make_unique<WordsLearner>(c);
-  if (learner == "bptt") return std::make_unique<SequenceLearner>(c, bpttEngine);
-  return std::make_unique<SequenceLearner>(c, rtrlEngine);
+  if (learner == "words") return std::make_unique<WordsLearner>(c);  // one rank (DataParallel)
+  if (learner == "bptt") return std::make_unique<SequenceLearner>(c, bpttEngine, ranks);
+  return std::make_unique<SequenceLearner>(c, rtrlEngine, ranks);
 }
 
 }  // namespace rnnwb::train

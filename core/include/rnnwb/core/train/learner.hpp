@@ -106,8 +106,11 @@ LearnerSupport learnerSupport(const TrainConfig& config);
 /// "algo rtrl runs on the cpu backend only (got backend cuda)".
 void requireLearnerSupports(const TrainConfig& config);
 
+class DataParallel;
+
 /// The learner for a valid config: reads the graph (or the model config) and the task's data and
-/// checks that they fit. Throws std::invalid_argument when they do not.
-std::unique_ptr<Learner> makeLearner(const TrainConfig& config);
+/// checks that they fit. Throws std::invalid_argument when they do not. `ranks` (null: one
+/// process): this process's place in a data-parallel run (the sequence learners only).
+std::unique_ptr<Learner> makeLearner(const TrainConfig& config, DataParallel* ranks = nullptr);
 
 }  // namespace rnnwb::train
