@@ -12,12 +12,8 @@ namespace rnnwb::train {
 namespace {
 
 dist::StreamShare shareOfRank(const dist::Communicator& world, const TrainConfig& config) {
-  if (world.size() == 1) return {0, config.streams};
-  if (config.task.kind == "words")
-    throw std::invalid_argument(
-        "the words task trains in one process for now; run it without "
-        "mpirun (this is rank " +
-        std::to_string(world.rank()) + " of " + std::to_string(world.size()) + ")");
+  // The words task shares each batch's examples instead (WordsLearner); its streams mean nothing.
+  if (world.size() == 1 || config.task.kind == "words") return {0, config.streams};
   return dist::streamShare(config.streams, world.size(), world.rank());
 }
 
@@ -42,6 +38,7 @@ void DataParallel::reduce(std::span<float> gradients, BatchGradient& batch) {
   for (float& g : gradients) g *= mine;
   m_world->allreduceSum(gradients);
   sumLoss(batch.lossSum, batch.predicted);
+  batch.teaches = batch.predicted > 0;  // any rank's examples teach (words: some may have none)
   const float all = 1.0f / static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
   for (float& g : gradients) g *= all;
 }

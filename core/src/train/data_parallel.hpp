@@ -22,9 +22,8 @@ namespace rnnwb::train {
 class DataParallel final : public GradientReducer {
  public:
   /// `world` null: one process (a single-process communicator of its own). Throws
-  /// std::invalid_argument naming N and R when R does not divide N, and for the words task
-  /// under several ranks (its batches are to be shared by packed area, splitByPackedArea; the
-  /// words learner does not take ranks yet).
+  /// std::invalid_argument naming N and R when R does not divide N (sequence tasks; the words
+  /// task shares each batch's examples by packed area instead, in WordsLearner).
   DataParallel(dist::Communicator* world, const TrainConfig& config);
 
   bool single() const { return m_world->size() == 1; }

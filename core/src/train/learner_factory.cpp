@@ -38,7 +38,7 @@ void requireLearnerSupports(const TrainConfig& c) {
 std::unique_ptr<Learner> makeLearner(const TrainConfig& c, DataParallel* ranks) {
   requireLearnerSupports(c);
   const std::string learner = learnerSupport(c).learner;
-  if (learner == "words") return std::make_unique<WordsLearner>(c);  // one rank (DataParallel)
+  if (learner == "words") return std::make_unique<WordsLearner>(c, ranks);
   if (learner == "bptt") return std::make_unique<SequenceLearner>(c, bpttEngine, ranks);
   return std::make_unique<SequenceLearner>(c, rtrlEngine, ranks);
 }

@@ -80,8 +80,10 @@ class Trainer::Loop {
     message("run " + what + ": " + m_learner->describe(m_totalSteps));
     if (!m_ranks.single())
       message("data-parallel over " + std::to_string(m_ranks.ranks()) + " ranks (" +
-              m_ranks.world().name() + "), " + std::to_string(m_ranks.share().count) +
-              " streams each");
+              m_ranks.world().name() + "), " +
+              (m_config.task.kind == "words"
+                   ? std::string("each batch's examples shared by packed area")
+                   : std::to_string(m_ranks.share().count) + " streams each"));
     for (const std::string& line : m_learner->memoryLines()) message(line);
   }
 
