@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 
+#include "rnnwb/core/diagnostic.hpp"
+#include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 
 using namespace rnnwb::train;
@@ -67,6 +69,7 @@ class TestRunSpec : public QObject {
   void badCommandLineValuesShowTheTextAsWritten_data();
   void badCommandLineValuesShowTheTextAsWritten();
   void wholeFloatsAreExact();
+  void graphProblemsCarryTheirFile();
 };
 
 void TestRunSpec::exampleConfigsRoundTrip() {
@@ -234,6 +237,22 @@ void TestRunSpec::wholeFloatsAreExact() {
   QCOMPARE(c.streams, 4);
   QCOMPARE(c.seed, std::uint64_t(18446744073709551615ull));
   QCOMPARE(c.steps, std::int64_t(1000));
+}
+
+// A structured error: the file a graph problem is in is a field of the Diagnostic (the message
+// keeps its "FILE: " prefix for the command line), so the workbench need not parse it out.
+void TestRunSpec::graphProblemsCarryTheirFile() {
+  QTemporaryDir dir;
+  const std::string path = dir.filePath("bad.rnn.json").toStdString();
+  std::ofstream(path)
+      << R"({"format": "rnnwb.graph", "version": 1, "layers": [], "connections": 3})";
+  try {
+    rnnwb::loadValidGraph(path);
+    QFAIL("expected a GraphError");
+  } catch (const rnnwb::GraphError& e) {
+    QVERIFY(!e.problems().empty());
+    for (const rnnwb::Diagnostic& d : e.problems()) QCOMPARE(d.file, path);
+  }
 }
 
 QTEST_GUILESS_MAIN(TestRunSpec)
