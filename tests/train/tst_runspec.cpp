@@ -9,7 +9,9 @@
 #include <set>
 
 #include "rnnwb/core/diagnostic.hpp"
+#include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/learner.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 
 using namespace rnnwb::train;
@@ -70,6 +72,7 @@ class TestRunSpec : public QObject {
   void badCommandLineValuesShowTheTextAsWritten();
   void wholeFloatsAreExact();
   void graphProblemsCarryTheirFile();
+  void learnersSayWhichBackendsTheyRunOn();
 };
 
 void TestRunSpec::exampleConfigsRoundTrip() {
@@ -252,6 +255,41 @@ void TestRunSpec::graphProblemsCarryTheirFile() {
   } catch (const rnnwb::GraphError& e) {
     QVERIFY(!e.problems().empty());
     for (const rnnwb::Diagnostic& d : e.problems()) QCOMPARE(d.file, path);
+  }
+}
+
+// Asked for a backend, a user gets it or an error naming what cannot run there: the words task
+// and RTRL / SnAp-n run on the cpu only (a registered second backend stands in for cuda).
+void TestRunSpec::learnersSayWhichBackendsTheyRunOn() {
+  rnnwb::registerBackend(
+      "second",
+      [](const rnnwb::CompiledPlan&,
+         const rnnwb::BackendOptions&) -> std::unique_ptr<rnnwb::Backend> { return nullptr; });
+  TrainConfig words;
+  words.task.kind = "words";
+  words.task.model = RNNWB_EXAMPLES_DIR "/words-model.json";
+  words.steps = 1;
+  words.backend = "second";
+  TrainConfig rtrl;
+  rtrl.task.text = RNNWB_EXAMPLES_DIR "/data/kjv-genesis-2samuel.txt";
+  rtrl.steps = 1;
+  rtrl.algo = "rtrl";
+  rtrl.backend = "second";
+  TrainConfig bptt = rtrl;
+  bptt.algo = "bptt";
+  QVERIFY(!learnerSupport(words).supportsBackend("second"));
+  QVERIFY(!learnerSupport(rtrl).supportsBackend("second"));
+  QVERIFY(learnerSupport(bptt).supportsBackend("second"));
+  QVERIFY_THROWS_NO_EXCEPTION(validateTrainConfig(bptt));
+  for (const auto& [config, message] :
+       {std::pair{words, "the words task runs on the cpu backend only (got backend second)"},
+        std::pair{rtrl, "algo rtrl runs on the cpu backend only (got backend second)"}}) {
+    try {
+      validateTrainConfig(config);
+      QFAIL(message);
+    } catch (const std::invalid_argument& e) {
+      QCOMPARE(std::string(e.what()), std::string(message));
+    }
   }
 }
 
