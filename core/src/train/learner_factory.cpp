@@ -22,7 +22,22 @@ bool LearnerSupport::supportsBackend(const std::string& backend) const {
 LearnerSupport learnerSupport(const TrainConfig& c) {
   if (c.task.kind == "words") return {"words", {"cpu"}, {"words"}};
   if (c.algo == "bptt") return {"bptt", {}, kSequenceTasks};
-  return {"rtrl/snap", {"cpu"}, kSequenceTasks};  // RtrlBackend runs on the CPU engine
+  return {"rtrl/snap", {"cpu"}, kSequenceTasks, true};  // RtrlBackend runs on the CPU engine
+}
+
+TrainConfig withLearnerRules(TrainConfig c) {
+  const LearnerSupport support = learnerSupport(c);
+  if (support.online) c.h = c.hPrime;
+  if (support.backends.size() == 1) c.backend = support.backends.front();
+  return c;
+}
+
+std::vector<std::string> keysFixedByLearner(const TrainConfig& c) {
+  const LearnerSupport support = learnerSupport(c);
+  std::vector<std::string> keys;
+  if (support.online) keys.push_back("h");
+  if (support.backends.size() == 1) keys.push_back("backend");
+  return keys;
 }
 
 void requireLearnerSupports(const TrainConfig& c) {
