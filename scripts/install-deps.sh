@@ -11,6 +11,7 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libboost-graph-dev libopenblas-dev nlohmann-json3-dev libcli11-dev
   libpng-dev libfreetype-dev
+  openmpi-bin libopenmpi-dev
   xvfb xauth
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
 )

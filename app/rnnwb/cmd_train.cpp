@@ -1,9 +1,11 @@
 // rnnwb train [GRAPH] --task TASK [options] --run-dir DIR: parses the options the run spec
 // (run_spec.hpp) defines, hands the settings to core, and prints what the trainer says.
+#include <cstdio>
 #include <map>
 #include <memory>
 
 #include "cli_support.hpp"
+#include "rnnwb/core/dist/launch.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
@@ -87,10 +89,13 @@ int runToEnd(train::Trainer& trainer, const std::string& runDir) {
   }
 }
 
-int runTrain(const TrainOptions& o) {
+int runTrainOn(const TrainOptions& o, dist::Communicator& world) {
   if (o.runDir.empty()) throw std::invalid_argument("say where the run goes: --run-dir DIR");
   const train::SettingValues given = givenSettings(o);
-  ProgressPrinter progress;
+  ProgressPrinter rank0Progress;
+  // Rank 0 alone shows progress; the others would print the same lines again.
+  train::TrainingObserver* progress = world.rank() == 0 ? &rank0Progress : nullptr;
+  dist::Communicator* ranks = world.size() > 1 ? &world : nullptr;
   const train::StopSignalGuard signals;
   if (o.resume) {
     train::requireResumeMayChange(given, o.runDir);
@@ -99,10 +104,26 @@ int runTrain(const TrainOptions& o) {
                                   "/config.json says; only " + train::resumeMutableFlagsText() +
                                   " may change (got --config)");
     const train::ResumeOverrides overrides = resumeOverrides(given);
-    return runToEnd(*train::Trainer::resume(o.runDir, overrides, &progress), o.runDir);
+    return runToEnd(*train::Trainer::resume(o.runDir, overrides, progress, ranks), o.runDir);
   }
   const train::TrainConfig config = train::resolveRunConfig(o.configFile, given);
-  return runToEnd(*train::Trainer::startNew(config, o.runDir, &progress), o.runDir);
+  return runToEnd(*train::Trainer::startNew(config, o.runDir, progress, ranks), o.runDir);
+}
+
+/// Under an MPI launcher every rank runs this (docs/distributed.md); an error on one rank ends
+/// them all, after it has said what and where: the others would wait for it forever.
+int runTrain(const TrainOptions& o) {
+  const std::unique_ptr<dist::Communicator> world = dist::openWorld();
+  if (world->size() == 1) return runTrainOn(o, *world);
+  try {
+    return runTrainOn(o, *world);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rnnwb train: rank %d of %d: error: %s\n", world->rank(), world->size(),
+                 e.what());
+    std::fflush(stderr);
+    world->abortAll(1);
+  }
+  return 1;  // not reached: abortAll ends the process (GCC does not see that through a virtual)
 }
 
 }  // namespace

@@ -8,6 +8,10 @@
 #include <fstream>
 #include <set>
 
+#include "rnnwb/core/diagnostic.hpp"
+#include "rnnwb/core/engine/backend_registry.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/learner.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 
 using namespace rnnwb::train;
@@ -67,6 +71,8 @@ class TestRunSpec : public QObject {
   void badCommandLineValuesShowTheTextAsWritten_data();
   void badCommandLineValuesShowTheTextAsWritten();
   void wholeFloatsAreExact();
+  void graphProblemsCarryTheirFile();
+  void learnersSayWhichBackendsTheyRunOn();
 };
 
 void TestRunSpec::exampleConfigsRoundTrip() {
@@ -234,6 +240,57 @@ void TestRunSpec::wholeFloatsAreExact() {
   QCOMPARE(c.streams, 4);
   QCOMPARE(c.seed, std::uint64_t(18446744073709551615ull));
   QCOMPARE(c.steps, std::int64_t(1000));
+}
+
+// A structured error: the file a graph problem is in is a field of the Diagnostic (the message
+// keeps its "FILE: " prefix for the command line), so the workbench need not parse it out.
+void TestRunSpec::graphProblemsCarryTheirFile() {
+  QTemporaryDir dir;
+  const std::string path = dir.filePath("bad.rnn.json").toStdString();
+  std::ofstream(path)
+      << R"({"format": "rnnwb.graph", "version": 1, "layers": [], "connections": 3})";
+  try {
+    rnnwb::loadValidGraph(path);
+    QFAIL("expected a GraphError");
+  } catch (const rnnwb::GraphError& e) {
+    QVERIFY(!e.problems().empty());
+    for (const rnnwb::Diagnostic& d : e.problems()) QCOMPARE(d.file, path);
+  }
+}
+
+// Asked for a backend, a user gets it or an error naming what cannot run there: the words task
+// and RTRL / SnAp-n run on the cpu only (a registered second backend stands in for cuda).
+void TestRunSpec::learnersSayWhichBackendsTheyRunOn() {
+  rnnwb::registerBackend(
+      "second",
+      [](const rnnwb::CompiledPlan&,
+         const rnnwb::BackendOptions&) -> std::unique_ptr<rnnwb::Backend> { return nullptr; });
+  TrainConfig words;
+  words.task.kind = "words";
+  words.task.model = RNNWB_EXAMPLES_DIR "/words-model.json";
+  words.steps = 1;
+  words.backend = "second";
+  TrainConfig rtrl;
+  rtrl.task.text = RNNWB_EXAMPLES_DIR "/data/kjv-genesis-2samuel.txt";
+  rtrl.steps = 1;
+  rtrl.algo = "rtrl";
+  rtrl.backend = "second";
+  TrainConfig bptt = rtrl;
+  bptt.algo = "bptt";
+  QVERIFY(!learnerSupport(words).supportsBackend("second"));
+  QVERIFY(!learnerSupport(rtrl).supportsBackend("second"));
+  QVERIFY(learnerSupport(bptt).supportsBackend("second"));
+  QVERIFY_THROWS_NO_EXCEPTION(validateTrainConfig(bptt));
+  for (const auto& [config, message] :
+       {std::pair{words, "the words task runs on the cpu backend only (got backend second)"},
+        std::pair{rtrl, "algo rtrl runs on the cpu backend only (got backend second)"}}) {
+    try {
+      validateTrainConfig(config);
+      QFAIL(message);
+    } catch (const std::invalid_argument& e) {
+      QCOMPARE(std::string(e.what()), std::string(message));
+    }
+  }
 }
 
 QTEST_GUILESS_MAIN(TestRunSpec)

@@ -1,11 +1,13 @@
 // TrainForm: what the form shows is a TrainConfig, and the config it gives round-trips through
 // the core writer and reader (toJson / loadTrainConfig) unchanged, for every task and option.
 #include <QComboBox>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/run_spec.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/ui/train_form.hpp"
 
@@ -21,6 +23,10 @@ class TestTrainForm : public QObject {
   void roundTrip();
   void onlineAlgorithmsFixHAndBackend();
   void runDirIsSeparate();
+  void fieldsAreTheSpecsRows_data();
+  void fieldsAreTheSpecsRows();
+  void everyProblemAtOnce();
+  void wordsTaskHasItsFields();
 };
 
 void TestTrainForm::roundTrip_data() {
@@ -145,6 +151,83 @@ void TestTrainForm::runDirIsSeparate() {
   QCOMPARE(form.runDir(), QStringLiteral("runs/kjv"));
   QVERIFY(changed.count() > 0);
   QCOMPARE(form.config().graph, std::string());
+}
+
+// The form shows exactly the run spec's rows that apply to the task and optimizer chosen (the
+// graph aside: the panel fills it in); every row has an editor, so a row added to the spec shows
+// with no form code.
+void TestTrainForm::fieldsAreTheSpecsRows_data() {
+  QTest::addColumn<QString>("task");
+  QTest::addColumn<QString>("optimizer");
+  for (const char* task : {"char-lm", "adding", "copy", "words"})
+    for (const char* optimizer : {"adam", "sgd"})
+      QTest::newRow(qPrintable(QStringLiteral("%1, %2").arg(task, optimizer)))
+          << QString(task) << QString(optimizer);
+}
+
+void TestTrainForm::fieldsAreTheSpecsRows() {
+  QFETCH(QString, task);
+  QFETCH(QString, optimizer);
+  train::TrainConfig c;
+  c.task.kind = task.toStdString();
+  c.optimizer.kind = *train::optimizerKindFromString(optimizer.toStdString());
+  TrainForm form;
+  form.setConfig(c);
+  QStringList expected;
+  for (const train::Setting& s : train::runSpec()) {
+    if (s.key == "graph") continue;
+    QVERIFY2(form.editorOf(QString::fromStdString(s.key)), s.key.c_str());
+    if (train::appliesTo(s, c)) expected << QString::fromStdString(s.key);
+  }
+  QCOMPARE(form.shownKeys(), expected);
+  // Choosing another task in the form shows that task's fields.
+  auto* kind = qobject_cast<QComboBox*>(form.editorOf(QStringLiteral("task.kind")));
+  QVERIFY(kind);
+  kind->setCurrentIndex(kind->findData(QStringLiteral("copy")));
+  QVERIFY(form.shownKeys().contains(QStringLiteral("task.delay")));
+  QVERIFY(!form.shownKeys().contains(QStringLiteral("task.text")));
+}
+
+// Each field is read as the command line reads it, and every bad one is named at once.
+void TestTrainForm::everyProblemAtOnce() {
+  TrainForm form;
+  train::TrainConfig c;
+  c.task.text = RNNWB_EXAMPLES_DIR "/data/kjv-genesis-2samuel.txt";
+  c.steps = 10;
+  form.setConfig(c);
+  QVERIFY2(form.problems().isEmpty(), qPrintable(form.problems().join('\n')));
+  auto* lr = form.editorOf(QStringLiteral("optimizer.learning_rate"))->findChild<QLineEdit*>();
+  if (!lr) lr = qobject_cast<QLineEdit*>(form.editorOf(QStringLiteral("optimizer.learning_rate")));
+  auto* epochs = qobject_cast<QLineEdit*>(form.editorOf(QStringLiteral("epochs")));
+  auto* seed = qobject_cast<QLineEdit*>(form.editorOf(QStringLiteral("seed")));
+  QVERIFY(lr && epochs && seed);
+  lr->setText(QStringLiteral("fast"));
+  epochs->setText(QStringLiteral("1e300"));
+  seed->setText(QStringLiteral("-1"));
+  const QStringList problems = form.problems();
+  QCOMPARE(problems.size(), 3);
+  QVERIFY2(problems.join('\n').contains(QStringLiteral("--lr must be a finite number, got fast")),
+           qPrintable(problems.join('\n')));
+  QVERIFY(problems.join('\n').contains(QStringLiteral("--epochs must be a number")));
+  QVERIFY(problems.join('\n').contains(QStringLiteral("--seed must be a whole number")));
+}
+
+void TestTrainForm::wordsTaskHasItsFields() {
+  TrainForm form;
+  train::TrainConfig c;
+  c.task.kind = "words";
+  c.task.model = RNNWB_EXAMPLES_DIR "/words-model.json";
+  c.task.batch = 8;
+  c.task.packer = "shelf";
+  c.backend = "cuda";  // the words learner runs on the cpu only: the form shows it fixed
+  c.steps = 5;
+  form.setConfig(c);
+  const train::TrainConfig shown = form.config();
+  QCOMPARE(shown.task.batch, 8);
+  QCOMPARE(shown.task.packer, std::string("shelf"));
+  QCOMPARE(shown.backend, std::string("cpu"));
+  QVERIFY(!form.editorOf(QStringLiteral("backend"))->isEnabled());
+  QVERIFY(!form.shownKeys().contains(QStringLiteral("streams")));
 }
 
 QTEST_MAIN(TestTrainForm)

@@ -3,11 +3,18 @@
 // to its end; a child that crashes or fails, a missing executable and a bad config show as
 // errors in the panel; Stop sends SIGTERM and Resume continues the run. Fake trainers are small
 // shell scripts; one case runs the real rnnwb on a tiny task.
+#include <QAbstractButton>
+#include <QApplication>
+#include <QDate>
 #include <QDir>
 #include <QFile>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest>
@@ -126,6 +133,11 @@ class TestTrainingPanel : public QObject {
   void runStartedElsewhereShowsItsStatus_data();
   void runStartedElsewhereShowsItsStatus();
   void runColourComesFromItsName();
+  void closingWhileTrainingAsks();
+  void bannerFollowsTheFix();
+  void defaultRunFolderBesideTheGraph();
+  void loadConfigFillsTheForm();
+  void logWrapsAndKeepsItsPlace();
   void realTrainerOnTinyTask();
 };
 
@@ -341,6 +353,102 @@ void TestTrainingPanel::runColourComesFromItsName() {
     return;
   }
   QFAIL("no name of a, b, c has another colour than kjv");
+}
+
+/// Answers the next message box with the button whose text starts with `button`.
+void answerNextQuestion(const QString& button) {
+  QTimer::singleShot(100, [button] {
+    for (QWidget* w : QApplication::topLevelWidgets())
+      if (auto* box = qobject_cast<QMessageBox*>(w))
+        for (QAbstractButton* b : box->buttons())
+          if (b->text().startsWith(button)) return b->click();
+  });
+}
+
+// Closing the window while a run trains asks: cancel keeps both; stop ends the run with its
+// checkpoint (SIGTERM) before the window goes.
+void TestTrainingPanel::closingWhileTrainingAsks() {
+  Fixture f;
+  QVERIFY(f.panel.confirmClose());  // nothing training: no question
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kStopOnTerm));
+  QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
+  QTRY_VERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/metrics.jsonl")));
+  answerNextQuestion(QStringLiteral("Cancel"));
+  QVERIFY(!f.panel.confirmClose());
+  QVERIFY(f.panel.process()->isRunning());
+  answerNextQuestion(QStringLiteral("Stop"));
+  QVERIFY(f.panel.confirmClose());
+  QVERIFY(!f.panel.process()->isRunning());
+  QVERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/term")));  // it got SIGTERM
+}
+
+// The banner lists every problem of the form at once, follows the edits, and goes with the fix.
+void TestTrainingPanel::bannerFollowsTheFix() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFinish));
+  train::TrainConfig bad = addingConfig(50);
+  bad.task.kind = "char-lm";  // and no text
+  f.panel.form()->setConfig(bad);
+  auto* lr =
+      qobject_cast<QLineEdit*>(f.panel.form()->editorOf(QStringLiteral("optimizer.learning_rate")));
+  auto* seed = qobject_cast<QLineEdit*>(f.panel.form()->editorOf(QStringLiteral("seed")));
+  QVERIFY(lr && seed);
+  lr->setText(QStringLiteral("fast"));
+  seed->setText(QStringLiteral("1.5"));
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.message().contains(QStringLiteral("--lr must be")));
+  QVERIFY(f.panel.message().contains(QStringLiteral("--seed must be")));
+  lr->setText(QStringLiteral("0.01"));  // one fixed: the other stays
+  QVERIFY(!f.panel.message().contains(QStringLiteral("--lr must be")));
+  QVERIFY(f.panel.message().contains(QStringLiteral("--seed must be")));
+  seed->setText(QStringLiteral("3"));  // the fields read: the whole config's problem shows
+  QVERIFY2(f.panel.message().contains(QStringLiteral("text file")), qPrintable(f.panel.message()));
+  auto* text = f.panel.form()->editorOf(QStringLiteral("task.text"))->findChild<QLineEdit*>();
+  QVERIFY(text);
+  text->setText(QStringLiteral(RNNWB_EXAMPLES_DIR "/data/kjv-genesis-2samuel.txt"));
+  QVERIFY2(f.panel.message().isEmpty(), qPrintable(f.panel.message()));  // all fixed: no banner
+}
+
+void TestTrainingPanel::defaultRunFolderBesideTheGraph() {
+  QTemporaryDir dir;
+  const QString graph = dir.filePath(QStringLiteral("copy.rnn.json"));
+  QVERIFY(QFile::copy(QStringLiteral(RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json"), graph));
+  GraphDocument document;
+  TrainingPanel panel(&document);
+  QVERIFY(panel.form()->runDir().isEmpty());  // no file yet: no place for runs
+  QString error;
+  QVERIFY(document.open(graph, &error));
+  const QString first = dir.filePath(QStringLiteral("runs/copy-%1-1"))
+                            .arg(QDate::currentDate().toString(QStringLiteral("yyyyMMdd")));
+  QCOMPARE(panel.form()->runDir(), first);
+  QDir().mkpath(first);
+  QCOMPARE(panel.proposedRunDir(), first.chopped(1) + QStringLiteral("2"));
+}
+
+void TestTrainingPanel::loadConfigFillsTheForm() {
+  Fixture f;
+  QVERIFY(f.panel.loadConfig(QStringLiteral(RNNWB_EXAMPLES_DIR "/train-adding.json")));
+  const train::TrainConfig shown = f.panel.form()->config();
+  QCOMPARE(shown.task.kind, std::string("adding"));
+  QCOMPARE(shown.streams, 32);
+  QCOMPARE(shown.steps, std::int64_t(5000));
+  QCOMPARE(shown.graph, std::string());  // the document is what trains
+  const QString bad = f.dir.filePath(QStringLiteral("bad.json"));
+  QFile file(bad);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(R"({"streams": 2.7})");
+  file.close();
+  QVERIFY(!f.panel.loadConfig(bad));
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("'streams' must be a whole number")),
+           qPrintable(f.panel.message()));
+}
+
+void TestTrainingPanel::logWrapsAndKeepsItsPlace() {
+  Fixture f;
+  auto* log = f.panel.findChild<QPlainTextEdit*>();
+  QVERIFY(log);
+  QCOMPARE(log->lineWrapMode(), QPlainTextEdit::WidgetWidth);  // a long error line reads whole
 }
 
 void TestTrainingPanel::realTrainerOnTinyTask() {

@@ -161,7 +161,7 @@ void MainWindow::restoreLayout() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  if (!m_files->maybeSave()) {
+  if (!m_files->maybeSave() || !m_training->confirmClose()) {
     event->ignore();
     return;
   }

@@ -1,21 +1,26 @@
 #include "rnnwb/ui/training_panel.hpp"
 
 #include <QComboBox>
+#include <QDate>
 #include <QDir>
+#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/run_list.hpp"
@@ -60,7 +65,7 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   layout->addWidget(m_message);
   layout->addWidget(splitter, 1);
 
-  connect(m_process, &TrainingProcess::logLine, m_log, &QPlainTextEdit::appendPlainText);
+  connect(m_process, &TrainingProcess::logLine, this, &TrainingPanel::appendLog);
   connect(m_process, &TrainingProcess::finished, this, &TrainingPanel::onProcessFinished);
   connect(m_process, &TrainingProcess::started, this, [this](const QString& dir) {
     m_runs->setState(dir, QStringLiteral("running"));
@@ -69,6 +74,8 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   connect(m_runs, &RunList::visibilityToggled, m_plot, &RunPlot::setRunVisible);
   connect(m_runs, &RunList::currentRunChanged, this, &TrainingPanel::updateButtons);
   connect(m_plot, &RunPlot::lossUnitAvailable, m_lossUnit, &QComboBox::setEnabled);
+  connect(m_document, &GraphDocument::filePathChanged, this, &TrainingPanel::proposeRunDir);
+  proposeRunDir();
   updateButtons();
 }
 
@@ -90,10 +97,18 @@ QWidget* TrainingPanel::createFormSide() {
   connect(m_train, &QPushButton::clicked, this, &TrainingPanel::startTraining);
   connect(m_stop, &QPushButton::clicked, this, &TrainingPanel::stopTraining);
   connect(m_resume, &QPushButton::clicked, this, &TrainingPanel::resumeRun);
-  connect(m_form, &TrainForm::changed, this, [this] {
-    if (m_messageIsError) m_message->setVisible(false);
+  connect(m_form, &TrainForm::changed, this, &TrainingPanel::onFormChanged);
+  auto* load = new QPushButton(QStringLiteral("Load config…"));
+  load->setToolTip(
+      QStringLiteral("Fill the form from a training config (a run's config.json too)"));
+  connect(load, &QPushButton::clicked, this, [this] {
+    const QString file =
+        QFileDialog::getOpenFileName(this, QStringLiteral("Load training config"), QString(),
+                                     QStringLiteral("Training configs (*.json);;All files (*)"));
+    if (!file.isEmpty()) loadConfig(file);
   });
   auto* buttons = new QHBoxLayout;
+  buttons->addWidget(load);
   buttons->addWidget(m_train);
   buttons->addWidget(m_stop);
   buttons->addWidget(m_resume);
@@ -143,7 +158,7 @@ QWidget* TrainingPanel::createRunsSide() {
   m_log = new QPlainTextEdit;
   m_log->setReadOnly(true);
   m_log->setMaximumBlockCount(5000);
-  m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+  m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // an error line is read whole
   m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   m_log->setPlaceholderText(QStringLiteral("rnnwb train's output"));
   auto* remove = new QPushButton(QStringLiteral("Remove from list"));
@@ -173,6 +188,7 @@ QString TrainingPanel::logText() const { return m_log->toPlainText(); }
 
 void TrainingPanel::showMessage(const QString& text, bool error) {
   m_messageIsError = error;
+  m_showsFormProblems = false;
   m_message->setText(text);
   m_message->setStyleSheet(error ? QStringLiteral("QLabel { background: #fbe3e3; color: #8a1010; "
                                                   "padding: 4px; border-radius: 3px; }")
@@ -234,13 +250,95 @@ bool TrainingPanel::isOwnRunning(const QString& key) const {
   return m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
 }
 
+void TrainingPanel::appendLog(const QString& text) {
+  // Keeps the reader's place when they scrolled up; follows the end otherwise.
+  QScrollBar* bar = m_log->verticalScrollBar();
+  const bool atEnd = bar->value() == bar->maximum();
+  const int position = bar->value();
+  m_log->appendPlainText(text);
+  bar->setValue(atEnd ? bar->maximum() : position);
+}
+
+void TrainingPanel::showFormProblems(const QStringList& problems) {
+  showMessage(QStringLiteral("Cannot start the run: %1").arg(problems.join(QStringLiteral("\n"))),
+              true);
+  m_showsFormProblems = true;
+}
+
+void TrainingPanel::onFormChanged() {
+  if (!m_messageIsError || m_message->isHidden()) return;
+  if (!m_showsFormProblems) {  // another error (a run that failed): an edit dismisses it
+    m_message->setVisible(false);
+    return;
+  }
+  // The form's own problems follow the edits: fixed ones go, and with the last the banner.
+  const QStringList problems = m_form->problems();
+  if (problems.isEmpty())
+    m_message->setVisible(false);
+  else
+    showFormProblems(problems);
+}
+
+bool TrainingPanel::confirmClose() {
+  if (!m_process->isRunning()) return true;
+  QMessageBox ask(QMessageBox::Question, QStringLiteral("A run is training"),
+                  QStringLiteral("%1 is still training. Stop it (it writes a checkpoint, and "
+                                 "Resume continues it) and close?")
+                      .arg(m_process->runDir()),
+                  QMessageBox::NoButton, this);
+  QPushButton* stop = ask.addButton(QStringLiteral("Stop and close"), QMessageBox::AcceptRole);
+  ask.addButton(QMessageBox::Cancel);
+  ask.setDefaultButton(stop);
+  ask.exec();
+  if (ask.clickedButton() != stop) return false;
+  stopAndWait();
+  return true;
+}
+
+void TrainingPanel::stopAndWait() {
+  QEventLoop loop;
+  connect(m_process, &TrainingProcess::finished, &loop, &QEventLoop::quit);
+  m_process->stop();
+  if (m_process->isRunning()) loop.exec();  // the trainer ends its update and checkpoints
+}
+
+bool TrainingPanel::loadConfig(const QString& path) {
+  try {
+    train::TrainConfig config = train::loadTrainConfig(toPath(path));
+    config.graph.clear();  // the run trains the document being edited
+    m_form->setConfig(config);
+  } catch (const std::exception& e) {
+    showMessage(QString::fromUtf8(e.what()), true);
+    return false;
+  }
+  showMessage(QStringLiteral("Loaded %1.").arg(path), false);
+  return true;
+}
+
+QString TrainingPanel::proposedRunDir() const {
+  const QString graph = m_document->filePath();
+  if (graph.isEmpty()) return {};
+  const QFileInfo info(graph);
+  QString name = info.fileName();
+  for (const QString& suffix : {QStringLiteral(".json"), QStringLiteral(".rnn")})
+    if (name.endsWith(suffix)) name.chop(suffix.size());
+  const QString stem = info.absolutePath() + QStringLiteral("/runs/") + name + QLatin1Char('-') +
+                       QDate::currentDate().toString(QStringLiteral("yyyyMMdd")) + QLatin1Char('-');
+  for (int n = 1;; ++n)
+    if (!QFileInfo::exists(stem + QString::number(n))) return stem + QString::number(n);
+}
+
+void TrainingPanel::proposeRunDir() {
+  if (m_form->runDir().isEmpty()) m_form->setRunDir(proposedRunDir());
+}
+
 void TrainingPanel::showRunLog(const QString& runDir) {
   // What happened so far (start, resumes, halvings, checkpoints, errors), for a run that was
   // not started here.
   QFile log(runDir + QStringLiteral("/train.log"));
   if (!log.open(QIODevice::ReadOnly)) return;
-  m_log->appendPlainText(QStringLiteral("── %1/train.log").arg(runDir));
-  m_log->appendPlainText(QString::fromUtf8(log.readAll()).trimmed());
+  appendLog(QStringLiteral("── %1/train.log").arg(runDir));
+  appendLog(QString::fromUtf8(log.readAll()).trimmed());
 }
 
 bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QString* configPath) {
@@ -249,6 +347,10 @@ bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QStri
                                "valid graph.")
                     .arg(m_document->problems().size()),
                 true);
+    return false;
+  }
+  if (const QStringList problems = m_form->problems(); !problems.isEmpty()) {
+    showFormProblems(problems);
     return false;
   }
   train::TrainConfig config = m_form->config();

@@ -311,7 +311,10 @@ GraphLoadResult loadGraphFile(const std::filesystem::path& path) {
 Graph loadValidGraph(const std::filesystem::path& path) {
   GraphLoadResult result = loadGraphFile(path);
   if (!result.ok()) {
-    for (Diagnostic& d : result.problems) d.message = path.string() + ": " + d.message;
+    for (Diagnostic& d : result.problems) {
+      d.message = path.string() + ": " + d.message;
+      d.file = path.string();
+    }
     throw GraphError(std::move(result.problems));
   }
   return std::move(*result.graph);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "data_parallel.hpp"
 #include "rnnwb/core/train/learner.hpp"
 #include "sequence_learner.hpp"
 #include "words_learner.hpp"
@@ -21,7 +22,22 @@ bool LearnerSupport::supportsBackend(const std::string& backend) const {
 LearnerSupport learnerSupport(const TrainConfig& c) {
   if (c.task.kind == "words") return {"words", {"cpu"}, {"words"}};
   if (c.algo == "bptt") return {"bptt", {}, kSequenceTasks};
-  return {"rtrl/snap", {"cpu"}, kSequenceTasks};  // RtrlBackend runs on the CPU engine
+  return {"rtrl/snap", {"cpu"}, kSequenceTasks, true};  // RtrlBackend runs on the CPU engine
+}
+
+TrainConfig withLearnerRules(TrainConfig c) {
+  const LearnerSupport support = learnerSupport(c);
+  if (support.online) c.h = c.hPrime;
+  if (support.backends.size() == 1) c.backend = support.backends.front();
+  return c;
+}
+
+std::vector<std::string> keysFixedByLearner(const TrainConfig& c) {
+  const LearnerSupport support = learnerSupport(c);
+  std::vector<std::string> keys;
+  if (support.online) keys.push_back("h");
+  if (support.backends.size() == 1) keys.push_back("backend");
+  return keys;
 }
 
 void requireLearnerSupports(const TrainConfig& c) {
@@ -34,12 +50,12 @@ void requireLearnerSupports(const TrainConfig& c) {
                               c.backend + ")");
 }
 
-std::unique_ptr<Learner> makeLearner(const TrainConfig& c) {
+std::unique_ptr<Learner> makeLearner(const TrainConfig& c, DataParallel* ranks) {
   requireLearnerSupports(c);
   const std::string learner = learnerSupport(c).learner;
-  if (learner == "words") return std::make_unique<WordsLearner>(c);
-  if (learner == "bptt") return std::make_unique<SequenceLearner>(c, bpttEngine);
-  return std::make_unique<SequenceLearner>(c, rtrlEngine);
+  if (learner == "words") return std::make_unique<WordsLearner>(c, ranks);
+  if (learner == "bptt") return std::make_unique<SequenceLearner>(c, bpttEngine, ranks);
+  return std::make_unique<SequenceLearner>(c, rtrlEngine, ranks);
 }
 
 }  // namespace rnnwb::train

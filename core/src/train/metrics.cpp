@@ -37,6 +37,7 @@ std::string toJsonLine(const MetricsRecord& r) {
   j["lr"] = r.lr;
   j["frames_per_s"] = r.framesPerS;
   j["wall_s"] = r.wallS;
+  if (r.ranks) j["ranks"] = *r.ranks;
   return j.dump();
 }
 
@@ -58,6 +59,8 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
   r.trainBpc = optionalNumber(j, "train_bpc");
   r.validBpc = optionalNumber(j, "valid_bpc");
   r.cer = optionalNumber(j, "cer");
+  if (const auto n = j.find("ranks"); n != j.end() && n->is_number_integer())
+    r.ranks = n->get<int>();
   return r;
 }
 

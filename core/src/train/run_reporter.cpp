@@ -76,7 +76,7 @@ void RunReporter::acceptValidation(double meanLoss, MetricsRecord& record, Optim
 
 MetricsRecord RunReporter::finishRecord(MetricsRecord record, std::int64_t totalSteps) {
   record.wallS = updateWallSeconds();
-  m_metrics->append(record);
+  if (m_metrics) m_metrics->append(record);  // only rank 0 of a data-parallel run writes
   if (m_observer) m_observer->onReport(record, totalSteps);
   m_position.interval = {};
   m_intervalStart = Clock::now();

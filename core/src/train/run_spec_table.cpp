@@ -322,6 +322,15 @@ std::vector<Setting> runRows() {
             .help = "threads of the engine and BLAS, and RTRL/SnAp's streams (0: all cores)",
             .max = kMaxThreads},
            FIELD(threads)),
+      // A record, not a choice: rnnwb train writes the number of ranks its launcher started
+      // (mpirun -np R), on a new run and on every resume.
+      bind({.key = "ranks",
+            .type = T::Integer,
+            .help = "processes of a data-parallel run, as launched (mpirun -np R; "
+                    "docs/distributed.md)",
+            .min = 1,
+            .max = 65536},
+           FIELD(ranks)),
       bind({.key = "algo",
             .flag = "--algo",
             .help = "bptt, rtrl (exact) or snap1, snap2, snap3... (SnAp-n): RTRL-family "

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "chunk_runner.hpp"
+#include "data_parallel.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -29,11 +30,13 @@ std::string firstNonFiniteIn(const ParameterSet& set) {
   return "?";
 }
 
-std::unique_ptr<Task> taskFor(const TrainConfig& c, const CompiledPlan& plan) {
+/// The task of all N streams, cut to this rank's share in a data-parallel run.
+std::unique_ptr<Task> taskFor(const TrainConfig& c, const CompiledPlan& plan,
+                              const DataParallel* ranks) {
   checkTaskFitsShape(c);
   auto task = makeTask(c.task, {c.streams, c.hPrime}, c.seed);
   task->checkGraph(plan);
-  return task;
+  return ranks ? ranks->shareOf(std::move(task)) : std::move(task);
 }
 
 }  // namespace
@@ -44,10 +47,12 @@ SequenceEngine bpttEngine(const TrainConfig& c, const CompiledPlan& plan) {
   return engine;
 }
 
-SequenceLearner::SequenceLearner(const TrainConfig& config, const SequenceEngineFactory& makeEngine)
+SequenceLearner::SequenceLearner(const TrainConfig& config, const SequenceEngineFactory& makeEngine,
+                                 DataParallel* ranks)
     : m_config(config),
+      m_ranks(ranks),
       m_plan(loadValidGraph(config.graph)),
-      m_task(taskFor(m_config, m_plan)),
+      m_task(taskFor(m_config, m_plan, ranks)),
       m_engine(makeEngine(m_config, m_plan)),
       m_params(initParameters(m_plan, m_config.seed)),
       m_grads(ParameterSet::zerosLike(m_params)) {}
@@ -81,8 +86,8 @@ BatchGradient SequenceLearner::computeGradient(const TrainingPosition& at, std::
 }
 
 std::optional<Evaluation> SequenceLearner::evaluate() {
-  const ChunkLoss loss =
-      evaluateValidation(*m_engine.backend, m_params, *m_task, m_config.effectiveH());
+  ChunkLoss loss = evaluateValidation(*m_engine.backend, m_params, *m_task, m_config.effectiveH());
+  if (m_ranks) m_ranks->sumLoss(loss.summed, loss.predicted);
   return Evaluation{loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted)),
                     std::nullopt};
 }
@@ -123,7 +128,15 @@ void SequenceLearner::saveCheckpoint(const std::filesystem::path& path,
                                      const TrainingPosition& position) const {
   TensorMap carried;
   if (m_engine.saveCarried && !m_streams.empty()) carried = m_engine.saveCarried();
-  train::saveCheckpoint(path, m_plan, {m_params, optimizer, m_streams, position, carried});
+  if (!m_ranks) {
+    train::saveCheckpoint(path, m_plan, {m_params, optimizer, m_streams, position, carried});
+    return;
+  }
+  // Every rank takes part in gathering the N streams (and Ĵ's rows); rank 0 alone writes.
+  carried = m_ranks->wholeRows(carried);
+  const StreamState streams = m_ranks->wholeStreams(m_plan, m_streams);
+  if (m_ranks->writes())
+    train::saveCheckpoint(path, m_plan, {m_params, optimizer, streams, position, carried});
 }
 
 TrainingPosition SequenceLearner::restoreCheckpoint(const std::filesystem::path& path,
@@ -132,11 +145,13 @@ TrainingPosition SequenceLearner::restoreCheckpoint(const std::filesystem::path&
   m_params = std::move(c.parameters);
   m_grads = ParameterSet::zerosLike(m_params);
   optimizer.restore(c.optimizer);
-  m_streams = std::move(c.streams);
+  // A checkpoint holds all N streams, whatever the number of ranks that wrote it.
+  m_streams = m_ranks ? m_ranks->myStreams(c.streams) : std::move(c.streams);
   // RTRL / SnAp continue Ĵ where it was (it goes with the carried streams); a checkpoint
   // written without it restarts Ĵ at 0, as before Ĵ was saved.
   if (m_engine.restoreCarried && !m_streams.empty() && !c.backendState.empty())
-    m_engine.restoreCarried(c.backendState, m_config.streams);
+    m_engine.restoreCarried(m_ranks ? m_ranks->myRows(c.backendState) : c.backendState,
+                            m_task->shape().streams);
   return c.position;
 }
 

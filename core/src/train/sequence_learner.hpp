@@ -33,11 +33,16 @@ SequenceEngine bpttEngine(const TrainConfig& config, const CompiledPlan& plan);
 /// its Jacobians would not fit in memory.
 SequenceEngine rtrlEngine(const TrainConfig& config, const CompiledPlan& plan);
 
+class DataParallel;
+
 class SequenceLearner final : public Learner {
  public:
   /// Reads the graph (config.graph) and the task's data and checks that they fit each other and
-  /// the config; then builds the engine and the initial weights.
-  SequenceLearner(const TrainConfig& config, const SequenceEngineFactory& makeEngine);
+  /// the config; then builds the engine and the initial weights. `ranks` (null: one process, not
+  /// owned): as one rank of a data-parallel run it trains its share of the N streams, sums its
+  /// validation with the other ranks', and its checkpoints hold all N streams (rank 0 writes).
+  SequenceLearner(const TrainConfig& config, const SequenceEngineFactory& makeEngine,
+                  DataParallel* ranks = nullptr);
 
   std::span<float> parameters() override { return m_params.values(); }
   std::span<float> gradients() override { return m_grads.values(); }
@@ -58,6 +63,7 @@ class SequenceLearner final : public Learner {
 
  private:
   TrainConfig m_config;
+  DataParallel* m_ranks;
   CompiledPlan m_plan;
   std::unique_ptr<Task> m_task;
   SequenceEngine m_engine;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "data_parallel.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/learner.hpp"
@@ -43,15 +44,18 @@ void writeConfig(const RunFolder& folder, const TrainConfig& kept) {
 
 class Trainer::Loop {
  public:
-  Loop(TrainConfig config, const fs::path& runDir, TrainingObserver* observer)
+  Loop(TrainConfig config, const fs::path& runDir, TrainingObserver* observer,
+       dist::Communicator* world)
       : m_config(std::move(config)),
+        m_ranks(world, m_config),
         m_folder(runDir),
         m_observer(observer),
         m_schedule(m_config.optimizer.learningRate, m_config.halveLrWhenWorse),
         m_reporter(m_position, m_schedule, observer) {
     validateTrainConfig(m_config);
     claimThreads(m_config);
-    m_learner = makeLearner(m_config);
+    m_learner = makeLearner(m_config, &m_ranks);
+    if (!m_ranks.single()) m_reducer = &m_ranks;
     m_totalSteps = m_learner->stepsFor(m_config);
     m_optimizer = makeOptimizer(m_config.optimizer, m_learner->parameters().size());
     m_position.learningRate = m_schedule.rate();
@@ -59,7 +63,11 @@ class Trainer::Loop {
 
   Learner& learner() { return *m_learner; }
   const RunFolder& folder() const { return m_folder; }
-  void openOutputs() { m_reporter.openOutputs(m_folder); }
+  /// Only rank 0 of a data-parallel run writes the folder.
+  bool writesFolder() const { return m_ranks.writes(); }
+  void openOutputs() {
+    if (writesFolder()) m_reporter.openOutputs(m_folder);
+  }
 
   void restore(const fs::path& checkpointFile) {
     m_position = m_learner->restoreCheckpoint(checkpointFile, *m_optimizer);
@@ -70,6 +78,12 @@ class Trainer::Loop {
     const std::string what =
         resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
     message("run " + what + ": " + m_learner->describe(m_totalSteps));
+    if (!m_ranks.single())
+      message("data-parallel over " + std::to_string(m_ranks.ranks()) + " ranks (" +
+              m_ranks.world().name() + "), " +
+              (m_config.task.kind == "words"
+                   ? std::string("each batch's examples shared by packed area")
+                   : std::to_string(m_ranks.share().count) + " streams each"));
     for (const std::string& line : m_learner->memoryLines()) message(line);
   }
 
@@ -79,7 +93,9 @@ class Trainer::Loop {
         m_totalSteps, m_config, m_observer,
         {[this] { return m_position.step; }, [this] { update(); },
          [this](bool validate) { return report(validate); }, [this] { writeCheckpoint(); },
-         [this](const std::string& text) { message(text); }, m_folder.dir()});
+         [this](const std::string& text) { message(text); },
+         writesFolder() ? m_folder.dir() : fs::path()},
+        [this] { return m_ranks.agreedStopSignal(); });
   }
 
   const TrainConfig& config() const { return m_config; }
@@ -103,6 +119,7 @@ class Trainer::Loop {
       throw NonFiniteError(step, "the update made '" + m_learner->firstNonFinite(false) +
                                      "' NaN or infinite (gradient norm " + std::to_string(norm) +
                                      ")");
+    m_ranks.checkSameParameters(m_learner->parameters(), step);
     m_position.step = step;
     m_position.cursor += batch.cursorAdvance;
     m_reporter.countUpdate(batch.lossSum, batch.predicted, norm, batch.consumed);
@@ -120,18 +137,21 @@ class Trainer::Loop {
       r.trainBpc = r.trainLoss / std::numbers::ln2;
       if (r.validLoss) r.validBpc = *r.validLoss / std::numbers::ln2;
     }
+    if (!m_ranks.single()) r.ranks = m_ranks.ranks();
     return m_reporter.finishRecord(r, m_totalSteps);
   }
 
   void writeCheckpoint() {
     m_reporter.updateWallSeconds();
     const fs::path path = m_folder.checkpointPath(m_position.step);
-    m_learner->saveCheckpoint(path, m_optimizer->state(), m_position);
+    m_learner->saveCheckpoint(path, m_optimizer->state(), m_position);  // collective
+    if (!writesFolder()) return;
     m_folder.pruneCheckpoints(m_config.keepCheckpoints);
     m_reporter.log("checkpoint " + path.filename().string());
   }
 
   TrainConfig m_config;
+  DataParallel m_ranks;  // before the learner, which refers to it
   RunFolder m_folder;
   TrainingObserver* m_observer;
   std::unique_ptr<Learner> m_learner;
@@ -151,14 +171,16 @@ std::int64_t Trainer::totalSteps() const { return m_loop->totalSteps(); }
 void Trainer::setGradientReducer(GradientReducer* reducer) { m_loop->setGradientReducer(reducer); }
 
 std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::path& runDir,
-                                           TrainingObserver* observer) {
+                                           TrainingObserver* observer, dist::Communicator* world) {
   validateTrainConfig(config);
   if (config.graph.empty() && config.task.kind != "words")
     throw std::invalid_argument("no graph file given");
-  const TrainConfig resolved = resolvedForNewRun(config);
+  TrainConfig resolved = resolvedForNewRun(config);
+  resolved.ranks = world ? world->size() : 1;
   // Everything that can be wrong with the graph, the data or the options is found before the
   // run folder is made, so a failed start leaves nothing behind.
-  auto loop = std::make_unique<Loop>(resolved, runDir, observer);
+  auto loop = std::make_unique<Loop>(resolved, runDir, observer, world);
+  if (!loop->writesFolder()) return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
   const RunFolder& folder = loop->folder();
   folder.createForNewRun();
   // The run stands alone: its config names its own copies (graph, model), relative to the folder.
@@ -169,7 +191,7 @@ std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::
 }
 
 std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOverrides& overrides,
-                                         TrainingObserver* observer) {
+                                         TrainingObserver* observer, dist::Communicator* world) {
   const RunFolder folder(runDir);
   const bool words =
       fs::exists(folder.configPath()) && loadTrainConfig(folder.configPath()).task.kind == "words";
@@ -184,7 +206,9 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   TrainConfig config = loadTrainConfig(folder.configPath());
   if (overrides.steps) config.steps = *overrides.steps, config.epochs = 0.0;
   if (overrides.epochs) config.epochs = *overrides.epochs, config.steps = 0;
-  auto loop = std::make_unique<Loop>(config, runDir, observer);
+  const int ranksBefore = config.ranks;
+  config.ranks = world ? world->size() : 1;
+  auto loop = std::make_unique<Loop>(config, runDir, observer, world);
   const auto checkpoint = folder.newestCheckpoint();
   if (checkpoint) loop->restore(*checkpoint);
   if (loop->totalSteps() < loop->position().step)
@@ -192,13 +216,17 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
                                 std::to_string(loop->position().step) + "; it cannot end at step " +
                                 std::to_string(loop->totalSteps()));
   if (overrides.learningRate) loop->setLearningRate(*overrides.learningRate);
+  if (!loop->writesFolder()) return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
   // Reports written after that checkpoint are about to be written again.
   truncateMetricsAfter(folder.metricsPath(), checkpoint ? loop->position().step : 0);
-  if (overrides.steps || overrides.epochs)
+  if (overrides.steps || overrides.epochs || config.ranks != ranksBefore)
     writeConfig(folder, loop->learner().keptConfig(folder, config));
   loop->openOutputs();
   loop->describeStart(true);
   if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
+  if (config.ranks != ranksBefore)
+    loop->message("resumed under " + std::to_string(config.ranks) + " rank(s); the run had " +
+                  std::to_string(ranksBefore));
   if (overrides.learningRate)
     loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +
                   std::to_string(loop->position().step) + " on (--lr)");

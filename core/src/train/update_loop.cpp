@@ -18,7 +18,8 @@ UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int6
 }
 
 TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
-                           TrainingObserver* observer, const UpdateLoopSteps& steps) {
+                           TrainingObserver* observer, const UpdateLoopSteps& steps,
+                           const std::function<int()>& stopSignal) {
   TrainOutcome outcome;
   outcome.totalSteps = totalSteps;
   auto status = [&](RunState state, std::string error = {}, int signal = 0) {
@@ -28,11 +29,11 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
     s.totalSteps = totalSteps;
     s.error = std::move(error);
     s.signal = signal;
-    writeRunStatus(steps.runDir, s);
+    if (!steps.runDir.empty()) writeRunStatus(steps.runDir, s);
   };
   status(RunState::Running);
   while (steps.step() < totalSteps) {
-    if (const int signal = stopRequested()) {
+    if (const int signal = stopSignal ? stopSignal() : stopRequested()) {
       steps.writeCheckpoint();
       status(RunState::Stopped, {}, signal);
       steps.message("stopped by signal " + std::to_string(signal) + " after step " +

@@ -36,8 +36,11 @@ UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int6
 /// what actionsAfter says (the config's report, valid and checkpoint intervals). An exception
 /// from an update is logged ("error: ...") and rethrown; the newest checkpoint is then the last
 /// good one. status.json says running at the start and at each report and checkpoint, then
-/// finished, stopped or failed (with the error). `observer` may be null.
+/// finished, stopped or failed (with the error); an empty runDir writes none (the ranks of a
+/// data-parallel run other than 0). `observer` may be null. `stopSignal`, when given, replaces
+/// stopRequested() (the ranks of a data-parallel run agree on it: a signal to any stops all).
 TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
-                           TrainingObserver* observer, const UpdateLoopSteps& steps);
+                           TrainingObserver* observer, const UpdateLoopSteps& steps,
+                           const std::function<int()>& stopSignal = {});
 
 }  // namespace rnnwb::train

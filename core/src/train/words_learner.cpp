@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 
+#include "data_parallel.hpp"
+#include "rnnwb/core/dist/sharding.hpp"
 #include "rnnwb/core/mdlstm/recognizer_config.hpp"
 #include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/core/train/trainer.hpp"
@@ -48,12 +50,14 @@ std::optional<std::string> firstNonFiniteIn(const std::vector<std::vector<float>
 
 }  // namespace
 
-WordsLearner::WordsLearner(const TrainConfig& config)
+WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks)
     : m_config(config),
+      m_ranks(ranks && !ranks->single() ? ranks : nullptr),
       m_model(std::make_unique<WordRecognizer>(modelFor(config), config.seed)),
       m_names(m_model->parameterNames()),
       m_data(loadWordsData(config.task, m_model->config().alphabet, config.seed)) {
   gather(m_model->parameters(), m_params);
+  m_grads.assign(m_params.size(), 0.0f);  // a rank with no example of a batch sums these zeros
 }
 
 void WordsLearner::parametersChanged() { scatter(m_params, m_model->parameters()); }
@@ -64,12 +68,36 @@ std::string WordsLearner::firstNonFinite(bool inGradients) const {
       .value_or("?");
 }
 
+std::vector<mdlstm::WordExample> WordsLearner::myShare(const std::vector<int>& indices) const {
+  std::vector<mdlstm::WordExample> batch;
+  if (!m_ranks) {
+    for (int i : indices) batch.push_back(m_data.train[static_cast<std::size_t>(i)]);
+    return batch;
+  }
+  // The paper's example-list data parallelism: every rank a share of about the same area, so
+  // the ranks finish their part of the update at about the same time.
+  std::vector<std::int64_t> areas;
+  for (int i : indices) {
+    const packing::Image& image = m_data.train[static_cast<std::size_t>(i)].image;
+    areas.push_back(static_cast<std::int64_t>(image.width) * image.height);
+  }
+  const auto shares = dist::splitByPackedArea(areas, m_ranks->ranks());
+  for (int k : shares[static_cast<std::size_t>(m_ranks->world().rank())])
+    batch.push_back(m_data.train[static_cast<std::size_t>(indices[static_cast<std::size_t>(k)])]);
+  return batch;
+}
+
 BatchGradient WordsLearner::computeGradient(const TrainingPosition& at, std::int64_t step) {
   const int batchSize = m_config.task.batch;
-  std::vector<mdlstm::WordExample> batch;
-  for (int i : wordsBatchIndices(at.cursor, batchSize, static_cast<int>(m_data.train.size()),
-                                 m_config.seed))
-    batch.push_back(m_data.train[static_cast<std::size_t>(i)]);
+  const std::vector<mdlstm::WordExample> batch = myShare(wordsBatchIndices(
+      at.cursor, batchSize, static_cast<int>(m_data.train.size()), m_config.seed));
+  if (batch.empty()) {  // more ranks than examples: this rank adds nothing to the sum
+    std::fill(m_grads.begin(), m_grads.end(), 0.0f);
+    BatchGradient none;
+    none.consumed = none.cursorAdvance = batchSize;
+    none.teaches = false;
+    return none;
+  }
   const mdlstm::RecognizerReport r = m_model->computeGradients(batch);
   if (!std::isfinite(r.loss))
     throw NonFiniteError(step, "the training loss is " + std::to_string(r.loss));
@@ -91,7 +119,10 @@ std::optional<Evaluation> WordsLearner::evaluate() {
   double lossSum = 0.0;
   long long counted = 0, edits = 0, characters = 0;
   const std::size_t batch = static_cast<std::size_t>(m_config.task.batch);
-  for (std::size_t first = 0; first < m_data.valid.size(); first += batch) {
+  const std::size_t ranks = m_ranks ? static_cast<std::size_t>(m_ranks->ranks()) : 1;
+  const std::size_t rank = m_ranks ? static_cast<std::size_t>(m_ranks->world().rank()) : 0;
+  // Rank r evaluates the validation batches r, r + R, ...; the sums are added below.
+  for (std::size_t first = rank * batch; first < m_data.valid.size(); first += ranks * batch) {
     const std::size_t end = std::min(m_data.valid.size(), first + batch);
     const std::vector<mdlstm::WordExample> part(m_data.valid.begin() + first,
                                                 m_data.valid.begin() + end);
@@ -100,6 +131,15 @@ std::optional<Evaluation> WordsLearner::evaluate() {
     counted += v.examples - v.skipped;
     edits += v.edits;
     characters += v.characters;
+  }
+  if (m_ranks) {
+    double sums[4] = {lossSum, static_cast<double>(counted), static_cast<double>(edits),
+                      static_cast<double>(characters)};
+    m_ranks->world().allreduceSumHost(sums);
+    lossSum = sums[0];
+    counted = static_cast<long long>(sums[1]);
+    edits = static_cast<long long>(sums[2]);
+    characters = static_cast<long long>(sums[3]);
   }
   Evaluation e;
   e.cer = characters > 0 ? static_cast<double>(edits) / static_cast<double>(characters) : 0.0;
@@ -142,6 +182,7 @@ TrainConfig WordsLearner::keptConfig(const RunFolder& folder, const TrainConfig&
 
 void WordsLearner::saveCheckpoint(const fs::path& path, const OptimizerState& state,
                                   const TrainingPosition& position) const {
+  if (m_ranks && !m_ranks->writes()) return;  // every rank holds the same; rank 0 writes
   const auto tensors = m_model->parameters();
   TensorMap out;
   auto putAll = [&](const std::string& prefix, const std::vector<float>& flat) {

@@ -20,10 +20,15 @@
 
 namespace rnnwb::train {
 
+class DataParallel;
+
 class WordsLearner final : public Learner {
  public:
-  /// Reads the model config and the data (synthetic words or an IAM folder).
-  explicit WordsLearner(const TrainConfig& config);
+  /// Reads the model config and the data (synthetic words or an IAM folder). `ranks` (null: one
+  /// process, not owned): as one rank of a data-parallel run it computes the gradient of its
+  /// share of every batch, the examples split by packed area (dist::splitByPackedArea), and of
+  /// its share of the validation batches; rank 0 alone writes checkpoints.
+  explicit WordsLearner(const TrainConfig& config, DataParallel* ranks = nullptr);
 
   std::span<float> parameters() override { return m_params; }
   std::span<float> gradients() override { return m_grads; }
@@ -42,7 +47,11 @@ class WordsLearner final : public Learner {
                                      Optimizer& optimizer) override;
 
  private:
+  /// This rank's examples of the batch at `indices` of the training set.
+  std::vector<mdlstm::WordExample> myShare(const std::vector<int>& indices) const;
+
   TrainConfig m_config;
+  DataParallel* m_ranks;
   std::unique_ptr<mdlstm::WordRecognizer> m_model;
   std::vector<std::string> m_names;
   WordsData m_data;

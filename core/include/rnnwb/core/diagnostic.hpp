@@ -13,6 +13,7 @@ struct Diagnostic {
   std::vector<int> connections;  // indices into Graph::connections
   int line = 0;                  // 1-based position in the file, 0 when unknown
   int column = 0;
+  std::string file = {};  // the file it was found in, empty when unknown (a graph being edited)
 };
 
 /// Thrown where a valid graph is required; what() lists every problem, one per line.

@@ -1,20 +1,22 @@
 #pragma once
-// TrainForm: the settings of a new training run (docs/training.md), edited as a TrainConfig:
-// the task and its options, the algorithm (truncated BPTT, SnAp-n or exact RTRL), N streams, h
-// and h', the optimizer, learning rate, clipping, how long, how often to validate and
-// checkpoint, the seed and the backend, plus the run folder.
-// config() gives what the form shows; setConfig() shows a config (a run's, to start a similar
-// one). The graph is not part of the form: the panel fills it in at launch.
+// TrainForm: the settings of a new training run, edited as a TrainConfig. Its fields are the run
+// spec's rows (core/include/rnnwb/core/train/run_spec.hpp), one editor per row by its type
+// (a spin box for small whole numbers, a list for choices, a check box for flags, a line for
+// the rest), its tool tip the row's help; a row added to the spec appears here with no form code.
+// Fields show for the task and optimizer chosen (the spec says which); what the learner fixes
+// (h = h' for RTRL and SnAp-n, the cpu backend where it runs on no other) shows, disabled.
+// Every value is read as the command line reads it, so problems() names each bad field at once.
+// config() gives what the form shows; setConfig() shows a config (a run's, or a file's). The
+// graph is not part of the form: the panel fills it in at launch.
+#include <optional>
+#include <vector>
+
+#include <QStringList>
 #include <QWidget>
 
-#include "rnnwb/core/train/train_config.hpp"
+#include "rnnwb/core/train/run_spec.hpp"
 
-class QCheckBox;
-class QComboBox;
-class QDoubleSpinBox;
 class QLineEdit;
-class QSpinBox;
-class QStackedWidget;
 
 namespace rnnwb::ui {
 
@@ -28,48 +30,36 @@ class TrainForm : public QWidget {
   QString runDir() const;
   void setRunDir(const QString& dir);
 
+  /// Every problem of the form at once: each field whose text is no value of its setting (named
+  /// by its flag or key), then what the trainer's check says of the whole config. Empty: it runs.
+  QStringList problems() const;
+  /// The config keys of the fields shown now, in the spec's order.
+  QStringList shownKeys() const;
+  /// The editor of a setting (for tests and focus), or null.
+  QWidget* editorOf(const QString& key) const;
+
  signals:
   void changed();
 
  private:
-  QWidget* createTaskPage(int kind);
-  QWidget* createRunGroup();
-  QWidget* createOptimizerGroup();
-  QWidget* createScheduleGroup();
-  void browseText();
-  void browseRunDir();
-  void updateEnabled();
-  bool isOnline() const;  // RTRL or SnAp-n: online updates, h = h′, cpu only
+  struct Field {
+    const train::Setting* setting;
+    QWidget* editor;
+    QWidget* row;  // the editor with its label, shown or hidden as one
+  };
+  void addFields();
+  QWidget* createEditor(const train::Setting& s);
+  void showValue(const Field& field, const nlohmann::json& value);
+  /// The field's value as its setting reads it; nothing (and *problem) when it is none.
+  std::optional<nlohmann::json> valueOf(const Field& field, QString* problem) const;
+  train::TrainConfig readFields() const;
+  void onEdited(const train::Setting& s);
+  void updateShown();
 
-  QComboBox* m_task;
-  QStackedWidget* m_taskPages;
-  QLineEdit* m_text = nullptr;
-  QDoubleSpinBox* m_validFraction = nullptr;
-  QSpinBox* m_sequenceLength = nullptr;
-  QSpinBox* m_length = nullptr;
-  QSpinBox* m_delay = nullptr;
-  QSpinBox* m_alphabet = nullptr;
-  QSpinBox* m_validSequences[2] = {nullptr, nullptr};  // adding, copy
-  QComboBox* m_algo = nullptr;
-  QSpinBox* m_streams = nullptr;
-  QSpinBox* m_h = nullptr;
-  QSpinBox* m_hPrime = nullptr;
-  QComboBox* m_optimizer = nullptr;
-  QDoubleSpinBox* m_lr = nullptr;
-  QDoubleSpinBox* m_momentum = nullptr;
-  QDoubleSpinBox* m_clip = nullptr;
-  QCheckBox* m_halving = nullptr;
-  QComboBox* m_lengthUnit = nullptr;  // steps or epochs
-  QSpinBox* m_steps = nullptr;
-  QDoubleSpinBox* m_epochs = nullptr;
-  QSpinBox* m_validEvery = nullptr;
-  QSpinBox* m_checkpointEvery = nullptr;
-  QSpinBox* m_reportEvery = nullptr;
-  QLineEdit* m_seed = nullptr;  // a 64-bit seed does not fit a QSpinBox
-  QComboBox* m_backend = nullptr;
-  QSpinBox* m_threads = nullptr;
+  std::vector<Field> m_fields;
   QLineEdit* m_runDir = nullptr;
-  train::TrainConfig m_hidden;  // what the form has no field for (Adam's betas, ...) is kept
+  train::TrainConfig m_base;  // what has no field (the graph) and fields that do not parse
+  bool m_showing = false;     // setConfig is filling the fields
 };
 
 }  // namespace rnnwb::ui

@@ -54,6 +54,17 @@ class TrainingPanel : public QWidget {
   bool openRun(const QString& runDir);
   void removeCurrentRun();
   void exportPlot();
+  /// Fills the form from a training config file (a run's config.json too); the graph stays the
+  /// document. False, with the reason in message(), when the file is no config.
+  bool loadConfig(const QString& path);
+
+ public:
+  /// A new run folder beside the graph: GRAPHDIR/runs/<graph>-<yyyymmdd>-<n>, the first n free;
+  /// empty while the document has no file.
+  QString proposedRunDir() const;
+  /// Asks what to do when the window closes while a run trains: stop it (and wait for its
+  /// checkpoint) or cancel the close. True when the window may close.
+  bool confirmClose();
 
  private:
   QWidget* createFormSide();
@@ -63,6 +74,11 @@ class TrainingPanel : public QWidget {
   void showMessage(const QString& text, bool error);
   void showRunLog(const QString& runDir);
   bool isOwnRunning(const QString& key) const;  // this panel's process trains that run
+  void appendLog(const QString& text);
+  void showFormProblems(const QStringList& problems);
+  void onFormChanged();
+  void proposeRunDir();  // when the form has no run folder
+  void stopAndWait();
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
   void updateButtons();
   bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);
@@ -80,6 +96,7 @@ class TrainingPanel : public QWidget {
   QComboBox* m_lossUnit = nullptr;
   std::map<QString, RunFollower*> m_followers;  // by absolute run folder
   bool m_messageIsError = false;
+  bool m_showsFormProblems = false;  // the message lists the form's problems
 };
 
 }  // namespace rnnwb::ui

@@ -96,18 +96,28 @@ struct LearnerSupport {
   std::string learner;                // "bptt", "rtrl/snap", "words"
   std::vector<std::string> backends;  // empty: every registered backend
   std::vector<std::string> tasks;
+  bool online = false;  // updates every h' frames and never back-propagates through time: h = h'
   bool supportsBackend(const std::string& backend) const;
 };
 
 /// The learner a config asks for (by task and algo) and what it supports.
 LearnerSupport learnerSupport(const TrainConfig& config);
 
+/// The config with what its learner fixes applied: h = h' for an online learner (RTRL, SnAp-n),
+/// the backend for a learner that runs on one only. The workbench's form shows these, fixed.
+TrainConfig withLearnerRules(TrainConfig config);
+/// The keys withLearnerRules fixes for this config ("h", "backend").
+std::vector<std::string> keysFixedByLearner(const TrainConfig& config);
+
 /// Throws std::invalid_argument when the config asks the learner for a backend it cannot use:
 /// "algo rtrl runs on the cpu backend only (got backend cuda)".
 void requireLearnerSupports(const TrainConfig& config);
 
+class DataParallel;
+
 /// The learner for a valid config: reads the graph (or the model config) and the task's data and
-/// checks that they fit. Throws std::invalid_argument when they do not.
-std::unique_ptr<Learner> makeLearner(const TrainConfig& config);
+/// checks that they fit. Throws std::invalid_argument when they do not. `ranks` (null: one
+/// process): this process's place in a data-parallel run (the sequence learners only).
+std::unique_ptr<Learner> makeLearner(const TrainConfig& config, DataParallel* ranks = nullptr);
 
 }  // namespace rnnwb::train

@@ -31,6 +31,7 @@ struct MetricsRecord {
   std::optional<double> trainBpc;
   std::optional<double> validBpc;
   std::optional<double> cer;  // words: validation character error rate (when validated)
+  std::optional<int> ranks;   // the processes of a data-parallel run; absent: one
 
   bool operator==(const MetricsRecord&) const = default;
 };

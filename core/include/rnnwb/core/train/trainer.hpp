@@ -24,6 +24,10 @@
 #include "rnnwb/core/train/metrics.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 
+namespace rnnwb::dist {
+class Communicator;
+}
+
 namespace rnnwb::train {
 
 class NonFiniteError : public std::runtime_error {
@@ -78,15 +82,22 @@ class Trainer {
   /// A new run: validates the config, makes its learner (which reads the graph or the model
   /// config and the task's data and checks that they fit), and creates the run folder (which must
   /// not hold a run yet). Nothing is created when any of that fails.
+  ///
+  /// `world`: the ranks of a data-parallel run (docs/distributed.md; null: this process alone;
+  /// not owned, outlives the trainer). Every rank calls startNew / resume and run together; each
+  /// trains N/R of the streams, their gradients are summed before every step (the trainer is its
+  /// own gradient reducer then), and rank 0 alone writes the run folder.
   static std::unique_ptr<Trainer> startNew(const TrainConfig& config,
                                            const std::filesystem::path& runDir,
-                                           TrainingObserver* observer = nullptr);
+                                           TrainingObserver* observer = nullptr,
+                                           dist::Communicator* world = nullptr);
   /// Continues the run a folder holds (of any task) from its newest checkpoint (from the start
   /// when it has none); metrics written after that checkpoint are dropped, since they will be
-  /// written again.
+  /// written again. The number of ranks may differ from the run's so far when it divides N.
   static std::unique_ptr<Trainer> resume(const std::filesystem::path& runDir,
                                          const ResumeOverrides& overrides,
-                                         TrainingObserver* observer = nullptr);
+                                         TrainingObserver* observer = nullptr,
+                                         dist::Communicator* world = nullptr);
   ~Trainer();
 
   /// Runs until the last step or a stop request (stop_signal.hpp), then writes a checkpoint.

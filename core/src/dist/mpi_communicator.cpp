@@ -1,0 +1,167 @@
+// The MPI communicator: MPI_COMM_WORLD, sums by MPI_Iallreduce in buckets. MPI is included here
+// only. Waiting is a test-and-sleep loop rather than MPI_Wait so that a rank that died is noticed
+// (through /proc, for the ranks on this host) instead of blocking the others forever: most
+// launchers end the job then, but not all, and not at once.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "world.hpp"
+
+namespace rnnwb::dist {
+
+bool builtWithMpi() { return true; }
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void checkMpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  std::array<char, MPI_MAX_ERROR_STRING> text{};
+  int length = 0;
+  MPI_Error_string(code, text.data(), &length);
+  throw std::runtime_error(std::string(call) + " failed: " + std::string(text.data(), length));
+}
+
+/// False when `pid` on this host has exited (gone, or a zombie its launcher has not reaped).
+bool processAlive(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat) return false;
+  std::string line;
+  std::getline(stat, line);
+  const auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return true;
+  const char state = line[close + 2];
+  return state != 'Z' && state != 'X';
+}
+
+class MpiCommunicator final : public Communicator {
+ public:
+  MpiCommunicator() {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &m_rank), "MPI_Comm_rank");
+    checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &m_size), "MPI_Comm_size");
+    exchangePeers();
+  }
+  ~MpiCommunicator() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (!finalized) MPI_Finalize();
+  }
+
+  int rank() const override { return m_rank; }
+  int size() const override { return m_size; }
+  std::string name() const override { return "MPI"; }
+
+  void allreduceSum(std::span<float> values) override {
+    std::vector<MPI_Request> requests;
+    for (std::size_t begin = 0; begin < values.size(); begin += bucketFloats()) {
+      const std::size_t count = std::min(bucketFloats(), values.size() - begin);
+      requests.emplace_back();
+      checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data() + begin, static_cast<int>(count),
+                              MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &requests.back()),
+               "MPI_Iallreduce");
+    }
+    waitAll(requests, "the gradient all-reduce");
+  }
+
+  void allreduceSumHost(std::span<double> values) override {
+    std::vector<MPI_Request> requests(1);
+    checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                            MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, requests.data()),
+             "MPI_Iallreduce");
+    waitAll(requests, "an all-reduce of loss sums and flags");
+  }
+
+  void broadcast(std::span<std::byte> bytes, int root) override {
+    std::vector<MPI_Request> requests(1);
+    checkMpi(MPI_Ibcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, root,
+                        MPI_COMM_WORLD, requests.data()),
+             "MPI_Ibcast");
+    waitAll(requests, "a broadcast from rank " + std::to_string(root));
+  }
+
+  [[noreturn]] void abortAll(int exitCode) override {
+    MPI_Abort(MPI_COMM_WORLD, exitCode);
+    std::exit(exitCode);  // MPI_Abort does not return; this keeps [[noreturn]] honest
+  }
+
+ private:
+  // Every rank's pid and host, so that a wait can tell which rank of this host is gone.
+  void exchangePeers() {
+    m_pids.resize(static_cast<std::size_t>(m_size));
+    const int pid = static_cast<int>(::getpid());
+    checkMpi(MPI_Allgather(&pid, 1, MPI_INT, m_pids.data(), 1, MPI_INT, MPI_COMM_WORLD),
+             "MPI_Allgather");
+    std::array<char, MPI_MAX_PROCESSOR_NAME> host{};
+    int length = 0;
+    MPI_Get_processor_name(host.data(), &length);
+    std::vector<char> hosts(host.size() * static_cast<std::size_t>(m_size));
+    checkMpi(MPI_Allgather(host.data(), static_cast<int>(host.size()), MPI_CHAR, hosts.data(),
+                           static_cast<int>(host.size()), MPI_CHAR, MPI_COMM_WORLD),
+             "MPI_Allgather");
+    for (int r = 0; r < m_size; ++r) m_hosts.emplace_back(hosts.data() + r * host.size());
+  }
+
+  void waitAll(std::vector<MPI_Request>& requests, const std::string& what) {
+    const Clock::time_point start = Clock::now();
+    Clock::time_point nextCheck = start + std::chrono::seconds(1);
+    for (long polls = 0;; ++polls) {
+      int done = 0;
+      checkMpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                           MPI_STATUSES_IGNORE),
+               "MPI_Testall");
+      if (done) return;
+      // Spin briefly (a peer a few microseconds behind), then yield the core.
+      if (polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      if (Clock::now() >= nextCheck) {
+        throwIfPeerGone(what);
+        nextCheck += std::chrono::seconds(1);
+      }
+    }
+  }
+
+  void throwIfPeerGone(const std::string& what) const {
+    const std::string& ownHost = m_hosts[static_cast<std::size_t>(m_rank)];
+    for (int r = 0; r < m_size; ++r) {
+      const auto i = static_cast<std::size_t>(r);
+      if (r == m_rank || m_hosts[i] != ownHost || processAlive(m_pids[i])) continue;
+      throw RankLostError(r, "rank " + std::to_string(r) + " (pid " + std::to_string(m_pids[i]) +
+                                 " on " + m_hosts[i] +
+                                 ") is gone: it died or was killed while "
+                                 "rank " +
+                                 std::to_string(m_rank) + " waited for it in " + what);
+    }
+  }
+
+  int m_rank = 0, m_size = 1;
+  std::vector<int> m_pids;
+  std::vector<std::string> m_hosts;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> openMpiWorld(const LaunchInfo& launch) {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized) {
+    int provided = 0;
+    checkMpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+  }
+  auto comm = std::make_unique<MpiCommunicator>();
+  if (comm->rank() != launch.rank || comm->size() != launch.size)
+    throw std::runtime_error("MPI says rank " + std::to_string(comm->rank()) + " of " +
+                             std::to_string(comm->size()) + ", the launcher's environment rank " +
+                             std::to_string(launch.rank) + " of " + std::to_string(launch.size));
+  return comm;
+}
+
+}  // namespace rnnwb::dist

@@ -1,0 +1,88 @@
+#include "data_parallel.hpp"
+
+#include <numeric>
+
+#include "rnnwb/core/dist/stream_gather.hpp"
+#include "rnnwb/core/train/learner.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
+#include "rnnwb/core/train/stream_share_task.hpp"
+
+namespace rnnwb::train {
+
+namespace {
+
+dist::StreamShare shareOfRank(const dist::Communicator& world, const TrainConfig& config) {
+  // The words task shares each batch's examples instead (WordsLearner); its streams mean nothing.
+  if (world.size() == 1 || config.task.kind == "words") return {0, config.streams};
+  return dist::streamShare(config.streams, world.size(), world.rank());
+}
+
+}  // namespace
+
+DataParallel::DataParallel(dist::Communicator* world, const TrainConfig& config)
+    : m_own(world ? nullptr : dist::makeSingleProcessCommunicator()),
+      m_world(world ? world : m_own.get()),
+      m_streams(config.streams),
+      m_share(shareOfRank(*m_world, config)) {}
+
+std::unique_ptr<Task> DataParallel::shareOf(std::unique_ptr<Task> whole) const {
+  if (single()) return whole;
+  return std::make_unique<StreamShareTask>(std::move(whole), m_share.first, m_share.count);
+}
+
+void DataParallel::reduce(std::span<float> gradients, BatchGradient& batch) {
+  if (single()) return;
+  // The learner divided its summed gradient by its own predicted frames; undo that, sum, and
+  // divide by all ranks' frames. Two more roundings than one process makes: within 1e-6.
+  const float mine = static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
+  for (float& g : gradients) g *= mine;
+  m_world->allreduceSum(gradients);
+  sumLoss(batch.lossSum, batch.predicted);
+  batch.teaches = batch.predicted > 0;  // any rank's examples teach (words: some may have none)
+  const float all = 1.0f / static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
+  for (float& g : gradients) g *= all;
+}
+
+void DataParallel::sumLoss(double& loss, std::int64_t& predicted) {
+  if (single()) return;
+  // Frame counts are far below 2^53, so a double carries them exactly.
+  double sums[2] = {loss, static_cast<double>(predicted)};
+  m_world->allreduceSumHost(sums);
+  loss = sums[0];
+  predicted = static_cast<std::int64_t>(sums[1]);
+}
+
+int DataParallel::agreedStopSignal() {
+  if (single()) return stopRequested();
+  return dist::agreeOnStop(*m_world, stopRequested()).signal;
+}
+
+void DataParallel::checkSameParameters(std::span<const float> params, std::int64_t step) {
+  if (single() || step % kHashEvery != 0) return;
+  dist::requireSameHash(*m_world, dist::hashFloats(params),
+                        "the parameters after step " + std::to_string(step));
+}
+
+StreamState DataParallel::wholeStreams(const CompiledPlan& plan, const StreamState& mine) {
+  if (single()) return mine;
+  return dist::gatherStreams(*m_world, plan, mine, m_share, m_streams);
+}
+
+StreamState DataParallel::myStreams(const StreamState& whole) const {
+  if (single()) return whole;
+  std::vector<int> streams(static_cast<std::size_t>(m_share.count));
+  std::iota(streams.begin(), streams.end(), m_share.first);
+  return whole.selectStreams(streams);
+}
+
+TensorMap DataParallel::wholeRows(const TensorMap& mine) {
+  if (single()) return mine;
+  return dist::gatherStreamRows(*m_world, mine, m_share, m_streams);
+}
+
+TensorMap DataParallel::myRows(const TensorMap& whole) const {
+  if (single()) return whole;
+  return dist::streamRowsOf(whole, m_share);
+}
+
+}  // namespace rnnwb::train

@@ -1,0 +1,67 @@
+#pragma once
+// Private to rnnwb_train: what training does differently as one rank of a data-parallel run
+// (docs/distributed.md). Each rank's learner trains its share of the N streams; as the
+// trainer's GradientReducer it sums every update's gradient, loss and frames over the ranks
+// before the optimizer steps, so every rank applies the same step to the same parameters;
+// checkpoints hold all N streams (gathered), and only rank 0 writes the run folder. With one
+// rank every call is the identity.
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "rnnwb/core/dist/communicator.hpp"
+#include "rnnwb/core/dist/sharding.hpp"
+#include "rnnwb/core/engine/parameter_set.hpp"
+#include "rnnwb/core/engine/stream_state.hpp"
+#include "rnnwb/core/safetensors.hpp"
+#include "rnnwb/core/train/task.hpp"
+#include "rnnwb/core/train/trainer.hpp"
+
+namespace rnnwb::train {
+
+class DataParallel final : public GradientReducer {
+ public:
+  /// `world` null: one process (a single-process communicator of its own). Throws
+  /// std::invalid_argument naming N and R when R does not divide N (sequence tasks; the words
+  /// task shares each batch's examples by packed area instead, in WordsLearner).
+  DataParallel(dist::Communicator* world, const TrainConfig& config);
+
+  bool single() const { return m_world->size() == 1; }
+  /// Only rank 0 writes the run folder (config, metrics, log, checkpoints).
+  bool writes() const { return m_world->rank() == 0; }
+  int ranks() const { return m_world->size(); }
+  const dist::StreamShare& share() const { return m_share; }
+  dist::Communicator& world() { return *m_world; }
+
+  /// The task of all N streams cut to this rank's share (the task itself with one rank).
+  std::unique_ptr<Task> shareOf(std::unique_ptr<Task> whole) const;
+
+  /// Collective: the batch's mean-loss gradient and figures made those of all ranks' batches
+  /// together: the gradient of the loss summed over every rank's predicted frames, divided by
+  /// their total (what one process of N streams computes), and the summed loss and frames.
+  void reduce(std::span<float> gradients, BatchGradient& batch) override;
+  /// Collective: a validation's summed loss and frames over the ranks.
+  void sumLoss(double& loss, std::int64_t& predicted);
+  /// Collective: the stop signal any rank received (0 if none); says which rank got it.
+  int agreedStopSignal();
+  /// Collective, every `kHashEvery` steps: throws naming the ranks whose parameters differ.
+  void checkSameParameters(std::span<const float> params, std::int64_t step);
+
+  /// Collective: all N streams' state from every rank's share (for a checkpoint).
+  StreamState wholeStreams(const CompiledPlan& plan, const StreamState& mine);
+  /// This rank's share of a checkpoint's N streams.
+  StreamState myStreams(const StreamState& whole) const;
+  /// Collective / local: the same for stream-major tensors ([N, ...], RTRL's Ĵ).
+  TensorMap wholeRows(const TensorMap& mine);
+  TensorMap myRows(const TensorMap& whole) const;
+
+  static constexpr std::int64_t kHashEvery = 100;
+
+ private:
+  std::unique_ptr<dist::Communicator> m_own;  // when no world was given
+  dist::Communicator* m_world;
+  int m_streams;
+  dist::StreamShare m_share;
+};
+
+}  // namespace rnnwb::train
