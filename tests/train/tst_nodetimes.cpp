@@ -9,6 +9,7 @@
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/node_times_file.hpp"
+#include "cli_run.hpp"
 
 using namespace rnnwb;
 
@@ -17,6 +18,7 @@ class TestNodeTimes : public QObject {
  private slots:
   void roundTripsAnEngineRun();
   void namesTheFileInErrors();
+  void trainingWritesThemInTheRunFolder();
 };
 
 void TestNodeTimes::roundTripsAnEngineRun() {
@@ -71,6 +73,23 @@ void TestNodeTimes::namesTheFileInErrors() {
   } catch (const std::runtime_error& e) {
     QVERIFY2(QString(e.what()).contains("not a node times file"), e.what());
   }
+}
+
+void TestNodeTimes::trainingWritesThemInTheRunFolder() {
+  QTemporaryDir dir;
+  const QString run = dir.filePath("run");
+  const auto r = testing::runCli({"train", RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json",
+                                  "--task", "copy", "--steps", "6", "--report-every", "3",
+                                  "--run-dir", run});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  const train::NodeTimesFile times =
+      train::readNodeTimes((run + "/node_times.json").toStdString());
+  const CompiledPlan plan(loadValidGraph(RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json"));
+  QCOMPARE(times.step, 6);
+  QCOMPARE(times.backend, std::string("cpu"));
+  QCOMPARE(times.nodes.size(), plan.nodes().size());
+  for (const train::NodeTimeRow& row : times.nodes)
+    QVERIFY(row.forwardPerChunk > 0 && row.backwardPerChunk > 0);
 }
 
 QTEST_APPLESS_MAIN(TestNodeTimes)

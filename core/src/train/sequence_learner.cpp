@@ -70,6 +70,7 @@ BatchGradient SequenceLearner::computeGradient(const TrainingPosition& at, std::
   const TaskChunk chunk = m_task->trainingFrames(window.begin, window.frames);
   const ChunkLoss loss =
       forwardBackwardWindow(*m_engine.backend, m_params, chunk, window, m_streams, m_grads);
+  collectNodeTimes();
   if (!std::isfinite(loss.summed))
     throw NonFiniteError(step, "the training loss is " + std::to_string(loss.summed));
   if (!m_grads.allFinite())
@@ -90,6 +91,26 @@ std::optional<Evaluation> SequenceLearner::evaluate() {
   if (m_ranks) m_ranks->sumLoss(loss.summed, loss.predicted);
   return Evaluation{loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted)),
                     std::nullopt};
+}
+
+void SequenceLearner::collectNodeTimes() {
+  const NodeTimes chunk = m_engine.backend->nodeTimes();
+  if (chunk.empty()) return;
+  m_engine.backend->resetNodeTimes();
+  if (m_nodeTimes.empty())
+    m_nodeTimes = NodeTimes{std::vector<double>(chunk.forwardSeconds.size()),
+                            std::vector<double>(chunk.forwardSeconds.size()), 0, 0};
+  for (std::size_t n = 0; n < chunk.forwardSeconds.size(); ++n) {
+    m_nodeTimes.forwardSeconds[n] += chunk.forwardSeconds[n];
+    m_nodeTimes.backwardSeconds[n] += chunk.backwardSeconds[n];
+  }
+  m_nodeTimes.forwardPasses += chunk.forwardPasses;
+  m_nodeTimes.backwardPasses += chunk.backwardPasses;
+}
+
+std::optional<NodeTimesFile> SequenceLearner::nodeTimes(std::int64_t step) const {
+  if (m_nodeTimes.empty()) return std::nullopt;
+  return nodeTimesFile(m_plan, m_nodeTimes, step, std::string(m_engine.backend->name()));
 }
 
 std::int64_t SequenceLearner::stepsFor(const TrainConfig& c) const {

@@ -54,6 +54,7 @@ class SequenceLearner final : public Learner {
   bool reportsBitsPerCharacter() const override { return m_task->reportsBitsPerCharacter(); }
   std::string describe(std::int64_t totalSteps) const override;
   std::vector<std::string> memoryLines() const override { return m_engine.memoryLines; }
+  std::optional<NodeTimesFile> nodeTimes(std::int64_t step) const override;
   TrainConfig writeRunFiles(const RunFolder& folder, const TrainConfig& resolved) const override;
   TrainConfig keptConfig(const RunFolder& folder, const TrainConfig& config) const override;
   void saveCheckpoint(const std::filesystem::path& path, const OptimizerState& optimizer,
@@ -62,6 +63,9 @@ class SequenceLearner final : public Learner {
                                      Optimizer& optimizer) override;
 
  private:
+  /// Adds the backend's node times of the chunk just run and resets the backend's.
+  void collectNodeTimes();
+
   TrainConfig m_config;
   DataParallel* m_ranks;
   CompiledPlan m_plan;
@@ -69,6 +73,7 @@ class SequenceLearner final : public Learner {
   SequenceEngine m_engine;
   ParameterSet m_params, m_grads;
   StreamState m_streams;
+  NodeTimes m_nodeTimes;  // of the training chunks only (validation passes are not counted)
 };
 
 }  // namespace rnnwb::train

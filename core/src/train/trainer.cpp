@@ -138,6 +138,9 @@ class Trainer::Loop {
       if (r.validLoss) r.validBpc = *r.validLoss / std::numbers::ln2;
     }
     if (!m_ranks.single()) r.ranks = m_ranks.ranks();
+    if (writesFolder())
+      if (const auto times = m_learner->nodeTimes(m_position.step))
+        writeNodeTimes(m_folder.dir() / "node_times.json", *times);
     return m_reporter.finishRecord(r, m_totalSteps);
   }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "rnnwb/core/train/checkpoint.hpp"
+#include "rnnwb/core/train/node_times_file.hpp"
 #include "rnnwb/core/train/optimizer.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/train_config.hpp"
@@ -75,6 +76,12 @@ class Learner {
   /// The start line of the log after "run started: ", and lines about the memory it carries.
   virtual std::string describe(std::int64_t totalSteps) const = 0;
   virtual std::vector<std::string> memoryLines() const { return {}; }
+  /// Where the time of the updates so far went, node by node (node_times.json); nothing when the
+  /// learner's engine does not time its nodes.
+  virtual std::optional<NodeTimesFile> nodeTimes(std::int64_t step) const {
+    (void)step;
+    return std::nullopt;
+  }
 
   /// Copies what the run needs besides its config into a new run folder (the graph, the model)
   /// and returns the config the folder keeps, naming those copies.
