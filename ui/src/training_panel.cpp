@@ -463,8 +463,15 @@ void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QS
     m_runs->setState(key, kStates.value(outcome));
   const bool error =
       outcome != TrainingProcess::Outcome::Finished && outcome != TrainingProcess::Outcome::Stopped;
-  showMessage(error ? message : QStringLiteral("%1: %2").arg(QFileInfo(key).fileName(), message),
-              error);
+  QString text = message;
+  // The run's own word on why it failed, from status.json rather than from its stderr (which
+  // holds it too, with more around it, when it got that far).
+  const RunFollower* run = follower(key);
+  if (error && run && run->status() && run->status()->state == train::RunState::Failed) {
+    const QString why = QString::fromStdString(run->status()->error);
+    if (!why.isEmpty() && !text.contains(why)) text = QStringLiteral("rnnwb train: ") + why;
+  }
+  showMessage(error ? text : QStringLiteral("%1: %2").arg(QFileInfo(key).fileName(), text), error);
   updateButtons();
 }
 
