@@ -134,6 +134,7 @@ class TestTrainingPanel : public QObject {
   void runStartedElsewhereShowsItsStatus();
   void runColourComesFromItsName();
   void closingWhileTrainingAsks();
+  void failureReadsTheRunsStatus();
   void bannerFollowsTheFix();
   void defaultRunFolderBesideTheGraph();
   void loadConfigFillsTheForm();
@@ -380,6 +381,24 @@ void TestTrainingPanel::closingWhileTrainingAsks() {
   QVERIFY(f.panel.confirmClose());
   QVERIFY(!f.panel.process()->isRunning());
   QVERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/term")));  // it got SIGTERM
+}
+
+// A run that failed says why in its status.json; the panel shows that, not whatever its stderr
+// ended with.
+void TestTrainingPanel::failureReadsTheRunsStatus() {
+  Fixture f;
+  const char* failsQuietly =
+      "report 1 2.0\n"
+      "printf '{\"state\": \"failed\", \"step\": 3, \"error\": \"step 3: the training loss "
+      "is nan\"}' > \"$run/status.json\"\n"
+      "echo 'something else' >&2\nexit 1\n";
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), failsQuietly));
+  QVERIFY(f.panel.startTraining());
+  QVERIFY(f.waitForEnd());
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("step 3: the training loss is nan")),
+           qPrintable(f.panel.message()));
+  QCOMPARE(f.panel.runList()->stateOf(QDir(f.runDir).absolutePath()), QStringLiteral("failed"));
 }
 
 // The banner lists every problem of the form at once, follows the edits, and goes with the fix.

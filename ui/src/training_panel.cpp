@@ -1,20 +1,16 @@
 #include "rnnwb/ui/training_panel.hpp"
 
 #include <QComboBox>
-#include <QDate>
 #include <QDir>
-#include <QEventLoop>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollArea>
-#include <QScrollBar>
 #include <QSplitter>
 #include <QVBoxLayout>
 
@@ -250,88 +246,6 @@ bool TrainingPanel::isOwnRunning(const QString& key) const {
   return m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
 }
 
-void TrainingPanel::appendLog(const QString& text) {
-  // Keeps the reader's place when they scrolled up; follows the end otherwise.
-  QScrollBar* bar = m_log->verticalScrollBar();
-  const bool atEnd = bar->value() == bar->maximum();
-  const int position = bar->value();
-  m_log->appendPlainText(text);
-  bar->setValue(atEnd ? bar->maximum() : position);
-}
-
-void TrainingPanel::showFormProblems(const QStringList& problems) {
-  showMessage(QStringLiteral("Cannot start the run: %1").arg(problems.join(QStringLiteral("\n"))),
-              true);
-  m_showsFormProblems = true;
-}
-
-void TrainingPanel::onFormChanged() {
-  if (!m_messageIsError || m_message->isHidden()) return;
-  if (!m_showsFormProblems) {  // another error (a run that failed): an edit dismisses it
-    m_message->setVisible(false);
-    return;
-  }
-  // The form's own problems follow the edits: fixed ones go, and with the last the banner.
-  const QStringList problems = m_form->problems();
-  if (problems.isEmpty())
-    m_message->setVisible(false);
-  else
-    showFormProblems(problems);
-}
-
-bool TrainingPanel::confirmClose() {
-  if (!m_process->isRunning()) return true;
-  QMessageBox ask(QMessageBox::Question, QStringLiteral("A run is training"),
-                  QStringLiteral("%1 is still training. Stop it (it writes a checkpoint, and "
-                                 "Resume continues it) and close?")
-                      .arg(m_process->runDir()),
-                  QMessageBox::NoButton, this);
-  QPushButton* stop = ask.addButton(QStringLiteral("Stop and close"), QMessageBox::AcceptRole);
-  ask.addButton(QMessageBox::Cancel);
-  ask.setDefaultButton(stop);
-  ask.exec();
-  if (ask.clickedButton() != stop) return false;
-  stopAndWait();
-  return true;
-}
-
-void TrainingPanel::stopAndWait() {
-  QEventLoop loop;
-  connect(m_process, &TrainingProcess::finished, &loop, &QEventLoop::quit);
-  m_process->stop();
-  if (m_process->isRunning()) loop.exec();  // the trainer ends its update and checkpoints
-}
-
-bool TrainingPanel::loadConfig(const QString& path) {
-  try {
-    train::TrainConfig config = train::loadTrainConfig(toPath(path));
-    config.graph.clear();  // the run trains the document being edited
-    m_form->setConfig(config);
-  } catch (const std::exception& e) {
-    showMessage(QString::fromUtf8(e.what()), true);
-    return false;
-  }
-  showMessage(QStringLiteral("Loaded %1.").arg(path), false);
-  return true;
-}
-
-QString TrainingPanel::proposedRunDir() const {
-  const QString graph = m_document->filePath();
-  if (graph.isEmpty()) return {};
-  const QFileInfo info(graph);
-  QString name = info.fileName();
-  for (const QString& suffix : {QStringLiteral(".json"), QStringLiteral(".rnn")})
-    if (name.endsWith(suffix)) name.chop(suffix.size());
-  const QString stem = info.absolutePath() + QStringLiteral("/runs/") + name + QLatin1Char('-') +
-                       QDate::currentDate().toString(QStringLiteral("yyyyMMdd")) + QLatin1Char('-');
-  for (int n = 1;; ++n)
-    if (!QFileInfo::exists(stem + QString::number(n))) return stem + QString::number(n);
-}
-
-void TrainingPanel::proposeRunDir() {
-  if (m_form->runDir().isEmpty()) m_form->setRunDir(proposedRunDir());
-}
-
 void TrainingPanel::showRunLog(const QString& runDir) {
   // What happened so far (start, resumes, halvings, checkpoints, errors), for a run that was
   // not started here.
@@ -463,8 +377,15 @@ void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QS
     m_runs->setState(key, kStates.value(outcome));
   const bool error =
       outcome != TrainingProcess::Outcome::Finished && outcome != TrainingProcess::Outcome::Stopped;
-  showMessage(error ? message : QStringLiteral("%1: %2").arg(QFileInfo(key).fileName(), message),
-              error);
+  QString text = message;
+  // The run's own word on why it failed, from status.json rather than from its stderr (which
+  // holds it too, with more around it, when it got that far).
+  const RunFollower* run = follower(key);
+  if (error && run && run->status() && run->status()->state == train::RunState::Failed) {
+    const QString why = QString::fromStdString(run->status()->error);
+    if (!why.isEmpty() && !text.contains(why)) text = QStringLiteral("rnnwb train: ") + why;
+  }
+  showMessage(error ? text : QStringLiteral("%1: %2").arg(QFileInfo(key).fileName(), text), error);
   updateButtons();
 }
 

@@ -1,8 +1,8 @@
 #pragma once
-// What both trainers (the Backend one for char-lm / adding / copy, and the words one) do around
-// their updates, so that a run folder's log, metrics and learning-rate history mean the same for
-// every task: the clocks and sums of the report interval, the fields every metrics record has,
-// what a validation loss does to the schedule, the log and the observer. Private to rnnwb_train.
+// What the trainer does around every learner's updates, so that a run folder's log, metrics and
+// learning-rate history mean the same for every task and learner: the clocks and sums of the report
+// interval, the fields every metrics record has, what a validation loss does to the schedule, the
+// log and the observer. Private to rnnwb_train.
 #include <chrono>
 #include <cstdint>
 #include <memory>

@@ -196,8 +196,9 @@ std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::
 std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOverrides& overrides,
                                          TrainingObserver* observer, dist::Communicator* world) {
   const RunFolder folder(runDir);
-  const bool words =
-      fs::exists(folder.configPath()) && loadTrainConfig(folder.configPath()).task.kind == "words";
+  std::optional<TrainConfig> kept;  // the folder's config, read once
+  if (fs::exists(folder.configPath())) kept = loadTrainConfig(folder.configPath());
+  const bool words = kept && kept->task.kind == "words";
   if (words && !fs::exists(runDir / "model.json"))
     throw std::runtime_error(runDir.string() +
                              " holds no words run to resume (no config.json of "
@@ -206,7 +207,7 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
     throw std::runtime_error(runDir.string() +
                              " holds no run to resume (no config.json and "
                              "graph.rnn.json)");
-  TrainConfig config = loadTrainConfig(folder.configPath());
+  TrainConfig config = *kept;
   if (overrides.steps) config.steps = *overrides.steps, config.epochs = 0.0;
   if (overrides.epochs) config.epochs = *overrides.epochs, config.steps = 0;
   const int ranksBefore = config.ranks;

@@ -1,6 +1,6 @@
 #pragma once
-// The loop both trainers (sequence tasks and the word recogniser) run: updates until the last
-// step or a stop request, which writes a checkpoint first so that --resume continues exactly.
+// The trainer's loop, the same for every learner: updates until the last step or a stop request,
+// which writes a checkpoint first so that --resume continues exactly.
 #include <cstdint>
 #include <filesystem>
 #include <functional>

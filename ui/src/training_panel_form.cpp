@@ -1,0 +1,101 @@
+// The training panel's form side: the banner that follows the form's problems, Load config, the
+// proposed run folder, the log view, and the question when the window closes during a run.
+#include <QDate>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QScrollBar>
+
+#include "rnnwb/core/train/train_config.hpp"
+#include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/train_form.hpp"
+#include "rnnwb/ui/training_panel.hpp"
+
+namespace rnnwb::ui {
+
+void TrainingPanel::appendLog(const QString& text) {
+  // Keeps the reader's place when they scrolled up; follows the end otherwise.
+  QScrollBar* bar = m_log->verticalScrollBar();
+  const bool atEnd = bar->value() == bar->maximum();
+  const int position = bar->value();
+  m_log->appendPlainText(text);
+  bar->setValue(atEnd ? bar->maximum() : position);
+}
+
+void TrainingPanel::showFormProblems(const QStringList& problems) {
+  showMessage(QStringLiteral("Cannot start the run: %1").arg(problems.join(QStringLiteral("\n"))),
+              true);
+  m_showsFormProblems = true;
+}
+
+void TrainingPanel::onFormChanged() {
+  if (!m_messageIsError || m_message->isHidden()) return;
+  if (!m_showsFormProblems) {  // another error (a run that failed): an edit dismisses it
+    m_message->setVisible(false);
+    return;
+  }
+  // The form's own problems follow the edits: fixed ones go, and with the last the banner.
+  const QStringList problems = m_form->problems();
+  if (problems.isEmpty())
+    m_message->setVisible(false);
+  else
+    showFormProblems(problems);
+}
+
+bool TrainingPanel::confirmClose() {
+  if (!m_process->isRunning()) return true;
+  QMessageBox ask(QMessageBox::Question, QStringLiteral("A run is training"),
+                  QStringLiteral("%1 is still training. Stop it (it writes a checkpoint, and "
+                                 "Resume continues it) and close?")
+                      .arg(m_process->runDir()),
+                  QMessageBox::NoButton, this);
+  QPushButton* stop = ask.addButton(QStringLiteral("Stop and close"), QMessageBox::AcceptRole);
+  ask.addButton(QMessageBox::Cancel);
+  ask.setDefaultButton(stop);
+  ask.exec();
+  if (ask.clickedButton() != stop) return false;
+  stopAndWait();
+  return true;
+}
+
+void TrainingPanel::stopAndWait() {
+  QEventLoop loop;
+  connect(m_process, &TrainingProcess::finished, &loop, &QEventLoop::quit);
+  m_process->stop();
+  if (m_process->isRunning()) loop.exec();  // the trainer ends its update and checkpoints
+}
+
+bool TrainingPanel::loadConfig(const QString& path) {
+  try {
+    train::TrainConfig config = train::loadTrainConfig(std::filesystem::path(path.toStdString()));
+    config.graph.clear();  // the run trains the document being edited
+    m_form->setConfig(config);
+  } catch (const std::exception& e) {
+    showMessage(QString::fromUtf8(e.what()), true);
+    return false;
+  }
+  showMessage(QStringLiteral("Loaded %1.").arg(path), false);
+  return true;
+}
+
+QString TrainingPanel::proposedRunDir() const {
+  const QString graph = m_document->filePath();
+  if (graph.isEmpty()) return {};
+  const QFileInfo info(graph);
+  QString name = info.fileName();
+  for (const QString& suffix : {QStringLiteral(".json"), QStringLiteral(".rnn")})
+    if (name.endsWith(suffix)) name.chop(suffix.size());
+  const QString stem = info.absolutePath() + QStringLiteral("/runs/") + name + QLatin1Char('-') +
+                       QDate::currentDate().toString(QStringLiteral("yyyyMMdd")) + QLatin1Char('-');
+  for (int n = 1;; ++n)
+    if (!QFileInfo::exists(stem + QString::number(n))) return stem + QString::number(n);
+}
+
+void TrainingPanel::proposeRunDir() {
+  if (m_form->runDir().isEmpty()) m_form->setRunDir(proposedRunDir());
+}
+
+}  // namespace rnnwb::ui
