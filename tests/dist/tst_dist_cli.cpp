@@ -11,6 +11,7 @@ class TestDistCli : public QObject {
   Q_OBJECT
  private slots:
   void rankOfSeveralWithoutTheirLauncher();
+  void configRanksAreTheLaunchers();
 };
 
 void TestDistCli::rankOfSeveralWithoutTheirLauncher() {
@@ -37,6 +38,30 @@ void TestDistCli::rankOfSeveralWithoutTheirLauncher() {
              qPrintable(err));
   }
   QVERIFY(!QFile::exists(dir.filePath("run")));
+}
+
+// "ranks" in a config is a record of how a run was launched, not a choice: a run started from
+// it in one process trains in one, says so, and keeps the number it really had.
+void TestDistCli::configRanksAreTheLaunchers() {
+  QTemporaryDir dir;
+  const QString config = dir.filePath("c.json");
+  QFile file(config);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(QString(R"({"format": "rnnwb.train-config", "version": 1, "graph": "%1",
+    "task": {"kind": "adding", "sequence_length": 8}, "h_prime": 8, "streams": 4, "steps": 2,
+    "ranks": 2})")
+                 .arg(QString(RNNWB_EXAMPLES_DIR) + "/adding-lstm.rnn.json")
+                 .toUtf8());
+  file.close();
+  const QString run = dir.filePath("run");
+  const auto r = rnnwb::testing::runCli({"train", "--config", config, "--run-dir", run});
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QVERIFY2(r.err.contains("the config says ranks 2, this run has 1: the launcher sets the number "
+                          "of ranks (mpirun -np 2 rnnwb train ...; docs/distributed.md)"),
+           qPrintable(r.err));
+  QFile kept(run + "/config.json");
+  QVERIFY(kept.open(QIODevice::ReadOnly));
+  QVERIFY(QString::fromUtf8(kept.readAll()).contains(QStringLiteral("\"ranks\": 1")));
 }
 
 QTEST_GUILESS_MAIN(TestDistCli)

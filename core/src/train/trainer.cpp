@@ -190,6 +190,11 @@ std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::
   writeConfig(folder, loop->learner().writeRunFiles(folder, resolved));
   loop->openOutputs();
   loop->describeStart(false);
+  if (config.ranks != resolved.ranks)  // a config kept from a run under another launch, say
+    loop->message("the config says ranks " + std::to_string(config.ranks) + ", this run has " +
+                  std::to_string(resolved.ranks) +
+                  ": the launcher sets the number of ranks (mpirun -np " +
+                  std::to_string(config.ranks) + " rnnwb train ...; docs/distributed.md)");
   return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
 }
 
