@@ -1,7 +1,5 @@
 #include "rnnwb/core/engine/cpu_backend.hpp"
 
-#include <cblas.h>
-
 #include "cpu_engine.hpp"
 #include "rnnwb/core/check.hpp"
 
@@ -30,11 +28,5 @@ double CpuBackend::forward(const ParameterSet& params, const SequenceBatch& batc
 const CpuBackendStats& CpuBackend::stats() const { return m_engine->stats; }
 
 void CpuBackend::resetStats() { m_engine->stats = {}; }
-
-void setBlasThreads(int threads) {
-  if (threads > 0) openblas_set_num_threads(threads);
-}
-
-int blasThreads() { return openblas_get_num_threads(); }
 
 }  // namespace rnnwb

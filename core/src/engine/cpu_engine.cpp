@@ -5,34 +5,15 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <cblas.h>
-
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb {
 namespace {
 
 int workerCount(const CpuBackendOptions& options) {
-  return options.threads > 0 ? options.threads : std::max(1, openblas_get_num_threads());
+  return options.threads > 0 ? options.threads : computeThreads();
 }
-
-/// OpenBLAS on one thread while the engine runs, restored after: the engine's workers split
-/// every product themselves. OpenBLAS's own threads would compete with them for the cores, and
-/// after a threaded product they keep spinning for a while, taking a core from the workers.
-class SingleThreadedBlas {
- public:
-  SingleThreadedBlas() : m_threads(openblas_get_num_threads()) {
-    if (m_threads != 1) openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (m_threads != 1) openblas_set_num_threads(m_threads);
-  }
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int m_threads;
-};
 
 }  // namespace
 
@@ -155,10 +136,11 @@ double CpuBackend::Engine::loss(Rows range) const {
 void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, const float* a,
                               int lda, const float* b, int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  const auto order = CblasRowMajor;
-  const auto opA = transA ? CblasTrans : CblasNoTrans, opB = transB ? CblasTrans : CblasNoTrans;
+  // Each worker multiplies its own part on one thread: the engine's workers split every product
+  // themselves, which beat oneDNN's own (OpenMP) threads on these shapes (docs/benchmarks.md).
+  const ProductThreadsScope oneThread(1);
   if (!m_options.profile) {
-    cblas_sgemm(order, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+    sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   using Clock = std::chrono::steady_clock;
@@ -167,7 +149,7 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
     const std::lock_guard<std::mutex> lock(m_statsMutex);
     if (m_productsRunning++ == 0) m_productsSince = start;
   }
-  cblas_sgemm(order, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   const auto end = Clock::now();
   const std::lock_guard<std::mutex> lock(m_statsMutex);
   // blasSeconds counts the time during which any thread is in a product once: with several
@@ -209,7 +191,6 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
                                ParameterSet* gradients, std::vector<Tensor>* outputs) {
   const ScopeClock clock(m_options.profile, stats.runSeconds);
   batch.check(m_plan, gradients != nullptr);
-  const SingleThreadedBlas blas;
   if (!(params.layout() == *m_layout))
     throw std::invalid_argument(
         "parameters of another graph (their layout differs from the "

@@ -159,7 +159,7 @@ class CpuBackend::Engine {
   // only on the shapes and the worker count: results repeat bit for bit for one count.
   WorkerPool m_pool;
   std::mutex m_statsMutex;
-  int m_productsRunning = 0;  // threads inside cblas_sgemm (profiling), under m_statsMutex
+  int m_productsRunning = 0;  // threads inside sgemm (profiling), under m_statsMutex
   std::chrono::steady_clock::time_point m_productsSince;
 };
 

@@ -128,7 +128,8 @@ class Trainer::Loop {
             " parameters, N = " + std::to_string(m_config.streams) + ", h = " +
             std::to_string(m_config.effectiveH()) + ", h' = " + std::to_string(m_config.hPrime) +
             ", " + std::string(toString(m_config.optimizer.kind)) + ", " +
-            std::to_string(m_totalSteps) + " steps, backend " + std::string(m_backend->name()));
+            std::to_string(m_totalSteps) + " steps, backend " + std::string(m_backend->name()) +
+            "; CPU products " + productKernels());
     if (auto* rtrl = dynamic_cast<snap::RtrlBackend*>(m_backend.get())) {
       const std::uint64_t perStream = rtrl->learner().bytesPerStream();
       const std::uint64_t gradient = streamGradientBytes(m_plan, 1);

@@ -104,7 +104,7 @@ class WordsTrainer::Loop {
             std::to_string(m_data.valid.size()) + " validation examples, batch " +
             std::to_string(m_config.task.batch) + ", " +
             std::string(toString(m_config.optimizer.kind)) + ", " + std::to_string(m_totalSteps) +
-            " steps");
+            " steps; CPU products " + productKernels());
   }
 
   TrainOutcome run() {
