@@ -2,8 +2,11 @@
 // on each candidate: OpenBLAS's cblas_sgemm, oneDNN's dnnl_sgemm, and oneDNN's matmul primitive
 // (made once per shape), on one thread; and on two threads, oneDNN's own (OpenMP) threads
 // against two threads of ours each multiplying half the rows on one oneDNN thread, meeting after
-// every product as the engine's workers do. Prints one JSON object per shape and candidate.
+// every product as the engine's workers do. Then RTRL's per-stream sgemv and sger (one thread):
+// OpenBLAS against oneDNN's sgemm with one column or k = 1 (oneDNN has neither of its own).
+// Prints one JSON object per shape and candidate.
 // Usage: bench_products [SECONDS_PER_CASE]
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -11,6 +14,7 @@
 #include <iostream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <cblas.h>
@@ -101,6 +105,42 @@ double ownThreads(const Shape& s, double seconds) {
   return gflops;
 }
 
+/// Microseconds per call of `call`, the best of 5 batches of 200 calls.
+double microseconds(const std::function<void()>& call) {
+  for (int i = 0; i < 20; ++i) call();
+  double best = 1e30;
+  for (int batch = 0; batch < 5; ++batch) {
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < 200; ++i) call();
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    best = std::min(best, elapsed.count() / 200 * 1e6);
+  }
+  return best;
+}
+
+void benchVectorProducts() {
+  openblas_set_num_threads(1);
+  omp_set_num_threads(1);
+  for (const auto& [m, n] : {std::pair{64, 64}, {256, 256}, {1024, 256}, {256, 1024}}) {
+    float *w = a.data(), *x = b.data(), *y = c.data();
+    const auto print = [&](const char* op, const char* kernel, double us) {
+      std::cout << nlohmann::json{{"bench", "vector_products"}, {"op", op}, {"m", m}, {"n", n},
+                                  {"kernel", kernel},           {"us", us}}
+                       .dump()
+                << std::endl;
+    };
+    print("sgemv", "openblas", microseconds([&] {
+            cblas_sgemv(CblasRowMajor, CblasNoTrans, m, n, 1.0f, w, n, x, 1, 1.0f, y, 1);
+          }));
+    print("sgemv", "dnnl_sgemm",
+          microseconds([&] { dnnl_sgemm('N', 'N', m, 1, n, 1.0f, w, n, x, 1, 1.0f, y, 1); }));
+    print("sger", "openblas",
+          microseconds([&] { cblas_sger(CblasRowMajor, m, n, 1.0f, x, 1, y, 1, w, n); }));
+    print("sger", "dnnl_sgemm",
+          microseconds([&] { dnnl_sgemm('N', 'N', m, n, 1, 1.0f, x, 1, y, n, 1.0f, w, n); }));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,5 +179,6 @@ int main(int argc, char** argv) {
     print("dnnl_sgemm", 2, rate(s, seconds, [&] { dnnlRows(s, 0, s.m); }));
     print("dnnl_sgemm_own_threads", 2, ownThreads(s, seconds));
   }
+  benchVectorProducts();
   return 0;
 }

@@ -5,12 +5,12 @@
 #include <stdexcept>
 #include <string>
 
+#include <cblas.h>
+
 #if RNNWB_WITH_ONEDNN
 #include <omp.h>
 
 #include <oneapi/dnnl/dnnl.h>
-#else
-#include <cblas.h>
 #endif
 
 namespace rnnwb {
@@ -20,6 +20,11 @@ namespace {
 std::atomic<int> processThreads{0};
 // This thread's override (ProductThreadsScope); 0: the process-wide count.
 thread_local int scopeThreads = 0;
+
+/// OpenBLAS's count is process-wide (see ProductThreadsScope).
+void useBlasThreads(int threads) {
+  if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
+}
 
 #if RNNWB_WITH_ONEDNN
 int libraryDefaultThreads() { return omp_get_max_threads(); }
@@ -60,10 +65,7 @@ const char* isaName(dnnl_cpu_isa_t isa) {
 #else
 int libraryDefaultThreads() { return openblas_get_num_threads(); }
 
-/// OpenBLAS's count is process-wide (see ProductThreadsScope).
-void useThreads(int threads) {
-  if (openblas_get_num_threads() != threads) openblas_set_num_threads(threads);
-}
+void useThreads(int threads) { useBlasThreads(threads); }
 #endif
 
 int currentThreads() { return scopeThreads > 0 ? scopeThreads : computeThreads(); }
@@ -84,30 +86,21 @@ void sgemm(bool transA, bool transB, int m, int n, int k, float alpha, const flo
 #endif
 }
 
+// oneDNN has no gemv or ger: as products with one column or k = 1 its sgemm is 5-10 % slower on
+// gemv and 1.7-2.8x slower on ger than OpenBLAS on RTRL's per-stream shapes (64-1024 units, one
+// thread, measured 2026-12-01), so these stay on OpenBLAS in every build.
 void sgemv(bool transA, int m, int n, float alpha, const float* a, int lda, const float* x,
            float beta, float* y) {
   if (m <= 0 || n <= 0) return;
-#if RNNWB_WITH_ONEDNN
-  // A product with one column: oneDNN has no gemv of its own.
-  if (transA)
-    sgemm(true, false, n, 1, m, alpha, a, lda, x, 1, beta, y, 1);
-  else
-    sgemm(false, false, m, 1, n, alpha, a, lda, x, 1, beta, y, 1);
-#else
-  useThreads(currentThreads());
+  useBlasThreads(currentThreads());
   cblas_sgemv(CblasRowMajor, transA ? CblasTrans : CblasNoTrans, m, n, alpha, a, lda, x, 1, beta, y,
               1);
-#endif
 }
 
 void sger(int m, int n, float alpha, const float* x, const float* y, float* a, int lda) {
   if (m <= 0 || n <= 0) return;
-#if RNNWB_WITH_ONEDNN
-  sgemm(false, false, m, n, 1, alpha, x, 1, y, n, 1.0f, a, lda);  // x (m x 1) times yᵀ (1 x n)
-#else
-  useThreads(currentThreads());
+  useBlasThreads(currentThreads());
   cblas_sger(CblasRowMajor, m, n, alpha, x, 1, y, 1, a, lda);
-#endif
 }
 
 void setComputeThreads(int threads) {
@@ -135,7 +128,7 @@ std::string productKernels() {
   const dnnl_version_t* v = dnnl_version();
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
          std::to_string(v->patch) + " sgemm (CPU ISA " + isaName(dnnl_get_effective_cpu_isa()) +
-         ")";
+         "); sgemv, sger: OpenBLAS (" + openblas_get_corename() + " kernels)";
 #else
   return std::string("OpenBLAS cblas_sgemm (") + openblas_get_config() + "; " +
          openblas_get_corename() + " kernels)";

@@ -3,7 +3,8 @@
 // the 2-D LSTM), and the one place that owns how many threads the products may use.
 //
 // Kernels: oneDNN's sgemm when the build found oneDNN (it picks its kernels from the instruction
-// set: AVX-512 on a Sapphire Rapids Xeon, AVX2 elsewhere), else OpenBLAS's cblas_sgemm.
+// set: AVX-512 on a Sapphire Rapids Xeon, AVX2 elsewhere), else OpenBLAS's cblas_sgemm; sgemv and
+// sger (RTRL's per-stream steps) on OpenBLAS in both, where oneDNN has no kernel as fast.
 // productKernels() says which, and `rnnwb --version` and the training log print it.
 //
 // Threads: a process-wide count (setComputeThreads), which a thread may override for a scope
@@ -33,8 +34,8 @@ void setComputeThreads(int threads);
 int computeThreads();
 
 /// Within its scope, products called from this thread use `threads` threads (>= 1); the previous
-/// count of this thread is restored after. With the OpenBLAS fallback the count is process-wide,
-/// so two threads in different scopes at once share the last one set.
+/// count of this thread is restored after. OpenBLAS's count (the fallback's sgemm, and sgemv /
+/// sger) is process-wide: two threads in different scopes at once share the last one set.
 class ProductThreadsScope {
  public:
   explicit ProductThreadsScope(int threads);
@@ -46,8 +47,8 @@ class ProductThreadsScope {
   int m_saved;
 };
 
-/// Which kernels the products run, e.g. "oneDNN 2.6.3 sgemm (avx512_core_amx)" or
-/// "OpenBLAS 0.3.21 cblas_sgemm (SkylakeX kernels)".
+/// Which kernels the products run, e.g. "oneDNN 2.6.3 sgemm (CPU ISA avx512_core_amx); sgemv,
+/// sger: OpenBLAS (SkylakeX kernels)" or "OpenBLAS cblas_sgemm (<its config>; SkylakeX kernels)".
 std::string productKernels();
 
 /// Older names of setComputeThreads / computeThreads.
