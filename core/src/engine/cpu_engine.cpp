@@ -48,7 +48,7 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
   }
   for (const cpu::ConnectionOp& op : m_program.connections) {
     if (op.zBuffer < 0) continue;
-    m_z[op.zBuffer].resize(rows * op.rows);
+    if (!readsSource(op)) m_z[op.zBuffer].resize(rows * op.rows);
     if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
   }
   m_stack.resize(static_cast<std::size_t>(streams) * m_program.widestGroupRows);
@@ -163,6 +163,7 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
 
 float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
   if (op.zBuffer < 0) return s(op.to, row);
+  if (readsSource(op)) return y(op.from, row - static_cast<std::ptrdiff_t>(op.delay) * m_streams);
   return m_z[op.zBuffer].data() + row * op.rows;
 }
 

@@ -109,8 +109,14 @@ class CpuBackend::Engine {
     const std::ptrdiff_t carried = padded ? static_cast<std::ptrdiff_t>(b.delay) * m_streams : 0;
     return buffer.data() + (row + carried) * b.size;
   }
-  /// Where connection c's z goes: the target's s (additive) or the connection's own z.
+  /// Where connection c's z goes: the target's s (additive) or the connection's own z; for an
+  /// identity connection into a multiplicative layer, z is its source's y itself (readsSource).
   float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
+  /// An identity connection into a multiplicative layer: its z is the source's y `delay` frames
+  /// earlier, read in place instead of copied into a z buffer (a fill and an add per frame less).
+  static bool readsSource(const cpu::ConnectionOp& op) {
+    return op.zBuffer >= 0 && op.type == ConnectionType::Identity;
+  }
   float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
   /// The workspace of a stacked group for these rows (one frame of some streams): rows.count rows

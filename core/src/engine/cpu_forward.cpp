@@ -14,7 +14,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer, Rows ro
   if (spec.kind == LayerKind::Multiplicative) {
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
-      std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
+      if (!readsSource(op)) std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
     }
     return;
   }
@@ -30,6 +30,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer, Rows ro
 
 RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op,
                                                                Rows rows) {
+  if (readsSource(op)) return;  // the multiplicative layer reads the source's y in place
   const float* source = y(op.from, earlier(rows, op.delay).first);
   float* dest = destination(op, rows.first);
   const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
