@@ -48,7 +48,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows
         for (std::size_t i = 0; i < count; ++i) gradSum[i] = out[i] > 0.0f ? grad[i] : 0.0f;
         break;
       default:
-        std::copy_n(grad, count, gradSum);
+        if (grad != gradSum) std::copy_n(grad, count, gradSum);  // the same when sumIsOutput
     }
   }
   if (spec.loss == LossKind::CrossEntropy) {

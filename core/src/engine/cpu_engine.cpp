@@ -28,6 +28,9 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
   for (std::size_t l = 0; l < layers.size(); ++l) {
     m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
     m_layers[l].size = layers[l].size;
+    m_layers[l].sumIsOutput = !layers[l].isInput() &&
+                              layers[l].activation == Activation::Identity &&
+                              layers[l].loss == LossKind::None;
   }
   m_z.resize(m_program.zBufferCount);
   m_dz.resize(m_program.zBufferCount);
@@ -40,10 +43,10 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
   for (LayerBuffers& b : m_layers) {
     const std::size_t padded = (static_cast<std::size_t>(b.delay) * streams + rows) * b.size;
     b.y.resize(padded);
-    b.s.resize(rows * b.size);
+    if (!b.sumIsOutput) b.s.resize(rows * b.size);
     if (backward) {
       b.dy.resize(padded);  // zeroed by clearGradients(), split among the workers
-      b.ds.resize(rows * b.size);
+      if (!b.sumIsOutput) b.ds.resize(rows * b.size);
     }
   }
   for (const cpu::ConnectionOp& op : m_program.connections) {

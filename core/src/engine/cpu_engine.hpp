@@ -62,6 +62,9 @@ class CpuBackend::Engine {
   struct LayerBuffers {
     int delay = 0;
     int size = 0;
+    // Identity activation and no loss: y is s and dy is ds, so s and ds are y's and dy's rows
+    // (not copied into y after the sum, nor dy into ds before the backward of the connections).
+    bool sumIsOutput = false;
     std::vector<float> y, s, dy, ds;
   };
 
@@ -102,8 +105,14 @@ class CpuBackend::Engine {
             int ldb, float beta, float* c, int ldc);
   float* y(int layer, std::ptrdiff_t row) { return at(m_layers[layer].y, layer, row, true); }
   float* dy(int layer, std::ptrdiff_t row) { return at(m_layers[layer].dy, layer, row, true); }
-  float* s(int layer, std::ptrdiff_t row) { return at(m_layers[layer].s, layer, row, false); }
-  float* ds(int layer, std::ptrdiff_t row) { return at(m_layers[layer].ds, layer, row, false); }
+  float* s(int layer, std::ptrdiff_t row) {
+    if (m_layers[layer].sumIsOutput) return y(layer, row);
+    return at(m_layers[layer].s, layer, row, false);
+  }
+  float* ds(int layer, std::ptrdiff_t row) {
+    if (m_layers[layer].sumIsOutput) return dy(layer, row);
+    return at(m_layers[layer].ds, layer, row, false);
+  }
   float* at(std::vector<float>& buffer, int layer, std::ptrdiff_t row, bool padded) {
     const LayerBuffers& b = m_layers[layer];
     const std::ptrdiff_t carried = padded ? static_cast<std::ptrdiff_t>(b.delay) * m_streams : 0;

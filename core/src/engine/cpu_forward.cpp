@@ -108,7 +108,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
       for (std::size_t i = 0; i < count; ++i) out[i] = sum[i] > 0.0f ? sum[i] : 0.0f;
       break;
     default:
-      std::copy_n(sum, count, out);
+      if (sum != out) std::copy_n(sum, count, out);  // the same rows when sumIsOutput
   }
 }
 
