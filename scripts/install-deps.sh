@@ -2,21 +2,22 @@
 # Installs the Debian 12 packages RNN Workbench needs, only those that are missing.
 # Runs as root (as CI does) or through sudo otherwise.
 #   scripts/install-deps.sh          build, test and GUI dependencies
-#   scripts/install-deps.sh --bench  also what the benchmarks compare against (PyTorch)
+#   scripts/install-deps.sh --bench  also what the benchmarks compare against (Debian's PyTorch,
+#                                    and venv for the PyTorch 2.x and JAX from PyPI)
 set -euo pipefail
 
 packages=(
   build-essential cmake
   qt6-base-dev qt6-svg-dev libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
-  libboost-graph-dev libopenblas-dev nlohmann-json3-dev libcli11-dev
+  libboost-graph-dev libopenblas-dev libdnnl-dev nlohmann-json3-dev libcli11-dev
   libpng-dev libfreetype-dev
   openmpi-bin libopenmpi-dev
   xvfb xauth
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
 )
 if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3-torch python3-numpy)
+  packages+=(python3-torch python3-numpy python3-venv python3-dev)
 fi
 
 missing=()

@@ -1,5 +1,6 @@
 // rnnwb: the command line of RNN Workbench. Each command lives in its own cmd_<name>.cpp.
 #include "cli_support.hpp"
+#include "rnnwb/core/engine/products.hpp"
 
 #ifdef RNNWB_HAVE_CUDA
 #include "rnnwb/gpu/cuda_backend.hpp"
@@ -9,7 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"rnnwb: analyse and train generalized recurrent networks (graph files *.rnn.json)",
                "rnnwb"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rnnwb 0.1.0");
+  app.set_version_flag("--version", "rnnwb 0.1.0\nCPU products: " + rnnwb::productKernels());
   int exitCode = 0;
 #ifdef RNNWB_HAVE_CUDA
   rnnwb::gpu::registerCudaBackend();  // the device is only looked for when a run asks for it

@@ -7,6 +7,9 @@ Trains with truncated BPTT(h; h' = h) on random data, N streams, the state carri
   peephole  the equations of examples/lstm-peephole.rnn.json as a per-frame cell loop, with the
             input products of all frames hoisted out of the loop (as a careful user writes it)
   peephole-naive  the same cell loop with every product inside the loop
+  gru       the equations of examples/gru.rnn.json as a cell loop, input products hoisted
+--compile runs the model under torch.compile (the whole chunk's cell loop is one graph; the
+compilation happens in the untimed warm-up chunks).
 Prints one JSON object per line: frames per second of wall time (median chunk, best chunk) and
 frames per second of process CPU time (all threads), which a loaded machine disturbs less.
 """
@@ -49,6 +52,35 @@ class PeepholeLstm(torch.nn.Module):
         return self.out(torch.stack(outputs)), (h, c)
 
 
+class Gru(torch.nn.Module):
+    """z = s(Wxz x + Whz h' + bz), r = s(Wxr x + Whr h' + br), n = tanh(Wxn x + Wrn (r h') + bn),
+    h = h' + z n + d z h' (d a learnt diagonal; -1 gives h = (1 - z) h' + z n), y = softmax(Why h
+    + by): examples/gru.rnn.json, whose n reads r h' through its own product."""
+
+    def __init__(self, inputs, hidden, outputs):
+        super().__init__()
+        self.hidden = hidden
+        self.wx = torch.nn.Linear(inputs, 3 * hidden)             # z, r, n with their biases
+        self.wh = torch.nn.Linear(hidden, 2 * hidden, bias=False)  # z, r
+        self.wn = torch.nn.Linear(hidden, hidden, bias=False)      # r h' -> n
+        self.d = torch.nn.Parameter(-torch.ones(hidden))  # the standard GRU; stable over chunks
+        self.out = torch.nn.Linear(hidden, outputs)
+
+    def forward(self, x, state):
+        h = state[0]
+        n = self.hidden
+        xs = self.wx(x).unbind(0)
+        outputs = []
+        for t in range(x.shape[0]):
+            gates = xs[t][:, :2 * n] + self.wh(h)
+            z = torch.sigmoid(gates[:, :n])
+            r = torch.sigmoid(gates[:, n:])
+            cand = torch.tanh(xs[t][:, 2 * n:] + self.wn(r * h))
+            h = h + z * cand + self.d * z * h
+            outputs.append(h)
+        return self.out(torch.stack(outputs)), (h, state[1])
+
+
 class StandardLstm(torch.nn.Module):
     def __init__(self, inputs, hidden, outputs):
         super().__init__()
@@ -62,7 +94,7 @@ class StandardLstm(torch.nn.Module):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", choices=["lstm", "peephole", "peephole-naive"])
+    parser.add_argument("model", choices=["lstm", "peephole", "peephole-naive", "gru"])
     parser.add_argument("--input", type=int, default=128)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--output", type=int, default=128)
@@ -70,26 +102,34 @@ def main():
     parser.add_argument("--frames", type=int, default=64)
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--compile", action="store_true", help="run under torch.compile")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed chunks first")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
     if args.model == "lstm":
         model = StandardLstm(args.input, args.hidden, args.output)
+    elif args.model == "gru":
+        model = Gru(args.input, args.hidden, args.output)
     else:
         model = PeepholeLstm(args.input, args.hidden, args.output, args.model == "peephole")
     x = torch.rand(args.frames, args.streams, args.input) * 2 - 1
     target = torch.randint(0, args.output, (args.frames * args.streams,))
     state = (torch.zeros(args.streams, args.hidden), torch.zeros(args.streams, args.hidden))
 
+    run = torch.compile(model) if args.compile else model
+
     def chunk(state):
         model.zero_grad(set_to_none=False)
-        logits, state = model(x, state)
+        logits, state = run(x, state)
         loss = F.cross_entropy(logits.reshape(-1, args.output), target, reduction="sum")
         loss.backward()
         return loss.item(), (state[0].detach(), state[1].detach())
 
-    for _ in range(2):
+    compile_start = time.perf_counter()
+    for _ in range(args.warmup):
         _, state = chunk(state)
+    warmup_s = time.perf_counter() - compile_start
     times = []
     cpu_start = time.process_time()
     for _ in range(args.repeat):
@@ -100,7 +140,9 @@ def main():
     frames = args.frames * args.streams
     ordered = sorted(times)
     print(json.dumps({
-        "bench": "torch", "label": args.model, "threads": args.threads,
+        "bench": "torch", "label": args.model + ("-compiled" if args.compile else ""),
+        "threads": args.threads, "warmup_s": warmup_s,
+        "mkldnn": torch.backends.mkldnn.is_available(), "mkl": torch.backends.mkl.is_available(),
         "torch": torch.__version__, "streams": args.streams, "frames": args.frames,
         "repeat": args.repeat, "parameters": sum(p.numel() for p in model.parameters()),
         "frames_per_s": frames / ordered[len(ordered) // 2],

@@ -16,9 +16,10 @@ struct Registry {
 
   Registry() {
     factories["cpu"] = [](const CompiledPlan& plan, const BackendOptions& options) {
-      // Results are bit-for-bit repeatable for one thread count; a run config keeps it.
-      if (options.threads > 0) setBlasThreads(options.threads);
-      return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(plan));
+      // Results are bit-for-bit repeatable for one thread count; a run config keeps it. 0:
+      // computeThreads(), the process-wide count.
+      return std::unique_ptr<Backend>(
+          std::make_unique<CpuBackend>(plan, CpuBackendOptions{.threads = options.threads}));
     };
   }
 };

@@ -1,7 +1,5 @@
 #include "rnnwb/core/engine/cpu_backend.hpp"
 
-#include <cblas.h>
-
 #include "cpu_engine.hpp"
 #include "rnnwb/core/check.hpp"
 
@@ -37,11 +35,5 @@ void CpuBackend::resetNodeTimes() {
   const std::size_t nodes = plan().nodes().size();
   m_engine->nodeTimes = NodeTimes{std::vector<double>(nodes), std::vector<double>(nodes), 0, 0};
 }
-
-void setBlasThreads(int threads) {
-  if (threads > 0) openblas_set_num_threads(threads);
-}
-
-int blasThreads() { return openblas_get_num_threads(); }
 
 }  // namespace rnnwb

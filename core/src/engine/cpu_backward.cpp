@@ -48,7 +48,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows
         for (std::size_t i = 0; i < count; ++i) gradSum[i] = out[i] > 0.0f ? grad[i] : 0.0f;
         break;
       default:
-        std::copy_n(grad, count, gradSum);
+        if (grad != gradSum) std::copy_n(grad, count, gradSum);  // the same when sumIsOutput
     }
   }
   if (spec.loss == LossKind::CrossEntropy) {
@@ -69,12 +69,17 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows
   const auto& anterior = m_plan.anterior(layer);
   for (int c : anterior) {
     float* gradZ = destinationGrad(m_program.connections[c], range.first);
-    std::copy_n(gradSum, count, gradZ);
+    bool first = true;  // the first other factor multiplies ds on its way into dz
     for (int other : anterior) {
       if (other == c) continue;
       const float* z = destination(m_program.connections[other], range.first);
-      for (std::size_t i = 0; i < count; ++i) gradZ[i] *= z[i];
+      if (first)
+        for (std::size_t i = 0; i < count; ++i) gradZ[i] = gradSum[i] * z[i];
+      else
+        for (std::size_t i = 0; i < count; ++i) gradZ[i] *= z[i];
+      first = false;
     }
+    if (first) std::copy_n(gradSum, count, gradZ);  // one factor only
   }
 }
 

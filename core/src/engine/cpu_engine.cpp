@@ -5,34 +5,15 @@
 #include <cstring>
 #include <stdexcept>
 
-#include <cblas.h>
-
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb {
 namespace {
 
 int workerCount(const CpuBackendOptions& options) {
-  return options.threads > 0 ? options.threads : std::max(1, openblas_get_num_threads());
+  return options.threads > 0 ? options.threads : computeThreads();
 }
-
-/// OpenBLAS on one thread while the engine runs, restored after: the engine's workers split
-/// every product themselves. OpenBLAS's own threads would compete with them for the cores, and
-/// after a threaded product they keep spinning for a while, taking a core from the workers.
-class SingleThreadedBlas {
- public:
-  SingleThreadedBlas() : m_threads(openblas_get_num_threads()) {
-    if (m_threads != 1) openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (m_threads != 1) openblas_set_num_threads(m_threads);
-  }
-  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
-  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
-
- private:
-  int m_threads;
-};
 
 }  // namespace
 
@@ -47,6 +28,9 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
   for (std::size_t l = 0; l < layers.size(); ++l) {
     m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
     m_layers[l].size = layers[l].size;
+    m_layers[l].sumIsOutput = !layers[l].isInput() &&
+                              layers[l].activation == Activation::Identity &&
+                              layers[l].loss == LossKind::None;
   }
   m_z.resize(m_program.zBufferCount);
   m_dz.resize(m_program.zBufferCount);
@@ -61,15 +45,15 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
   for (LayerBuffers& b : m_layers) {
     const std::size_t padded = (static_cast<std::size_t>(b.delay) * streams + rows) * b.size;
     b.y.resize(padded);
-    b.s.resize(rows * b.size);
+    if (!b.sumIsOutput) b.s.resize(rows * b.size);
     if (backward) {
       b.dy.resize(padded);  // zeroed by clearGradients(), split among the workers
-      b.ds.resize(rows * b.size);
+      if (!b.sumIsOutput) b.ds.resize(rows * b.size);
     }
   }
   for (const cpu::ConnectionOp& op : m_program.connections) {
     if (op.zBuffer < 0) continue;
-    m_z[op.zBuffer].resize(rows * op.rows);
+    if (!readsSource(op)) m_z[op.zBuffer].resize(rows * op.rows);
     if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
   }
   m_stack.resize(static_cast<std::size_t>(streams) * m_program.widestGroupRows);
@@ -157,10 +141,11 @@ double CpuBackend::Engine::loss(Rows range) const {
 void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, const float* a,
                               int lda, const float* b, int ldb, float beta, float* c, int ldc) {
   if (m == 0 || n == 0 || k == 0) return;
-  const auto order = CblasRowMajor;
-  const auto opA = transA ? CblasTrans : CblasNoTrans, opB = transB ? CblasTrans : CblasNoTrans;
+  // Each worker multiplies its own part on one thread: the engine's workers split every product
+  // themselves, which beat oneDNN's own (OpenMP) threads on these shapes (docs/benchmarks.md).
+  const ProductThreadsScope oneThread(1);
   if (!m_options.profile) {
-    cblas_sgemm(order, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+    sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
     return;
   }
   using Clock = std::chrono::steady_clock;
@@ -169,7 +154,7 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
     const std::lock_guard<std::mutex> lock(m_statsMutex);
     if (m_productsRunning++ == 0) m_productsSince = start;
   }
-  cblas_sgemm(order, opA, opB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
   const auto end = Clock::now();
   const std::lock_guard<std::mutex> lock(m_statsMutex);
   // blasSeconds counts the time during which any thread is in a product once: with several
@@ -183,6 +168,7 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
 
 float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
   if (op.zBuffer < 0) return s(op.to, row);
+  if (readsSource(op)) return y(op.from, row - static_cast<std::ptrdiff_t>(op.delay) * m_streams);
   return m_z[op.zBuffer].data() + row * op.rows;
 }
 
@@ -211,7 +197,6 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
                                ParameterSet* gradients, std::vector<Tensor>* outputs) {
   const ScopeClock clock(m_options.profile, stats.runSeconds);
   batch.check(m_plan, gradients != nullptr);
-  const SingleThreadedBlas blas;
   if (!(params.layout() == *m_layout))
     throw std::invalid_argument(
         "parameters of another graph (their layout differs from the "

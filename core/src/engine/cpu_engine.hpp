@@ -63,6 +63,9 @@ class CpuBackend::Engine {
   struct LayerBuffers {
     int delay = 0;
     int size = 0;
+    // Identity activation and no loss: y is s and dy is ds, so s and ds are y's and dy's rows
+    // (not copied into y after the sum, nor dy into ds before the backward of the connections).
+    bool sumIsOutput = false;
     std::vector<float> y, s, dy, ds;
   };
 
@@ -103,15 +106,27 @@ class CpuBackend::Engine {
             int ldb, float beta, float* c, int ldc);
   float* y(int layer, std::ptrdiff_t row) { return at(m_layers[layer].y, layer, row, true); }
   float* dy(int layer, std::ptrdiff_t row) { return at(m_layers[layer].dy, layer, row, true); }
-  float* s(int layer, std::ptrdiff_t row) { return at(m_layers[layer].s, layer, row, false); }
-  float* ds(int layer, std::ptrdiff_t row) { return at(m_layers[layer].ds, layer, row, false); }
+  float* s(int layer, std::ptrdiff_t row) {
+    if (m_layers[layer].sumIsOutput) return y(layer, row);
+    return at(m_layers[layer].s, layer, row, false);
+  }
+  float* ds(int layer, std::ptrdiff_t row) {
+    if (m_layers[layer].sumIsOutput) return dy(layer, row);
+    return at(m_layers[layer].ds, layer, row, false);
+  }
   float* at(std::vector<float>& buffer, int layer, std::ptrdiff_t row, bool padded) {
     const LayerBuffers& b = m_layers[layer];
     const std::ptrdiff_t carried = padded ? static_cast<std::ptrdiff_t>(b.delay) * m_streams : 0;
     return buffer.data() + (row + carried) * b.size;
   }
-  /// Where connection c's z goes: the target's s (additive) or the connection's own z.
+  /// Where connection c's z goes: the target's s (additive) or the connection's own z; for an
+  /// identity connection into a multiplicative layer, z is its source's y itself (readsSource).
   float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
+  /// An identity connection into a multiplicative layer: its z is the source's y `delay` frames
+  /// earlier, read in place instead of copied into a z buffer (a fill and an add per frame less).
+  static bool readsSource(const cpu::ConnectionOp& op) {
+    return op.zBuffer >= 0 && op.type == ConnectionType::Identity;
+  }
   float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
   /// The workspace of a stacked group for these rows (one frame of some streams): rows.count rows
@@ -160,7 +175,7 @@ class CpuBackend::Engine {
   // only on the shapes and the worker count: results repeat bit for bit for one count.
   WorkerPool m_pool;
   std::mutex m_statsMutex;
-  int m_productsRunning = 0;  // threads inside cblas_sgemm (profiling), under m_statsMutex
+  int m_productsRunning = 0;  // threads inside sgemm (profiling), under m_statsMutex
   std::chrono::steady_clock::time_point m_productsSince;
 };
 

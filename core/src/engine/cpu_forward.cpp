@@ -14,7 +14,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer, Rows ro
   if (spec.kind == LayerKind::Multiplicative) {
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
-      std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
+      if (!readsSource(op)) std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
     }
     return;
   }
@@ -30,6 +30,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer, Rows ro
 
 RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::ConnectionOp& op,
                                                                Rows rows) {
+  if (readsSource(op)) return;  // the multiplicative layer reads the source's y in place
   const float* source = y(op.from, earlier(rows, op.delay).first);
   float* dest = destination(op, rows.first);
   const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
@@ -79,14 +80,19 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
   const std::size_t count = static_cast<std::size_t>(rows.count) * spec.size;
   float* sum = s(layer, rows.first);
   if (spec.kind == LayerKind::Multiplicative) {
-    bool first = true;
-    for (int c : m_plan.anterior(layer)) {
-      const float* z = destination(m_program.connections[c], rows.first);
-      if (first)
-        std::copy_n(z, count, sum);
-      else
-        for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
-      first = false;
+    // The product of the factors in anterior order, the first two in one pass.
+    const auto& anterior = m_plan.anterior(layer);
+    const auto factor = [&](std::size_t k) {
+      return static_cast<const float*>(destination(m_program.connections[anterior[k]], rows.first));
+    };
+    if (anterior.size() == 1) std::copy_n(factor(0), count, sum);
+    if (anterior.size() >= 2) {
+      const float *a = factor(0), *b = factor(1);
+      for (std::size_t i = 0; i < count; ++i) sum[i] = a[i] * b[i];
+    }
+    for (std::size_t k = 2; k < anterior.size(); ++k) {
+      const float* z = factor(k);
+      for (std::size_t i = 0; i < count; ++i) sum[i] *= z[i];
     }
   }
   float* out = y(layer, rows.first);
@@ -107,7 +113,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayer(int layer, Rows rows) {
       for (std::size_t i = 0; i < count; ++i) out[i] = sum[i] > 0.0f ? sum[i] : 0.0f;
       break;
     default:
-      std::copy_n(sum, count, out);
+      if (sum != out) std::copy_n(sum, count, out);  // the same rows when sumIsOutput
   }
 }
 

@@ -3,13 +3,12 @@
 // connection.
 #include "rnnwb/core/engine/node_step.hpp"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb {
 namespace {
@@ -152,7 +151,7 @@ void NodeStep::forwardLayer(const ParameterSet& params, int l,
     if (c.type == ConnectionType::Full) {
       const int cols = m_plan.graph().layers[in.from].size;
       const float* w = params.values().data() + m_layout.connectionWeight(in.connection)->offset;
-      cblas_sgemv(CblasRowMajor, CblasNoTrans, n, cols, 1.0f, w, cols, x, 1, 1.0f, z, 1);
+      sgemv(false, n, cols, 1.0f, w, cols, x, 1.0f, z);
     } else if (c.type == ConnectionType::Diagonal) {
       const float* w = params.values().data() + m_layout.connectionWeight(in.connection)->offset;
       for (int i = 0; i < n; ++i) z[i] += w[i] * x[i];
@@ -245,10 +244,10 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
         continue;
       }
       const int cols = g.layers[in.from].size;
-      if (dx) cblas_sgemv(CblasRowMajor, CblasTrans, n, cols, 1.0f, w, cols, dz, 1, 1.0f, dx, 1);
+      if (dx) sgemv(true, n, cols, 1.0f, w, cols, dz, 1.0f, dx);
       if (out.params.empty()) continue;
       float* dw = out.params.data() + offset;
-      cblas_sger(CblasRowMajor, n, cols, 1.0f, dz, 1, x, 1, dw, cols);
+      sger(n, cols, 1.0f, dz, x, dw, cols);
       const std::span<const float> mask = params.connectionMask(in.connection);
       for (std::size_t i = 0; i < mask.size(); ++i) dw[i] *= mask[i];
     }

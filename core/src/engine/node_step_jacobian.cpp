@@ -2,7 +2,6 @@
 // layer carries its tangent T_l = ∂y_l/∂h_{t-1} (size_l x |h|, row-major). Delayed connections
 // read h_{t-1} itself, whose tangent is the identity, so they only place their weights into T;
 // delay-0 connections inside the node multiply the source's tangent by their weights.
-#include <cblas.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -10,6 +9,7 @@
 
 #include "rnnwb/core/engine/activation_math.hpp"
 #include "rnnwb/core/engine/node_step.hpp"
+#include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb {
 namespace {
@@ -76,8 +76,7 @@ void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::
       } else {
         const float* ts = scratch.data() + static_cast<std::size_t>(m_unitOffset[in.from]) * hh;
         if (c.type == ConnectionType::Full) {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, h, cols, 1.0f, w, cols, ts, h,
-                      1.0f, t, h);
+          sgemm(false, false, n, h, cols, 1.0f, w, cols, ts, h, 1.0f, t, h);
         } else {
           for (int i = 0; i < n; ++i) {
             const float f = c.type == ConnectionType::Diagonal ? w[i] : 1.0f;

@@ -7,6 +7,7 @@
 
 #include "engine/worker_pool.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/products.hpp"
 #include "rtrl_worker.hpp"
 
 namespace rnnwb::snap {
@@ -16,8 +17,7 @@ RtrlLearner::RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout
     : m_plan(plan),
       m_layout(layout),
       m_snapLevel(snapLevel),
-      m_threads(threads > 0 ? threads
-                            : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))),
+      m_threads(threads > 0 ? threads : computeThreads()),
       m_pool(std::make_unique<WorkerPool>(m_threads)) {
   if (snapLevel < 0)
     throw std::invalid_argument("SnAp-n needs n >= 1 (0 for exact RTRL), got " +

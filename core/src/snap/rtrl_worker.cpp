@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include <cblas.h>
-
 #include "engine/worker_pool.hpp"
+#include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb::snap {
 
@@ -91,34 +90,12 @@ const float* pastFrame(const StreamState& history, int layer, int delay, int str
          (static_cast<std::size_t>(frame) * history.streams() + stream) * size;
 }
 
-namespace {
-
-/// OpenBLAS's threads (SnapJacobian's dense sgemm) set to `threads` for a scope, restored after:
-/// the workers' share of the cores rather than every core per worker, and the same count for a
-/// given share whatever the number of workers, so that results do not depend on it.
-class BlasThreads {
- public:
-  explicit BlasThreads(int threads) : m_saved(openblas_get_num_threads()) {
-    if (m_saved != threads) openblas_set_num_threads(threads);
-  }
-  ~BlasThreads() {
-    if (openblas_get_num_threads() != m_saved) openblas_set_num_threads(m_saved);
-  }
-  BlasThreads(const BlasThreads&) = delete;
-  BlasThreads& operator=(const BlasThreads&) = delete;
-
- private:
-  int m_saved;
-};
-
-}  // namespace
-
 int RtrlLearner::workersFor(int streams) const { return std::clamp(streams, 1, m_threads); }
 
 double RtrlLearner::frame(const ParameterSet& params, const SequenceBatch& batch, int t, int stream,
                           StreamState& history, std::span<float> gradient) {
   checkStreams(batch, history);
-  const BlasThreads blas(m_threads);
+  const ProductThreadsScope products(m_threads);
   return frameOn(*m_workers.front(), {params, batch, t, stream, history, gradient, m_threads});
 }
 
@@ -135,9 +112,11 @@ double RtrlLearner::chunk(const ParameterSet& params, const SequenceBatch& batch
   for (std::vector<float>& own : m_streamGradients)
     if (own.size() != gradient.size()) own.assign(gradient.size(), 0.0f);
   std::vector<double> losses(static_cast<std::size_t>(streams), 0.0);
-  const BlasThreads blas(productThreads);
   const auto stepStreams = [&](int w) {
     if (w >= workers) return;
+    // The workers' share of the cores rather than every core per worker, and the same count for
+    // a given share whatever the number of workers, so that results do not depend on it.
+    const ProductThreadsScope products(productThreads);
     Worker& worker = *m_workers[w];
     for (int n = w * streams / workers; n < (w + 1) * streams / workers; ++n) {
       std::vector<float>& own = m_streamGradients[n];

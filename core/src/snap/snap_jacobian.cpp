@@ -4,8 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <cblas.h>
-
+#include "rnnwb/core/engine/products.hpp"
 #include "rnnwb/core/snap/masked_product.hpp"
 
 namespace rnnwb::snap {
@@ -39,8 +38,8 @@ void SnapJacobian::step(const float* d, std::span<const float> immediate, int th
   const int h = stateSize();
   if (m_dense && h > 0 && parameterCount() > 0) {
     // A full pattern stores Ĵᵀ as a dense |θ| x |h| row-major matrix: (D Ĵ)ᵀ = Ĵᵀ Dᵀ in one sgemm.
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, parameterCount(), h, h, 1.0f,
-                m_jacobian.values.data(), h, d, h, 0.0f, m_next.data(), h);
+    sgemm(false, true, parameterCount(), h, h, 1.0f, m_jacobian.values.data(), h, d, h, 0.0f,
+          m_next.data(), h);
     m_mix.addImmediate(immediate, m_next);
     m_jacobian.values.swap(m_next);
     return;

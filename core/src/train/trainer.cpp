@@ -77,7 +77,8 @@ class Trainer::Loop {
   void describeStart(bool resumed) {
     const std::string what =
         resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
-    message("run " + what + ": " + m_learner->describe(m_totalSteps));
+    message("run " + what + ": " + m_learner->describe(m_totalSteps) + "; CPU products " +
+            productKernels());
     if (!m_ranks.single())
       message("data-parallel over " + std::to_string(m_ranks.ranks()) + " ranks (" +
               m_ranks.world().name() + "), " +

@@ -16,7 +16,7 @@
 namespace rnnwb {
 
 /// What a backend is built with besides its plan. `threads` is the CPU backend's thread count
-/// (0: OpenBLAS's choice); other backends may ignore it.
+/// (0: computeThreads(), products.hpp); other backends may ignore it.
 struct BackendOptions {
   int threads = 0;
 };

@@ -1,5 +1,5 @@
 #pragma once
-// The CPU engine: the reference Backend, with OpenBLAS for every matrix product.
+// The CPU engine: the reference Backend; every matrix product through products.hpp (oneDNN).
 //
 // Single-stream parallelization (Hwang & Sung): the activations of a layer live in one buffer
 // [d_max + T, N, size] (the carried frames in front), so a connection over all frames of a chunk
@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "rnnwb/core/engine/backend.hpp"
+#include "rnnwb/core/engine/products.hpp"  // setBlasThreads, blasThreads
 
 namespace rnnwb {
 
@@ -18,9 +19,9 @@ struct CpuBackendOptions {
   /// Workers (threads kept alive between chunks, the caller being one of them). Every pass is
   /// split among them: the products and element-wise loops over all frames by rows, the weight
   /// gradients by rows of each gradient, the frame-by-frame steps by streams; each worker calls
-  /// single-threaded BLAS. 0: as many as OpenBLAS uses (blasThreads()). While a pass runs,
-  /// OpenBLAS is set to one thread (a process-wide setting, restored after), so two backends
-  /// running at once in one process should each use threads = 1. Results repeat bit for bit for
+  /// single-threaded products (a thread-local setting with oneDNN; with the OpenBLAS fallback,
+  /// a process-wide one, so there two backends running at once in one process should each use
+  /// threads = 1). 0: computeThreads(), the process-wide count. Results repeat bit for bit for
   /// one count; other counts agree up to the summation order inside the products.
   int threads = 0;
   /// Time every sgemm and count its flops (stats()); costs a clock read per product.
@@ -29,10 +30,10 @@ struct CpuBackendOptions {
 
 /// What the products and the passes cost since the last resetStats() (with options.profile).
 struct CpuBackendStats {
-  /// Wall time during which at least one thread is inside cblas_sgemm: the products' share of the
+  /// Wall time during which at least one thread is inside sgemm: the products' share of the
   /// run, and blasFlops / blasSeconds the rate that they reach on the machine, all cores together.
   double blasSeconds = 0;
-  double blasThreadSeconds = 0;  // time inside cblas_sgemm summed over the calling threads
+  double blasThreadSeconds = 0;  // time inside sgemm summed over the calling threads
   double blasFlops = 0;          // 2*m*n*k summed over the products
   long long blasCalls = 0;
   /// Wall time of forward() / forwardBackward(), of its frame-by-frame steps of recurrent nodes
@@ -66,10 +67,5 @@ class CpuBackend final : public Backend {
   class Engine;
   std::unique_ptr<Engine> m_engine;
 };
-
-/// Sets the number of OpenBLAS threads (process-wide); 0 or less leaves OpenBLAS's choice
-/// (OPENBLAS_NUM_THREADS or every core).
-void setBlasThreads(int threads);
-int blasThreads();
 
 }  // namespace rnnwb

@@ -55,10 +55,10 @@ enum class RtrlJacobianPath { Fastest, General };
 class RtrlLearner {
  public:
   /// snapLevel n >= 1: SnAp-n; 0: exact RTRL (M_∞). Throws RtrlRefusal naming the connection
-  /// for a graph RTRL cannot take. `threads` (0: all cores): chunk()'s workers, at most one per
-  /// stream, each stream's masked product and BLAS getting threads / workers of them; frame()'s
-  /// masked product and BLAS get them all (OpenBLAS's process-wide count is set for the call and
-  /// restored after). The plan and the parameter layout must outlive the learner.
+  /// for a graph RTRL cannot take. `threads` (0: computeThreads()): chunk()'s workers, at most
+  /// one per stream, each stream's masked product and dense products getting threads / workers
+  /// of them; frame()'s masked product and dense products get them all (a ProductThreadsScope
+  /// for the call). The plan and the parameter layout must outlive the learner.
   RtrlLearner(const CompiledPlan& plan, const ParameterLayout& layout, int snapLevel,
               int threads = 1, RtrlJacobianPath path = RtrlJacobianPath::Fastest);
   ~RtrlLearner();
