@@ -140,6 +140,7 @@ class TestTrainingPanel : public QObject {
   void loadConfigFillsTheForm();
   void logWrapsAndKeepsItsPlace();
   void realTrainerOnTinyTask();
+  void ranksLaunchThroughMpirun();
 };
 
 void TestTrainingPanel::initTestCase() {
@@ -484,6 +485,41 @@ void TestTrainingPanel::realTrainerOnTinyTask() {
   QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::TrainLoss), 4);
   QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::ValidLoss), 2);
   QVERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/checkpoints/step-000000020.safetensors")));
+}
+
+// #16: the form's number of processes (ranks) launches the run through mpirun, and Resume
+// launches it again with the ranks the run's config records.
+void TestTrainingPanel::ranksLaunchThroughMpirun() {
+#ifndef RNNWB_HAVE_MPI
+  QSKIP("this build has no MPI (RNNWB_ENABLE_MPI, libopenmpi-dev)");
+#endif
+  QString why;
+  if (TrainingProcess::findMpirun(&why).isEmpty()) QSKIP(qPrintable(why));
+  Fixture f;
+  f.panel.process()->setExecutable(QStringLiteral(RNNWB_CLI_PATH));
+  train::TrainConfig config = addingConfig(10);
+  config.ranks = 2;
+  f.panel.form()->setConfig(config);
+  QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
+  const QStringList command = f.panel.process()->command();
+  QVERIFY2(command.size() > 3 && command[0].endsWith(QStringLiteral("mpirun")) &&
+               command[1] == QStringLiteral("-np") && command[2] == QStringLiteral("2"),
+           qPrintable(command.join(' ')));
+  QVERIFY(f.waitForEnd(60000));
+  QVERIFY2(!f.panel.messageIsError(), qPrintable(f.panel.message() + "\n" + f.panel.logText()));
+  QFile metrics(f.runDir + QStringLiteral("/metrics.jsonl"));
+  QVERIFY(metrics.open(QIODevice::ReadOnly));
+  QVERIFY2(metrics.readAll().contains("\"ranks\":2"), "metrics.jsonl does not record 2 ranks");
+  QCOMPARE(train::loadTrainConfig((f.runDir + "/config.json").toStdString()).ranks, 2);
+  // Resume, told to go further: the same two ranks.
+  train::TrainConfig longer = config;
+  longer.steps = 20;
+  f.panel.form()->setConfig(longer);
+  QVERIFY2(f.panel.resumeRun(), qPrintable(f.panel.message()));
+  QCOMPARE(f.panel.process()->command().mid(1, 2), QStringList({"-np", "2"}));
+  QVERIFY(f.waitForEnd(60000));
+  QVERIFY2(!f.panel.messageIsError(), qPrintable(f.panel.message() + "\n" + f.panel.logText()));
+  QCOMPARE(f.panel.follower(f.runDir)->lastStep(), std::int64_t(20));
 }
 
 QTEST_MAIN(TestTrainingPanel)

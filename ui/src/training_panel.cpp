@@ -313,12 +313,14 @@ bool TrainingPanel::startTraining() {
   }
   QString graphPath, configPath;
   if (!stageLaunch(dir, &graphPath, &configPath)) return false;
-  m_log->appendPlainText(
-      QStringLiteral("$ rnnwb train %1 --config %2 --run-dir %3").arg(graphPath, configPath, dir));
+  const train::TrainConfig config = m_form->config();
+  m_process->setProcesses(config.ranks, QString::fromStdString(config.hostfile));
   followRun(dir);
   m_runs->setState(dir, QStringLiteral("starting"));
   m_message->setVisible(false);
-  return m_process->startNew(graphPath, configPath, dir);
+  const bool started = m_process->startNew(graphPath, configPath, dir);
+  m_log->appendPlainText(QStringLiteral("$ ") + m_process->command().join(QLatin1Char(' ')));
+  return started;
 }
 
 bool TrainingPanel::resumeRun() {
@@ -349,12 +351,27 @@ bool TrainingPanel::resumeRun() {
     }
     steps = wanted.steps;
   }
-  m_log->appendPlainText(
-      QStringLiteral("$ rnnwb train --resume --run-dir %1%2")
-          .arg(key, steps > 0 ? QStringLiteral(" --steps %1").arg(steps) : QString()));
+  setProcessesOfRun(key);
   m_message->setVisible(false);
   m_runs->setState(key, QStringLiteral("starting"));
-  return m_process->resume(key, steps);
+  const bool started = m_process->resume(key, steps);
+  m_log->appendPlainText(QStringLiteral("$ ") + m_process->command().join(QLatin1Char(' ')));
+  return started;
+}
+
+void TrainingPanel::setProcessesOfRun(const QString& runDir) {
+  // A resumed run keeps the launch it was started with: its config says how many ranks.
+  int ranks = 1;
+  QString hostfile;
+  try {
+    const train::TrainConfig config =
+        train::loadTrainConfig(toPath(runDir + QStringLiteral("/config.json")));
+    ranks = config.ranks;
+    hostfile = QString::fromStdString(config.hostfile);
+  } catch (const std::exception&) {
+    // rnnwb train --resume names what is wrong with the folder; it runs as one process.
+  }
+  m_process->setProcesses(ranks, hostfile);
 }
 
 void TrainingPanel::stopTraining() {

@@ -1,11 +1,17 @@
 #include "rnnwb/ui/training_process.hpp"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <csignal>
 
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <QProcessEnvironment>
 #include <QSettings>
+#include <QStandardPaths>
+#include <QThread>
 
 namespace rnnwb::ui {
 
@@ -53,6 +59,21 @@ QString TrainingProcess::findExecutable(QString* why) {
   return {};
 }
 
+void TrainingProcess::setProcesses(int ranks, const QString& hostfile) {
+  m_ranks = std::max(1, ranks);
+  m_hostfile = hostfile;
+}
+
+QString TrainingProcess::findMpirun(QString* why) {
+  const QString found = QStandardPaths::findExecutable(QStringLiteral("mpirun"));
+  if (found.isEmpty())
+    *why = QStringLiteral(
+        "Training on several processes needs Open MPI's mpirun, which is not on the PATH: "
+        "install openmpi-bin (scripts/install-deps.sh does), or set the number of processes "
+        "(ranks) to 1. See docs/distributed.md.");
+  return found;
+}
+
 bool TrainingProcess::startNew(const QString& graph, const QString& config, const QString& runDir) {
   return launch({QStringLiteral("train"), graph, QStringLiteral("--config"), config,
                  QStringLiteral("--run-dir"), runDir},
@@ -81,11 +102,32 @@ bool TrainingProcess::launch(const QStringList& arguments, const QString& runDir
     emit finished(Outcome::NotStarted, why);
     return false;
   }
+  m_command = QStringList{program} + arguments;
+  QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+  if (m_ranks > 1) {
+    // mpirun forwards SIGTERM (Stop) to every rank; rank 0 writes the run folder.
+    const QString mpirun = findMpirun(&why);
+    if (mpirun.isEmpty()) {
+      emit finished(Outcome::NotStarted, why);
+      return false;
+    }
+    QStringList options = {QStringLiteral("-np"), QString::number(m_ranks)};
+    if (!m_hostfile.isEmpty())
+      options << QStringLiteral("--hostfile") << m_hostfile;
+    else if (m_ranks > QThread::idealThreadCount())
+      options << QStringLiteral("--oversubscribe");
+    m_command = QStringList{mpirun} + options + m_command;
+    if (geteuid() == 0) {  // Open MPI refuses root unless told twice (containers, CI)
+      environment.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT"), QStringLiteral("1"));
+      environment.insert(QStringLiteral("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"), QStringLiteral("1"));
+    }
+  }
   m_pending.clear();
   m_lastError.clear();
   m_stopRequested = false;
   m_reported = false;
-  m_process->start(program, arguments);
+  m_process->setProcessEnvironment(environment);
+  m_process->start(m_command.front(), m_command.mid(1));
   if (!m_process->waitForStarted(10000)) return false;  // onError has reported it
   emit started(runDir);
   return true;

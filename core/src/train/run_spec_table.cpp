@@ -331,6 +331,13 @@ std::vector<Setting> runRows() {
             .min = 1,
             .max = 65536},
            FIELD(ranks)),
+      // A record of how the workbench launched the ranks; rnnwb train itself never reads it.
+      bind({.key = "hostfile",
+            .type = T::Path,
+            .help = "Open MPI hostfile of a data-parallel run over several machines (the "
+                    "workbench runs mpirun --hostfile with it); empty: this machine",
+            .writtenWhen = [](const TrainConfig& c) { return !c.hostfile.empty(); }},
+           FIELD(hostfile)),
       bind({.key = "algo",
             .flag = "--algo",
             .help = "bptt, rtrl (exact) or snap1, snap2, snap3... (SnAp-n): RTRL-family "

@@ -24,6 +24,15 @@ class TrainingProcess : public QObject {
   /// Overrides the search (tests, and the setting's value); empty restores it.
   void setExecutable(const QString& path) { m_executable = path; }
 
+  /// The next launches run `ranks` processes through Open MPI's mpirun (data-parallel training,
+  /// docs/distributed.md), over the hostfile's machines when one is given, else on this one
+  /// (oversubscribed when there are more ranks than cores). 1: rnnwb alone.
+  void setProcesses(int ranks, const QString& hostfile = {});
+  /// mpirun, or empty with *why saying how to get it.
+  static QString findMpirun(QString* why);
+  /// The whole command of the latest start (mpirun and its options first, when it runs ranks).
+  QStringList command() const { return m_command; }
+
   /// `rnnwb train GRAPH --config CONFIG --run-dir DIR`. False (and finished(NotStarted, ...))
   /// when no executable is found or one is already running.
   bool startNew(const QString& graph, const QString& config, const QString& runDir);
@@ -54,6 +63,9 @@ class TrainingProcess : public QObject {
   QString m_executable;
   QString m_runDir;
   QStringList m_arguments;
+  QStringList m_command;
+  int m_ranks = 1;
+  QString m_hostfile;
   QByteArray m_pending;  // a line still being written
   QString m_lastError;   // the last "rnnwb train: error: ..." line
   bool m_stopRequested = false;
