@@ -1,5 +1,6 @@
 #include "rnnwb/ui/edit_actions.hpp"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -8,15 +9,32 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGraphicsItem>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
 #include <QSpinBox>
 #include <QUndoStack>
 
 #include "rnnwb/ui/auto_layout.hpp"
+#include "rnnwb/ui/free_placement.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 
 namespace rnnwb::ui {
 namespace {
+
+// Where a clicked cell template starts: one column right of the layer that feeds it.
+const QPointF kBesideInput(200, 0);
+
+// "Zoom In (Ctrl++)": what a toolbar button or menu entry does, and its key.
+void showShortcutInToolTip(QAction* action) {
+  QString tip = action->toolTip();
+  const int keys = tip.indexOf(QStringLiteral(" ("));
+  if (keys >= 0 && tip.endsWith(QLatin1Char(')'))) tip.truncate(keys);
+  if (!action->shortcut().isEmpty())
+    tip += QStringLiteral(" (%1)").arg(action->shortcut().toString(QKeySequence::NativeText));
+  action->setToolTip(tip);
+}
 
 QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& shortcut,
                     const QString& tip) {
@@ -39,10 +57,22 @@ EditActions::EditActions(GraphDocument* document, GraphScene* scene, GraphView* 
 }
 
 void EditActions::createActions() {
-  undo = m_document->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
-  undo->setShortcut(QKeySequence::Undo);
-  redo = m_document->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
-  redo->setShortcut(QKeySequence::Redo);
+  // Plain "Undo" / "Redo": the command's name goes to the tooltip, so the toolbar keeps its
+  // width after every edit.
+  QUndoStack* stack = m_document->undoStack();
+  undo = makeAction(this, QStringLiteral("&Undo"), QKeySequence::Undo, {});
+  redo = makeAction(this, QStringLiteral("&Redo"), QKeySequence::Redo, {});
+  // Both common redo keys, whatever the platform's own is.
+  QList<QKeySequence> redoKeys = redo->shortcuts();
+  for (const QKeySequence& key :
+       {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+    if (!redoKeys.contains(key)) redoKeys << key;
+  redo->setShortcuts(redoKeys);
+  connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
+  connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
+  connect(stack, &QUndoStack::canUndoChanged, this, &EditActions::updateUndoActions);
+  connect(stack, &QUndoStack::canRedoChanged, this, &EditActions::updateUndoActions);
+  connect(stack, &QUndoStack::indexChanged, this, &EditActions::updateUndoActions);
   cut = makeAction(this, QStringLiteral("Cu&t"), QKeySequence::Cut,
                    QStringLiteral("Cut the selected layers"));
   copy = makeAction(this, QStringLiteral("&Copy"), QKeySequence::Copy,
@@ -56,12 +86,18 @@ void EditActions::createActions() {
   autoLayout = makeAction(this, QStringLiteral("Auto-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L),
                           QStringLiteral("Lay the graph out left to right in schedule order"));
   zoomIn = makeAction(this, QStringLiteral("Zoom &In"), QKeySequence::ZoomIn, {});
+  // Ctrl+= is Ctrl++ without Shift on most keyboards.
+  if (!zoomIn->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Equal)))
+    zoomIn->setShortcuts(zoomIn->shortcuts() << QKeySequence(Qt::CTRL | Qt::Key_Equal));
   zoomOut = makeAction(this, QStringLiteral("Zoom &Out"), QKeySequence::ZoomOut, {});
   resetZoom =
       makeAction(this, QStringLiteral("Actual &Size"), QKeySequence(Qt::CTRL | Qt::Key_0), {});
-  fitToWindow =
-      makeAction(this, QStringLiteral("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_F),
-                 QStringLiteral("Show the whole graph"));
+  // Ctrl+F is Find (as everywhere); Fit takes Ctrl+Shift+F.
+  fitToWindow = makeAction(this, QStringLiteral("&Fit to Window"),
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                           QStringLiteral("Show the whole graph"));
+  find = makeAction(this, QStringLiteral("&Find Layer…"), QKeySequence::Find,
+                    QStringLiteral("Find a layer by its id and show it"));
   collapse = makeAction(this, QStringLiteral("&Collapse Recurrent Nodes"),
                         QKeySequence(Qt::CTRL | Qt::Key_R),
                         QStringLiteral("Fold each strongly connected component into one box"));
@@ -85,17 +121,65 @@ void EditActions::createActions() {
   connect(fitToWindow, &QAction::triggered, m_view, &GraphView::fitToWindow);
   connect(collapse, &QAction::toggled, m_scene, [this](bool on) { m_scene->setCollapsed(on); });
   connect(m_scene, &GraphScene::collapsedChanged, collapse, &QAction::setChecked);
+  for (QAction* action : {cut, copy, paste, remove, selectAll, autoLayout, zoomIn, zoomOut,
+                          resetZoom, fitToWindow, find, collapse})
+    showShortcutInToolTip(action);
+  updateUndoActions();
+  // Undo and redo work from every widget of the window: see eventFilter.
+  qApp->installEventFilter(this);
 }
 
-void EditActions::addPaletteEntry(const QString& key, QPointF scenePos) {
+void EditActions::updateUndoActions() {
+  const QUndoStack* stack = m_document->undoStack();
+  undo->setEnabled(stack->canUndo());
+  redo->setEnabled(stack->canRedo());
+  undo->setToolTip(stack->canUndo() ? QStringLiteral("Undo %1").arg(stack->undoText())
+                                    : QStringLiteral("Nothing to undo"));
+  redo->setToolTip(stack->canRedo() ? QStringLiteral("Redo %1").arg(stack->redoText())
+                                    : QStringLiteral("Nothing to redo"));
+  showShortcutInToolTip(undo);
+  showShortcutInToolTip(redo);
+}
+
+bool EditActions::eventFilter(QObject* watched, QEvent* event) {
+  // A text field takes Ctrl+Z for its own undo even when it has nothing to undo, and focus
+  // stays in the Properties field after every edit. When the field has nothing of its own to
+  // undo (or redo), the key goes to the document's stack instead.
+  if (event->type() != QEvent::ShortcutOverride) return false;
+  auto* widget = qobject_cast<QWidget*>(watched);
+  if (!widget || !m_dialogParent || widget->window() != m_dialogParent->window()) return false;
+  const auto* key = static_cast<QKeyEvent*>(event);
+  const QKeySequence pressed(key->keyCombination());
+  const bool isUndo = undo->shortcuts().contains(pressed);
+  const bool isRedo = redo->shortcuts().contains(pressed);
+  if (!isUndo && !isRedo) return false;
+  auto* edit = qobject_cast<QLineEdit*>(widget);
+  if (auto* spin = qobject_cast<QAbstractSpinBox*>(widget)) edit = spin->findChild<QLineEdit*>();
+  if (!edit) return false;
+  const bool ownHistory =
+      !edit->isReadOnly() && (isUndo ? edit->isUndoAvailable() : edit->isRedoAvailable());
+  return !ownHistory;  // swallowed, the override is not accepted: the window's shortcut runs
+}
+
+void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> scenePos) {
   if (key == QLatin1String("lstm") || key == QLatin1String("gru") ||
       key == QLatin1String("elman")) {
     const CellTemplate cell = key == QLatin1String("lstm")  ? CellTemplate::Lstm
                               : key == QLatin1String("gru") ? CellTemplate::Gru
                                                             : CellTemplate::Elman;
     QDialog dialog(m_dialogParent);
-    dialog.setWindowTitle(QStringLiteral("Insert %1").arg(templateName(cell)));
+    const QString title = QStringLiteral("Insert %1").arg(templateName(cell));
+    dialog.setWindowTitle(title);
+    // Wide enough that the window manager need not cut the title (its buttons take room too).
+    const QFontMetrics titleFont(QApplication::font("QMdiSubWindowTitleBar"));
+    dialog.setMinimumWidth(std::max(380, titleFont.horizontalAdvance(title) + 200));
     auto* layout = new QFormLayout(&dialog);
+    auto* what = new QLabel(QStringLiteral("A %1 of new layers, fed by a layer of the graph; "
+                                           "connect its last layer onward.")
+                                .arg(templateName(cell)),
+                            &dialog);
+    what->setWordWrap(true);
+    layout->addRow(what);
     // The feeding layer: the one selected, else the first input layer.
     auto* input = new QComboBox(&dialog);
     const auto selected = m_scene->selectedLayerIds();
@@ -123,14 +207,19 @@ void EditActions::addPaletteEntry(const QString& key, QPointF scenePos) {
                          : key == QLatin1String("multiplicative") ? LayerKind::Multiplicative
                                                                   : LayerKind::Additive;
   const Layer layer = makeLayer(*m_document, kind, key == QLatin1String("output"));
-  m_document->undoStack()->push(new AddLayerCommand(m_document, layer, scenePos));
+  const QPointF wanted = scenePos ? *scenePos : m_view->visibleCentre();
+  m_document->undoStack()->push(
+      new AddLayerCommand(m_document, layer, freeSpotNear(*m_document, wanted)));
   selectLastLayers(1);
 }
 
 bool EditActions::insertTemplate(CellTemplate cell, const std::string& inputId, int size,
-                                 QPointF origin) {
+                                 std::optional<QPointF> origin) {
   if (m_document->layerIndex(inputId) < 0) return false;
-  GraphFragment fragment = makeCellTemplate(*m_document, cell, inputId, size, origin);
+  // By default beside the layer that feeds it: the cell reads left to right from there.
+  const QPointF start = origin ? *origin : m_document->position(inputId) + kBesideInput;
+  GraphFragment fragment = makeCellTemplate(*m_document, cell, inputId, size, start);
+  moveToFreeSpace(*m_document, fragment);
   const int count = static_cast<int>(fragment.layers.size());
   m_document->undoStack()->push(new InsertFragmentCommand(
       m_document, std::move(fragment), QStringLiteral("Insert %1").arg(templateName(cell))));
@@ -168,6 +257,7 @@ void EditActions::pasteClipboard() {
   if (!fragment || fragment->layers.empty()) return;
   const double shift = 40.0 * ++m_pasteCount;
   GraphFragment prepared = prepareForInsert(*m_document, *fragment, QPointF(shift, shift));
+  moveToFreeSpace(*m_document, prepared);
   const int count = static_cast<int>(prepared.layers.size());
   m_document->undoStack()->push(
       new InsertFragmentCommand(m_document, std::move(prepared), QStringLiteral("Paste")));

@@ -7,6 +7,7 @@
 #include "collapse_overlay.hpp"
 #include "connection_item.hpp"
 #include "layer_item.hpp"
+#include "recurrent_node_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 
 namespace rnnwb::ui {
@@ -129,9 +130,10 @@ void GraphScene::rebuildConnections() {
   std::map<std::pair<std::string, std::string>, int> lanes;
   for (int i = 0; i < static_cast<int>(graph.connections.size()); ++i) {
     const Connection& c = graph.connections[i];
+    // A connection naming a missing layer is drawn too, so that it can be selected and fixed.
     const auto from = m_layers.find(c.from), to = m_layers.find(c.to);
-    if (from == m_layers.end() || to == m_layers.end()) continue;
-    auto* item = new ConnectionItem(i, c, from->second, to->second);
+    auto* item = new ConnectionItem(i, c, from == m_layers.end() ? nullptr : from->second,
+                                    to == m_layers.end() ? nullptr : to->second);
     addItem(item);
     // Parallel connections (either direction between the same two layers) get their own lane.
     const auto key = std::minmax(c.from, c.to);
@@ -230,6 +232,10 @@ void GraphScene::setCollapsed(bool collapsed, bool animated) {
   emit collapsedChanged(collapsed);
 }
 
+bool GraphScene::toggleRecurrentNode(const std::string& memberId) {
+  return m_overlay->toggleNodeOf(memberId, m_collapsed);
+}
+
 std::vector<std::vector<std::string>> GraphScene::recurrentNodeBoxes() const {
   return m_overlay->shownBoxes();
 }
@@ -237,6 +243,25 @@ std::vector<std::vector<std::string>> GraphScene::recurrentNodeBoxes() const {
 void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   ++m_dragId;  // every press starts a new drag: its moves merge into one undo step
   QGraphicsScene::mousePressEvent(event);
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  // A recurrent node's box or frame on top: fold or unfold that node alone. (Handled here: an
+  // item that did not take the first press would get the double-click as a press.)
+  for (QGraphicsItem* item : items(event->scenePos())) {
+    if (!item->isVisible()) continue;
+    std::string member;
+    if (item->type() == RecurrentNodeItem::Type)
+      member = static_cast<RecurrentNodeItem*>(item)->firstMember();
+    else if (item->type() == RecurrentFrameItem::Type)
+      member = static_cast<RecurrentFrameItem*>(item)->firstMember();
+    else
+      break;  // a box or an arrow is on top
+    toggleRecurrentNode(member);
+    event->accept();
+    return;
+  }
+  QGraphicsScene::mouseDoubleClickEvent(event);
 }
 
 void GraphScene::layerItemMoved(LayerItem* item) {

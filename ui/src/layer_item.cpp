@@ -1,14 +1,22 @@
 #include "layer_item.hpp"
 
+#include <algorithm>
+
 #include <QCursor>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include "parameter_count.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
 namespace {
+
+// The scales (view pixels per scene unit) where the drawing changes; see paint().
+constexpr double kFullDetailFrom = 0.7;  // the 10 px detail lines are 7 px on the screen
+constexpr double kBoxOnlyBelow = 0.08;
+constexpr double kReadablePixels = 10.0;
 
 struct KindLook {
   QColor fill, border;
@@ -33,13 +41,21 @@ LayerItem::LayerItem(GraphScene* scene, const Layer& layer) : m_scene(scene), m_
 
 void LayerItem::setLayer(const Layer& layer) {
   m_layer = layer;
+  update();
+}
+
+void LayerItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event) {
+  // Made when asked for: counting a sparse connection's weights draws its mask.
   QString tip =
       QStringLiteral("%1: %2 layer of %3 units")
-          .arg(QString::fromStdString(layer.id), QString::fromUtf8(toString(layer.kind).data()))
-          .arg(layer.size);
-  if (!layer.isInput()) tip += QStringLiteral(", ") + detailLine();
+          .arg(QString::fromStdString(m_layer.id), QString::fromUtf8(toString(m_layer.kind).data()))
+          .arg(m_layer.size);
+  if (!m_layer.isInput()) tip += QStringLiteral(", ") + detailLine();
+  const Graph& graph = m_scene->document()->graph();
+  for (int i = 0; i < static_cast<int>(graph.layers.size()); ++i)
+    if (graph.layers[i].id == m_layer.id) tip += QLatin1Char('\n') + layerParameterLines(graph, i);
   setToolTip(tip + QStringLiteral("\nDrag from the right port to connect."));
-  update();
+  QGraphicsObject::hoverEnterEvent(event);
 }
 
 void LayerItem::setProblem(bool problem) {
@@ -52,6 +68,17 @@ void LayerItem::setHighlighted(bool highlighted) {
   if (highlighted == m_highlighted) return;
   m_highlighted = highlighted;
   update();
+}
+
+double LayerItem::idPixelSizeAt(double lod) const {
+  if (lod >= kFullDetailFrom) return 13;
+  // Readable on the screen, and as large as the box's width allows for the id.
+  QFont font;
+  font.setBold(true);
+  font.setPixelSize(100);
+  const double wide = QFontMetricsF(font).horizontalAdvance(QString::fromStdString(m_layer.id));
+  const double fits = (kWidth - 8) * 100.0 / std::max(wide, 1.0);
+  return std::min({kReadablePixels / lod, fits, kHeight * 0.8});
 }
 
 QRectF LayerItem::boxRect() const { return {-kWidth / 2, -kHeight / 2, kWidth, kHeight}; }
@@ -100,6 +127,22 @@ void LayerItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
     painter->setPen(QPen(QColor(0x1e, 0x88, 0xe5), 2.0));
     const double radius = m_layer.kind == LayerKind::Multiplicative ? kHeight / 2 + 4 : 11;
     painter->drawRoundedRect(boxRect().adjusted(-4, -4, 4, 4), radius, radius);
+  }
+  // Level of detail, as Netron draws a large graph zoomed out: the full box while its small
+  // text is readable, then only the id in a font readable on the screen, then the box alone.
+  const double lod =
+      QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+  if (lod < kBoxOnlyBelow) return;
+  if (lod < kFullDetailFrom) {
+    QFont font = painter->font();
+    font.setBold(true);
+    font.setPixelSize(std::max(1, int(idPixelSizeAt(lod))));
+    painter->setFont(font);
+    painter->setPen(look.border.darker(160));
+    painter->drawText(boxRect().adjusted(4, 0, -4, 0), Qt::AlignCenter,
+                      QFontMetrics(font).elidedText(QString::fromStdString(m_layer.id),
+                                                    Qt::ElideMiddle, int(kWidth - 8)));
+    return;
   }
   paintText(painter, look.border);
   // Ports: in on the left (not on inputs, which take no connection), out on the right.

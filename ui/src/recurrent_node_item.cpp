@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QFontMetricsF>
 #include <QPainter>
+#include <QStyleOptionGraphicsItem>
 
 #include "layer_item.hpp"
 
@@ -12,6 +13,8 @@ namespace rnnwb::ui {
 namespace {
 
 constexpr double kBoxWidth = 250.0;
+constexpr double kBodyPixels = 12.0;     // the body text, in scene units
+constexpr double kReadablePixels = 9.5;  // the least text height on the screen worth drawing
 const QColor kBorder(0x7b, 0x1f, 0xa2);
 
 QString joined(const std::vector<std::string>& ids, const QString& separator) {
@@ -22,7 +25,7 @@ QString joined(const std::vector<std::string>& ids, const QString& separator) {
 
 QFont bodyFont() {
   QFont font = QApplication::font();
-  font.setPixelSize(12);
+  font.setPixelSize(int(kBodyPixels));
   return font;
 }
 
@@ -38,8 +41,11 @@ QPointF portOf(const QGraphicsItem* item, bool out) {
 }  // namespace
 
 RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::string> members,
-                                     std::vector<std::string> innerOrder) {
+                                     std::vector<std::string> innerOrder)
+    : m_firstMember(members.front()) {
   m_title = QStringLiteral("recurrent node %1 · step %2").arg(number).arg(step);
+  m_shortTitle = QStringLiteral("recurrent %1").arg(number);
+  m_count = QStringLiteral("%1 layers").arg(members.size());
   m_body =
       QStringLiteral("frame by frame\nmembers: %1\ninner order: %2")
           .arg(joined(members, QStringLiteral(", ")), joined(innerOrder, QStringLiteral(" → ")));
@@ -49,6 +55,34 @@ RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::stri
   const double height = text.height() + 42;
   m_rect = QRectF(-kBoxWidth / 2, -height / 2, kBoxWidth, height);
   setZValue(2);
+  setToolTip(QStringLiteral("Double-click to unfold this node"));
+}
+
+RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember,
+                                       const std::vector<QPointF>& homes)
+    : m_firstMember(std::move(firstMember)),
+      m_title(QStringLiteral("recurrent node %1").arg(number)) {
+  const QRectF box(-LayerItem::kWidth / 2, -LayerItem::kHeight / 2, LayerItem::kWidth,
+                   LayerItem::kHeight);
+  for (const QPointF& home : homes) m_rect |= box.translated(home);
+  m_rect.adjust(-16, -30, 16, 16);  // room for the title above the boxes
+  setZValue(-1);                    // under connections and boxes
+  setToolTip(QStringLiteral("%1: double-click an empty spot inside to fold it").arg(m_title));
+}
+
+void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+  painter->setRenderHint(QPainter::Antialiasing);
+  QColor fill = kBorder;
+  fill.setAlpha(14);
+  painter->setBrush(fill);
+  painter->setPen(QPen(kBorder, 1.2, Qt::DashLine));
+  painter->drawRoundedRect(m_rect, 14, 14);
+  QFont font = bodyFont();
+  font.setPixelSize(12);
+  font.setBold(true);
+  painter->setFont(font);
+  painter->setPen(kBorder);
+  painter->drawText(m_rect.adjusted(12, 6, -12, 0), Qt::AlignLeft | Qt::AlignTop, m_title);
 }
 
 void RecurrentNodeItem::setHighlighted(bool highlighted) {
@@ -61,11 +95,35 @@ QPointF RecurrentNodeItem::outPort() const { return mapToScene(QPointF(m_rect.ri
 
 QRectF RecurrentNodeItem::boundingRect() const { return m_rect.adjusted(-3, -3, 3, 3); }
 
+double RecurrentNodeItem::textPixelSizeAt(double lod) const {
+  if (lod * kBodyPixels >= kReadablePixels) return kBodyPixels;
+  // Zoomed out: only the short summary, in a font that stays readable on the screen, as large
+  // as the box's width allows.
+  QFont font = bodyFont();
+  font.setPixelSize(100);
+  font.setBold(true);
+  const double widest = QFontMetricsF(font).horizontalAdvance(m_shortTitle) / 100.0;
+  const double fits = (m_rect.width() - 20) / std::max(widest, 1e-6);
+  return std::min(kReadablePixels / lod, fits);
+}
+
 void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
   painter->setBrush(m_highlighted ? QColor(0xff, 0xf1, 0x9c) : QColor(0xf3, 0xe8, 0xfa));
   painter->setPen(QPen(kBorder, 2.5));
   painter->drawRoundedRect(m_rect, 12, 12);
+  const double lod =
+      QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+  const double pixels = textPixelSizeAt(lod);
+  if (pixels != kBodyPixels) {
+    QFont font = bodyFont();
+    font.setPixelSize(std::max(1, int(pixels)));
+    font.setBold(true);
+    painter->setFont(font);
+    painter->setPen(kBorder.darker(130));
+    painter->drawText(m_rect, Qt::AlignCenter, m_shortTitle + QLatin1Char('\n') + m_count);
+    return;
+  }
   QFont font = bodyFont();
   font.setPixelSize(14);
   font.setBold(true);
@@ -107,6 +165,13 @@ void CondensedEdgeItem::updatePath() {
   m_arrowHead = QPolygonF({end, end + back + side, end + back - side});
   m_labelAt = path.pointAtPercent(0.5);
   setPath(path);
+}
+
+double CondensedEdgeItem::foldedness() const {
+  double t = 0;
+  for (const QGraphicsItem* end : {m_from, m_to})
+    if (end->type() == RecurrentNodeItem::Type) t = std::max(t, end->opacity());
+  return t;
 }
 
 QRectF CondensedEdgeItem::boundingRect() const {

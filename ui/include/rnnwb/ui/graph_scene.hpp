@@ -50,6 +50,9 @@ class GraphScene : public QGraphicsScene {
   /// folds into one box listing its members and inner order; the condensed DAG remains.
   bool isCollapsed() const { return m_collapsed; }
   void setCollapsed(bool collapsed, bool animated = true);
+  /// Folds (or unfolds) the recurrent node with this member alone, against the view's state;
+  /// false when the layer is in no recurrent node. A double-click on a box or frame does it.
+  bool toggleRecurrentNode(const std::string& memberId);
   /// Members (ids, file order) of each recurrent node box shown, in schedule order.
   std::vector<std::vector<std::string>> recurrentNodeBoxes() const;
 
@@ -70,6 +73,7 @@ class GraphScene : public QGraphicsScene {
 
  protected:
   void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
  private:
   void syncStructure();

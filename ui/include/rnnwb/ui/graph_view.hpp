@@ -1,6 +1,7 @@
 #pragma once
-// The canvas widget: a QGraphicsView on a GraphScene with zoom (Ctrl+wheel, actions), pan
-// (middle button, or Space held while dragging), rubber-band selection and fit to window.
+// The canvas widget: a QGraphicsView on a GraphScene with zoom (the wheel, about the cursor;
+// actions), pan (Shift/Ctrl+wheel, middle button, or Space held while dragging), rubber-band
+// selection and fit to window, on a fixed canvas of ±kCanvasHalf scene units.
 // Palette entries dropped on it are reported with their scene position.
 #include <QGraphicsView>
 
@@ -14,6 +15,10 @@ inline constexpr const char* kPaletteMimeType = "application/x-rnnwb-palette";
 class GraphView : public QGraphicsView {
   Q_OBJECT
  public:
+  static constexpr double kCanvasHalf = 50000.0;
+  static constexpr double kMinZoom = 0.05;
+  static constexpr double kMaxZoom = 8.0;
+
   explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
 
   double zoom() const;
@@ -28,6 +33,8 @@ class GraphView : public QGraphicsView {
 
  signals:
   void paletteEntryDropped(const QString& key, QPointF scenePos);
+  /// The scale (1: one scene unit per pixel) after a zoom or a fit.
+  void zoomChanged(double zoom);
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
@@ -41,6 +48,7 @@ class GraphView : public QGraphicsView {
 
  private:
   void scaleBy(double factor);
+  void zoomAbout(QPoint viewportPoint, double factor);
   bool m_panning = false;
 };
 

@@ -1,0 +1,25 @@
+#pragma once
+// Where new layers land: on free canvas. A layer, a pasted group or a cell template moves as a
+// whole by the smallest offset (searched on a grid, outward from where it was meant to land) at
+// which none of its boxes overlaps, or comes closer than a gap to, a box already there.
+#include <vector>
+
+#include <QPointF>
+#include <QRectF>
+
+#include "rnnwb/ui/graph_commands.hpp"
+
+namespace rnnwb::ui {
+
+/// A layer box centred at `centre`, grown by half the gap kept between boxes: two footprints
+/// that do not intersect belong to boxes at least a gap apart.
+QRectF layerFootprint(QPointF centre);
+/// The offset nearest to (0, 0) by which all of `placed` (box centres) can move so that no
+/// footprint of theirs meets a footprint of `occupied`. (0, 0) when they already fit.
+QPointF freeOffset(const std::vector<QPointF>& occupied, const std::vector<QPointF>& placed);
+/// The free spot nearest to `wanted` for one new layer of the document.
+QPointF freeSpotNear(const GraphDocument& document, QPointF wanted);
+/// Moves a fragment's positions (as a whole) onto the free space nearest to them.
+void moveToFreeSpace(const GraphDocument& document, GraphFragment& fragment);
+
+}  // namespace rnnwb::ui
