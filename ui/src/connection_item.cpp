@@ -220,9 +220,8 @@ void ConnectionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
     painter->drawText(QRectF(m_missingAt - QPointF(7, 7), QSizeF(14, 14)), Qt::AlignCenter,
                       QStringLiteral("?"));
   }
-  // Zoomed out, the 10 px labels would be a smudge of 4 px text over the arrows: left out.
-  if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 0.45)
-    return;
+  // Zoomed out, the 10 px labels would be a smudge of 5 px text over the arrows: left out.
+  if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 0.6) return;
   QFont font = painter->font();
   font.setPixelSize(10);
   painter->setFont(font);

@@ -228,10 +228,17 @@ bool EditActions::insertTemplate(CellTemplate cell, const std::string& inputId, 
 }
 
 void EditActions::selectLastLayers(int count) {
-  const int total = static_cast<int>(m_document->graph().layers.size());
+  const Graph& graph = m_document->graph();
+  const int total = static_cast<int>(graph.layers.size());
   std::vector<int> layers;
-  for (int i = std::max(0, total - count); i < total; ++i) layers.push_back(i);
+  QRectF area;
+  for (int i = std::max(0, total - count); i < total; ++i) {
+    layers.push_back(i);
+    area |= m_scene->layerBox(graph.layers[i].id);
+  }
   m_scene->selectItems(layers, {});
+  // What was just added is in view (a template may land beside the visible part).
+  m_view->ensureVisible(area, 30, 30);
 }
 
 void EditActions::deleteSelection() {

@@ -13,27 +13,40 @@ constexpr double kGapX = 40.0;
 constexpr double kGapY = 28.0;
 // The search grid: fine enough to land near the wanted spot, coarse enough to be quick.
 constexpr double kStep = 20.0;
+// The title band a recurrent node's frame has above its boxes.
+constexpr double kFrameTitle = 30.0;
 
-QRectF boundsOf(const std::vector<QPointF>& centres) {
+QRectF boundsOf(const std::vector<QRectF>& rects) {
   QRectF bounds;
-  for (const QPointF& c : centres) bounds |= layerFootprint(c);
+  for (const QRectF& r : rects) bounds |= r;
   return bounds;
 }
 
-bool fits(const std::vector<QRectF>& occupied, const std::vector<QPointF>& placed, QPointF offset) {
-  for (const QPointF& p : placed) {
-    const QRectF box = layerFootprint(p + offset);
+bool fits(const std::vector<QRectF>& occupied, const std::vector<QRectF>& placed, QPointF offset) {
+  for (const QRectF& p : placed) {
+    const QRectF box = p.translated(offset);
     for (const QRectF& other : occupied)
       if (box.intersects(other)) return false;
   }
   return true;
 }
 
-std::vector<QPointF> occupiedBy(const GraphDocument& document) {
-  std::vector<QPointF> centres;
+// The boxes of the document; with `frames`, also the area of each recurrent node (the frame
+// drawn around its members), so that a group placed as a block does not land inside one.
+std::vector<QRectF> occupiedBy(const GraphDocument& document, bool frames) {
+  std::vector<QRectF> rects;
   for (const Layer& layer : document.graph().layers)
-    if (document.hasPosition(layer.id)) centres.push_back(document.position(layer.id));
-  return centres;
+    if (document.hasPosition(layer.id))
+      rects.push_back(layerFootprint(document.position(layer.id)));
+  if (frames && document.analysis())
+    for (const SccNode& node : document.analysis()->nodes) {
+      if (!node.recurrent) continue;
+      QRectF area;
+      for (int layer : node.layers)
+        area |= layerFootprint(document.position(document.graph().layers[layer].id));
+      rects.push_back(area.adjusted(0, -kFrameTitle, 0, 0));
+    }
+  return rects;
 }
 
 }  // namespace
@@ -43,10 +56,8 @@ QRectF layerFootprint(QPointF centre) {
   return {centre.x() - w / 2, centre.y() - h / 2, w, h};
 }
 
-QPointF freeOffset(const std::vector<QPointF>& occupied, const std::vector<QPointF>& placed) {
-  std::vector<QRectF> boxes;
-  for (const QPointF& c : occupied) boxes.push_back(layerFootprint(c));
-  if (placed.empty() || fits(boxes, placed, {})) return {};
+QPointF freeOffset(const std::vector<QRectF>& occupied, const std::vector<QRectF>& placed) {
+  if (placed.empty() || fits(occupied, placed, {})) return {};
   // Far enough to clear everything: past the occupied area by the size of what is placed.
   const QRectF area = boundsOf(occupied) | boundsOf(placed);
   const int reach = int(std::ceil((area.width() + area.height()) / kStep)) + 2;
@@ -61,19 +72,22 @@ QPointF freeOffset(const std::vector<QPointF>& occupied, const std::vector<QPoin
   });
   for (const QPoint& g : grid) {
     const QPointF offset(g.x() * kStep, g.y() * kStep);
-    if (fits(boxes, placed, offset)) return offset;
+    if (fits(occupied, placed, offset)) return offset;
   }
   return {0, area.bottom() - boundsOf(placed).top()};  // below everything: always free
 }
 
 QPointF freeSpotNear(const GraphDocument& document, QPointF wanted) {
-  return wanted + freeOffset(occupiedBy(document), {wanted});
+  return wanted + freeOffset(occupiedBy(document, false), {layerFootprint(wanted)});
 }
 
 void moveToFreeSpace(const GraphDocument& document, GraphFragment& fragment) {
-  std::vector<QPointF> placed;
-  for (const auto& [id, p] : fragment.positions) placed.push_back(p);
-  const QPointF offset = freeOffset(occupiedBy(document), placed);
+  // As one block: the group keeps its own clear area, apart from boxes and recurrent nodes'
+  // frames, so that it reads as a unit beside what is there.
+  QRectF block;
+  for (const auto& [id, p] : fragment.positions) block |= layerFootprint(p);
+  if (block.isNull()) return;
+  const QPointF offset = freeOffset(occupiedBy(document, true), {block});
   for (auto& [id, p] : fragment.positions) p += offset;
 }
 

@@ -75,7 +75,10 @@ void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem
   QColor fill = kBorder;
   fill.setAlpha(14);
   painter->setBrush(fill);
-  painter->setPen(QPen(kBorder, 1.2, Qt::DashLine));
+  // Solid and faint: dashed purple is what delayed connections look like.
+  QColor line = kBorder;
+  line.setAlpha(110);
+  painter->setPen(QPen(line, 1.2));
   painter->drawRoundedRect(m_rect, 14, 14);
   QFont font = bodyFont();
   font.setPixelSize(12);

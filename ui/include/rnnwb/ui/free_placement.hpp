@@ -14,12 +14,13 @@ namespace rnnwb::ui {
 /// A layer box centred at `centre`, grown by half the gap kept between boxes: two footprints
 /// that do not intersect belong to boxes at least a gap apart.
 QRectF layerFootprint(QPointF centre);
-/// The offset nearest to (0, 0) by which all of `placed` (box centres) can move so that no
-/// footprint of theirs meets a footprint of `occupied`. (0, 0) when they already fit.
-QPointF freeOffset(const std::vector<QPointF>& occupied, const std::vector<QPointF>& placed);
+/// The offset nearest to (0, 0) by which all of `placed` can move so that none of them meets a
+/// rectangle of `occupied` (footprints, frames). (0, 0) when they already fit.
+QPointF freeOffset(const std::vector<QRectF>& occupied, const std::vector<QRectF>& placed);
 /// The free spot nearest to `wanted` for one new layer of the document.
 QPointF freeSpotNear(const GraphDocument& document, QPointF wanted);
-/// Moves a fragment's positions (as a whole) onto the free space nearest to them.
+/// Moves a fragment's positions, as one block, onto the free space nearest to them: clear of
+/// every box and of every recurrent node's area.
 void moveToFreeSpace(const GraphDocument& document, GraphFragment& fragment);
 
 }  // namespace rnnwb::ui
