@@ -14,6 +14,7 @@
 
 #include "connection_item.hpp"
 #include "layer_item.hpp"
+#include "minimap.hpp"
 #include "rnnwb/ui/find_layer_field.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
@@ -60,6 +61,7 @@ class TestCanvasViews : public QObject {
   void scheduleClickSelectsAndScrolls();
   void tooltipsCountParameters();
   void zoomedOutBoxesShowReadableIds();
+  void minimapShowsTheGraphAndMovesTheView();
 };
 
 // Issue #14, defect 3: a connection to a missing layer and one with delay −2 are drawn,
@@ -246,6 +248,33 @@ void TestCanvasViews::zoomedOutBoxesShowReadableIds() {
   for (int y = 0; y < image.height(); ++y)
     for (int x = 0; x < image.width(); ++x) dark += qGray(image.pixel(x, y)) < 128;
   QVERIFY2(dark >= 8, qPrintable(QString::number(dark)));  // the letter's strokes
+}
+
+// Gap (Netron, node editors): a minimap while the graph does not fit; a click on it moves the
+// view there.
+void TestCanvasViews::minimapShowsTheGraphAndMovesTheView() {
+  Fixture f("stacked-lstm.rnn.json");
+  GraphView view(&f.scene);
+  view.resize(640, 420);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fitToWindow();
+  Minimap* minimap = view.minimap();
+  QTRY_VERIFY(!minimap->isVisible());  // all in view: nothing to show
+  view.resetZoom();
+  view.centerOn(f.doc.position("x"));
+  QTRY_VERIFY(minimap->isVisible());
+  QVERIFY(view.viewport()->geometry().contains(minimap->geometry()));
+  QRectF layers;
+  for (const Layer& layer : f.doc.graph().layers) layers |= f.scene.layerBox(layer.id);
+  QVERIFY(minimap->sceneArea().contains(layers));
+  // A click on the minimap's right edge (half-way down) brings the graph's right end in view.
+  QTest::mouseClick(minimap, Qt::LeftButton, {},
+                    QPoint(minimap->width() - 6, minimap->height() / 2));
+  const QRectF visible = view.mapToScene(view.viewport()->rect()).boundingRect();
+  QVERIFY(visible.right() >= layers.right() - 10);
+  view.setMinimapShown(false);
+  QVERIFY(!minimap->isVisible());
 }
 
 QTEST_MAIN(TestCanvasViews)

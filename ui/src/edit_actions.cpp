@@ -102,6 +102,12 @@ void EditActions::createActions() {
                         QKeySequence(Qt::CTRL | Qt::Key_R),
                         QStringLiteral("Fold each strongly connected component into one box"));
   collapse->setCheckable(true);
+  minimap = makeAction(this, QStringLiteral("&Minimap"), QKeySequence(Qt::CTRL | Qt::Key_M),
+                       QStringLiteral("The whole graph in the canvas' corner while it does not "
+                                      "fit in the view"));
+  minimap->setCheckable(true);
+  minimap->setChecked(true);
+  connect(minimap, &QAction::toggled, m_view, &GraphView::setMinimapShown);
   connect(cut, &QAction::triggered, this, [this] {
     copySelection();
     deleteSelection();
@@ -122,7 +128,7 @@ void EditActions::createActions() {
   connect(collapse, &QAction::toggled, m_scene, [this](bool on) { m_scene->setCollapsed(on); });
   connect(m_scene, &GraphScene::collapsedChanged, collapse, &QAction::setChecked);
   for (QAction* action : {cut, copy, paste, remove, selectAll, autoLayout, zoomIn, zoomOut,
-                          resetZoom, fitToWindow, find, collapse})
+                          resetZoom, fitToWindow, find, collapse, minimap})
     showShortcutInToolTip(action);
   updateUndoActions();
   // Undo and redo work from every widget of the window: see eventFilter.

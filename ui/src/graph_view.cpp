@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
+#include "minimap.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
@@ -24,6 +25,20 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
   setSceneRect(-kCanvasHalf, -kCanvasHalf, 2 * kCanvasHalf, 2 * kCanvasHalf);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_minimap = new Minimap(this);
+  connect(this, &GraphView::zoomChanged, m_minimap, &Minimap::refresh);
+}
+
+void GraphView::setMinimapShown(bool shown) { m_minimap->setEnabledByUser(shown); }
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  m_minimap->refresh();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  m_minimap->refresh();
 }
 
 double GraphView::zoom() const { return transform().m11(); }

@@ -40,6 +40,7 @@ class EditActions : public QObject {
   QAction* fitToWindow;
   QAction* find;      // the window connects it to its find field
   QAction* collapse;  // checkable: the collapsed view of recurrent nodes
+  QAction* minimap;   // checkable: the canvas' minimap
 
   /// A palette entry: a layer is added at once, a template asks which layer feeds it and its
   /// size. `scenePos` is where it was dropped; for a click (none), a layer goes near the view's

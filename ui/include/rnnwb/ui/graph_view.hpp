@@ -8,6 +8,7 @@
 namespace rnnwb::ui {
 
 class GraphScene;
+class Minimap;
 
 /// The MIME type of a palette entry being dragged; the data is the entry's key.
 inline constexpr const char* kPaletteMimeType = "application/x-rnnwb-palette";
@@ -22,6 +23,7 @@ class GraphView : public QGraphicsView {
   explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
 
   double zoom() const;
+  Minimap* minimap() const { return m_minimap; }
   /// The centre of what is visible, in scene coordinates (where a clicked palette entry goes).
   QPointF visibleCentre() const;
 
@@ -30,6 +32,8 @@ class GraphView : public QGraphicsView {
   void zoomOut();
   void resetZoom();
   void fitToWindow();
+  /// The minimap in the corner (shown while the graph does not fit in the view).
+  void setMinimapShown(bool shown);
 
  signals:
   void paletteEntryDropped(const QString& key, QPointF scenePos);
@@ -38,6 +42,8 @@ class GraphView : public QGraphicsView {
 
  protected:
   void wheelEvent(QWheelEvent* event) override;
+  void scrollContentsBy(int dx, int dy) override;
+  void resizeEvent(QResizeEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void keyReleaseEvent(QKeyEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
@@ -50,6 +56,7 @@ class GraphView : public QGraphicsView {
   void scaleBy(double factor);
   void zoomAbout(QPoint viewportPoint, double factor);
   bool m_panning = false;
+  Minimap* m_minimap = nullptr;
 };
 
 }  // namespace rnnwb::ui
