@@ -220,7 +220,7 @@ void TestCollapseView::aRecurrentNodeUnfoldsAlone() {
       frame = item->sceneBoundingRect();
   QVERIFY(!frame.isEmpty());
   QTest::mouseDClick(view.viewport(), Qt::LeftButton, {},
-                     view.mapFromScene(frame.topLeft() + QPointF(8, 8)));
+                     view.mapFromScene(frame.bottomRight() - QPointF(8, 8)));
   QTRY_COMPARE_WITH_TIMEOUT(scene.recurrentNodeBoxes().size(), std::size_t(2), 3000);
   QTRY_VERIFY_WITH_TIMEOUT(!scene.isLayerShown(unfolded.front()), 3000);
   QCOMPARE(doc.undoStack()->count(), 0);

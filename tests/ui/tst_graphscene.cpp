@@ -80,6 +80,7 @@ class TestGraphScene : public QObject {
   void autoLayoutIsOneStepAndLayered();
   void templateFromPalette();
   void newLayersAndTemplatesLandOnFreeCanvas();
+  void wireDroppedOnCanvasAddsAConnectedLayer();
   void paletteDropAndClickAddLayers();
   void exportsWriteFiles();
 };
@@ -129,11 +130,14 @@ void TestGraphScene::dragIsOneUndoStep() {
   const QPoint at = view.mapFromScene(f.scene.layerBox("h").center() + QPointF(0, -15));
   QTest::mousePress(view.viewport(), Qt::LeftButton, {}, at);
   for (int step = 1; step <= 4; ++step)
-    QTest::mouseMove(view.viewport(), at + QPoint(10 * step, 5 * step));
-  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, at + QPoint(40, 20));
+    QTest::mouseMove(view.viewport(), at + QPoint(13 * step, 7 * step));
+  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, at + QPoint(52, 28));
   QCOMPARE(f.doc.undoStack()->count(), 1);
   QVERIFY(f.doc.position("h") != start);
   QCOMPARE(f.scene.layerBox("h").center(), f.doc.position("h"));
+  // Gap (node editors): the box lands on the grid.
+  QCOMPARE(std::fmod(f.doc.position("h").x(), GraphScene::kGrid), 0.0);
+  QCOMPARE(std::fmod(f.doc.position("h").y(), GraphScene::kGrid), 0.0);
   f.doc.undoStack()->undo();
   QCOMPARE(f.doc.position("h"), start);
   QCOMPARE(f.scene.layerBox("h").center(), start);
@@ -285,6 +289,34 @@ void TestGraphScene::newLayersAndTemplatesLandOnFreeCanvas() {
   QCOMPARE(overlappingBoxes(scene), QString());
   // The input → h connection runs forward, not as a loop over one spot.
   QVERIFY(empty.position("elman_h").x() > empty.position("x").x() + LayerItem::kWidth);
+}
+
+// Gap (node editors): a wire let go on empty canvas offers a new layer there, connected.
+void TestGraphScene::wireDroppedOnCanvasAddsAConnectedLayer() {
+  Fixture f("elman.rnn.json");
+  QSignalSpy dropped(&f.scene, &GraphScene::wireDroppedOnCanvas);
+  f.scene.beginConnectionDrag("h", true, f.scene.layerBox("h").center());
+  f.scene.finishConnectionDrag(QPointF(200, 200));
+  QCOMPARE(dropped.count(), 1);
+  QCOMPARE(dropped.front().at(2).toPointF(), QPointF(200, 200));
+  f.scene.beginConnectionDrag("h", true, f.scene.layerBox("h").center());
+  f.scene.finishConnectionDrag(f.scene.layerBox("h").center() + QPointF(80, 0));  // a slip
+  QCOMPARE(dropped.count(), 1);
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  actions.addConnectedLayer(QStringLiteral("multiplicative"), "h", true, QPointF(200, 200));
+  QCOMPARE(f.doc.undoStack()->count(), 1);  // one step
+  const Layer& added = f.doc.graph().layers.back();
+  QVERIFY(added.kind == LayerKind::Multiplicative);
+  QCOMPARE(f.doc.graph().connections.back().from, std::string("h"));
+  QCOMPARE(f.doc.graph().connections.back().to, added.id);
+  actions.addConnectedLayer(QStringLiteral("input"), "h", false, QPointF(0, 200));
+  QCOMPARE(f.doc.graph().connections.back().to, std::string("h"));
+  f.doc.undoStack()->undo();
+  f.doc.undoStack()->undo();
+  QCOMPARE(f.doc.graph().layers.size(), std::size_t(3));
+  QCOMPARE(f.doc.graph().connections.size(), std::size_t(3));
 }
 
 void TestGraphScene::paletteDropAndClickAddLayers() {

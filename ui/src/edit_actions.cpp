@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QCursor>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -12,6 +13,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QSpinBox>
 #include <QUndoStack>
 
@@ -54,6 +56,7 @@ EditActions::EditActions(GraphDocument* document, GraphScene* scene, GraphView* 
       m_view(view),
       m_dialogParent(dialogParent) {
   createActions();
+  connect(m_scene, &GraphScene::wireDroppedOnCanvas, this, &EditActions::offerLayerForWire);
 }
 
 void EditActions::createActions() {
@@ -108,6 +111,11 @@ void EditActions::createActions() {
   minimap->setCheckable(true);
   minimap->setChecked(true);
   connect(minimap, &QAction::toggled, m_view, &GraphView::setMinimapShown);
+  snapToGrid = makeAction(this, QStringLiteral("Snap to &Grid"), {},
+                          QStringLiteral("Dragged boxes land on a 20-unit grid"));
+  snapToGrid->setCheckable(true);
+  snapToGrid->setChecked(m_scene->snapsToGrid());
+  connect(snapToGrid, &QAction::toggled, m_scene, &GraphScene::setSnapToGrid);
   connect(cut, &QAction::triggered, this, [this] {
     copySelection();
     deleteSelection();
@@ -165,6 +173,47 @@ bool EditActions::eventFilter(QObject* watched, QEvent* event) {
   const bool ownHistory =
       !edit->isReadOnly() && (isUndo ? edit->isUndoAvailable() : edit->isRedoAvailable());
   return !ownHistory;  // swallowed, the override is not accepted: the window's shortcut runs
+}
+
+void EditActions::offerLayerForWire(const std::string& layerId, bool fromOutput, QPointF scenePos) {
+  QMenu menu(m_dialogParent);
+  menu.addSection(
+      fromOutput ? QStringLiteral("New layer fed by %1").arg(QString::fromStdString(layerId))
+                 : QStringLiteral("New layer feeding %1").arg(QString::fromStdString(layerId)));
+  struct Entry {
+    const char* key;
+    const char* text;
+  };
+  for (const Entry& e :
+       {Entry{"additive", "Additive layer  Σ"}, Entry{"multiplicative", "Multiplicative layer  ⊙"},
+        Entry{"output", "Output layer (softmax)"}, Entry{"input", "Input layer"}}) {
+    const QString key = QString::fromLatin1(e.key);
+    // An input layer takes no connection in; an output layer is an end, fed, not feeding.
+    if ((key == QLatin1String("input") && fromOutput) ||
+        (key == QLatin1String("output") && !fromOutput))
+      continue;
+    connect(menu.addAction(QString::fromUtf8(e.text)), &QAction::triggered, this,
+            [=, this] { addConnectedLayer(key, layerId, fromOutput, scenePos); });
+  }
+  menu.exec(QCursor::pos());
+}
+
+void EditActions::addConnectedLayer(const QString& key, const std::string& layerId, bool fromOutput,
+                                    QPointF scenePos) {
+  if (m_document->layerIndex(layerId) < 0) return;
+  const LayerKind kind = key == QLatin1String("input")            ? LayerKind::Input
+                         : key == QLatin1String("multiplicative") ? LayerKind::Multiplicative
+                                                                  : LayerKind::Additive;
+  const Layer layer = makeLayer(*m_document, kind, key == QLatin1String("output"));
+  QUndoStack* stack = m_document->undoStack();
+  stack->beginMacro(QStringLiteral("Add %1 connected to %2")
+                        .arg(QString::fromStdString(layer.id), QString::fromStdString(layerId)));
+  stack->push(new AddLayerCommand(m_document, layer, freeSpotNear(*m_document, scenePos)));
+  const std::string& from = fromOutput ? layerId : layer.id;
+  const std::string& to = fromOutput ? layer.id : layerId;
+  stack->push(new AddConnectionCommand(m_document, makeConnection(*m_document, from, to)));
+  stack->endMacro();
+  selectLastLayers(1);
 }
 
 void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> scenePos) {

@@ -1,7 +1,12 @@
 #include "rnnwb/ui/graph_scene.hpp"
 
+#include <cmath>
+
+#include <QApplication>
 #include <QGraphicsPathItem>
 #include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
 #include <QUndoStack>
 
 #include "collapse_overlay.hpp"
@@ -264,6 +269,32 @@ void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
   QGraphicsScene::mouseDoubleClickEvent(event);
 }
 
+void GraphScene::setSnapToGrid(bool snap) {
+  m_snapToGrid = snap;
+  update();  // the grid's dots come and go
+}
+
+QPointF GraphScene::snapped(QPointF position) const {
+  // Only the user's drags snap: positions the document holds (a file's, a template's) stay.
+  if (!m_snapToGrid || m_syncing) return position;
+  return {std::round(position.x() / kGrid) * kGrid, std::round(position.y() / kGrid) * kGrid};
+}
+
+void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
+  QGraphicsScene::drawBackground(painter, rect);
+  // The grid, on screen only (not in exported pictures), and only where its dots are apart.
+  if (!m_snapToGrid || !dynamic_cast<QWidget*>(painter->device())) return;
+  if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 0.5) return;
+  QColor dot = QApplication::palette().color(QPalette::Text);
+  dot.setAlpha(45);
+  painter->setPen(QPen(dot, 0));
+  QVector<QPointF> dots;
+  for (double x = std::floor(rect.left() / kGrid) * kGrid; x < rect.right(); x += kGrid)
+    for (double y = std::floor(rect.top() / kGrid) * kGrid; y < rect.bottom(); y += kGrid)
+      dots.append(QPointF(x, y));
+  painter->drawPoints(dots.data(), int(dots.size()));
+}
+
 void GraphScene::layerItemMoved(LayerItem* item) {
   if (m_syncing) return;
   const std::string& id = item->layerId();
@@ -299,7 +330,17 @@ void GraphScene::finishConnectionDrag(QPointF scenePos) {
   const std::string target = layerAt(scenePos);
   const std::string source = m_dragLayer;
   m_dragLayer.clear();
-  if (target.empty()) return;
+  if (target.empty()) {
+    // Dropped on empty canvas, away from where it started: offer a new layer there (as node
+    // editors do). A short slip off the port offers nothing.
+    const auto it = m_layers.find(source);
+    const QPointF port = it == m_layers.end() ? scenePos
+                         : m_dragFromOutput   ? it->second->outPort()
+                                              : it->second->inPort();
+    if (QLineF(port, scenePos).length() > 40)
+      emit wireDroppedOnCanvas(source, m_dragFromOutput, scenePos);
+    return;
+  }
   if (m_dragFromOutput)
     connectLayers(source, target);
   else

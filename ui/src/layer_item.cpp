@@ -187,6 +187,7 @@ void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
 }
 
 QVariant LayerItem::itemChange(GraphicsItemChange change, const QVariant& value) {
+  if (change == ItemPositionChange && m_scene) return m_scene->snapped(value.toPointF());
   if (change == ItemPositionHasChanged && m_scene) m_scene->layerItemMoved(this);
   if (change == ItemSelectedHasChanged) update();
   return QGraphicsObject::itemChange(change, value);

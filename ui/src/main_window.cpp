@@ -130,7 +130,7 @@ void MainWindow::createMenus() {
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
   m_viewMenu->addActions({m_edit->zoomIn, m_edit->zoomOut, m_edit->resetZoom, m_edit->fitToWindow});
   m_viewMenu->addSeparator();
-  m_viewMenu->addActions({m_edit->collapse, m_edit->minimap});
+  m_viewMenu->addActions({m_edit->collapse, m_edit->minimap, m_edit->snapToGrid});
   m_viewMenu->addSeparator();  // the docks' toggles follow
 
   // Added last, so that it stays the rightmost menu.

@@ -65,7 +65,7 @@ RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember,
   const QRectF box(-LayerItem::kWidth / 2, -LayerItem::kHeight / 2, LayerItem::kWidth,
                    LayerItem::kHeight);
   for (const QPointF& home : homes) m_rect |= box.translated(home);
-  m_rect.adjust(-16, -30, 16, 16);  // room for the title above the boxes
+  m_rect.adjust(-16, -16, 16, 30);  // the title goes under the boxes: self-loops rise above
   setZValue(-1);                    // under connections and boxes
   setToolTip(QStringLiteral("%1: double-click an empty spot inside to fold it").arg(m_title));
 }
@@ -85,7 +85,7 @@ void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem
   font.setBold(true);
   painter->setFont(font);
   painter->setPen(kBorder);
-  painter->drawText(m_rect.adjusted(12, 6, -12, 0), Qt::AlignLeft | Qt::AlignTop, m_title);
+  painter->drawText(m_rect.adjusted(12, 0, -12, -7), Qt::AlignLeft | Qt::AlignBottom, m_title);
 }
 
 void RecurrentNodeItem::setHighlighted(bool highlighted) {

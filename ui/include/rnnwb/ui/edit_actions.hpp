@@ -38,9 +38,10 @@ class EditActions : public QObject {
   QAction* zoomOut;
   QAction* resetZoom;
   QAction* fitToWindow;
-  QAction* find;      // the window connects it to its find field
-  QAction* collapse;  // checkable: the collapsed view of recurrent nodes
-  QAction* minimap;   // checkable: the canvas' minimap
+  QAction* find;        // the window connects it to its find field
+  QAction* collapse;    // checkable: the collapsed view of recurrent nodes
+  QAction* minimap;     // checkable: the canvas' minimap
+  QAction* snapToGrid;  // checkable: dragged boxes land on the grid
 
   /// A palette entry: a layer is added at once, a template asks which layer feeds it and its
   /// size. `scenePos` is where it was dropped; for a click (none), a layer goes near the view's
@@ -50,6 +51,12 @@ class EditActions : public QObject {
   /// free canvas nearest to it, and selects it. False when that layer does not exist.
   bool insertTemplate(CellTemplate cell, const std::string& inputId, int size,
                       std::optional<QPointF> origin);
+  /// A wire let go on empty canvas: a menu of layers to add there, connected to it.
+  void offerLayerForWire(const std::string& layerId, bool fromOutput, QPointF scenePos);
+  /// What choosing from that menu does, as one undo step: a new layer (palette key) on free
+  /// canvas near `scenePos`, fed by `layerId` (fromOutput) or feeding it.
+  void addConnectedLayer(const QString& key, const std::string& layerId, bool fromOutput,
+                         QPointF scenePos);
   void deleteSelection();
   void copySelection();
   void pasteClipboard();
