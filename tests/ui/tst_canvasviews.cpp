@@ -1,6 +1,7 @@
 // The canvas as a viewer (issue #14): every connection drawn as it is, a fixed canvas that does
 // not shift under a drag, the wheel zooming about the cursor, finding a layer, the Schedule
 // driving the canvas, parameter counts in tooltips, and readable boxes zoomed out.
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
 #include <QHeaderView>
@@ -62,6 +63,7 @@ class TestCanvasViews : public QObject {
   void tooltipsCountParameters();
   void zoomedOutBoxesShowReadableIds();
   void minimapShowsTheGraphAndMovesTheView();
+  void canvasFollowsADarkPalette();
 };
 
 // Issue #14, defect 3: a connection to a missing layer and one with delay −2 are drawn,
@@ -275,6 +277,46 @@ void TestCanvasViews::minimapShowsTheGraphAndMovesTheView() {
   QVERIFY(visible.right() >= layers.right() - 10);
   view.setMinimapShown(false);
   QVERIFY(!minimap->isVisible());
+}
+
+// Gap (desktop conventions): a dark palette gives a dark canvas, boxes and labels, with text
+// that stays readable on it (colours from the palette, not constants).
+void TestCanvasViews::canvasFollowsADarkPalette() {
+  const QPalette light = QApplication::palette();
+  QPalette dark = light;
+  dark.setColor(QPalette::Base, QColor(0x1e, 0x1f, 0x22));
+  dark.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x30));
+  dark.setColor(QPalette::Text, QColor(0xe8, 0xe8, 0xe8));
+  dark.setColor(QPalette::WindowText, QColor(0xe8, 0xe8, 0xe8));
+  auto render = [](const QPalette& palette) {
+    QApplication::setPalette(palette);
+    Fixture f("lstm-peephole.rnn.json");
+    QImage image(400, 300, QImage::Format_ARGB32);
+    image.fill(Qt::magenta);
+    QPainter painter(&image);
+    const QRectF c = f.scene.layerBox("c");
+    f.scene.render(&painter, QRectF(0, 0, 400, 300), c.adjusted(-100, -75, 100, 75));
+    return image;
+  };
+  auto meanGray = [](const QImage& image, const QRect& area) {
+    double sum = 0;
+    for (int y = area.top(); y <= area.bottom(); ++y)
+      for (int x = area.left(); x <= area.right(); ++x) sum += qGray(image.pixel(x, y));
+    return sum / (area.width() * area.height());
+  };
+  const QImage onDark = render(dark);
+  const QImage onLight = render(light);
+  QApplication::setPalette(light);
+  // The corner is background; the middle is c's box (fill and text).
+  QVERIFY(meanGray(onDark, QRect(0, 0, 20, 20)) < 60);
+  QVERIFY(meanGray(onLight, QRect(0, 0, 20, 20)) > 200);
+  const QRect box(130, 110, 140, 80);
+  QVERIFY2(meanGray(onDark, box) < 110, qPrintable(QString::number(meanGray(onDark, box))));
+  // Text on the dark box is light: some pixels of the box are far brighter than its fill.
+  int bright = 0;
+  for (int y = box.top(); y <= box.bottom(); ++y)
+    for (int x = box.left(); x <= box.right(); ++x) bright += qGray(onDark.pixel(x, y)) > 170;
+  QVERIFY(bright > 20);
 }
 
 QTEST_MAIN(TestCanvasViews)

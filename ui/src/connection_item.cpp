@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include "canvas_colours.hpp"
 #include "layer_item.hpp"
 #include "parameter_count.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
@@ -15,7 +16,6 @@ namespace rnnwb::ui {
 namespace {
 
 const QColor kDelayed(0x7b, 0x1f, 0xa2);
-const QColor kPlain(0x45, 0x4f, 0x5a);
 const QColor kProblem(0xe0, 0x10, 0x10);
 // How far a connection to a missing layer reaches out of the layer that exists.
 constexpr double kStubLength = 150.0;
@@ -171,9 +171,9 @@ QString ConnectionItem::label() const {
 }
 
 QPen ConnectionItem::pen() const {
-  QColor color = m_problem || !m_from || !m_to ? kProblem
-                 : m_connection.delay > 0      ? kDelayed
-                                               : kPlain;
+  QColor color = m_problem || !m_from || !m_to ? canvas::line(kProblem)
+                 : m_connection.delay > 0      ? canvas::line(kDelayed)
+                                               : canvas::plainLine();
   const double width = m_connection.type == ConnectionType::Identity ? 1.2 : 1.8;
   QPen pen(color, isSelected() ? width + 1.5 : width);
   if (m_connection.delay != 0) pen.setStyle(Qt::DashLine);
@@ -214,8 +214,8 @@ void ConnectionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
   painter->setBrush(linePen.color());
   painter->drawPolygon(m_arrowHead);
   if (!m_from || !m_to) {  // the missing end: a hollow marker
-    painter->setBrush(QColor(255, 255, 255, 230));
-    painter->setPen(QPen(kProblem, 1.5));
+    painter->setBrush(canvas::labelBackground());
+    painter->setPen(QPen(canvas::line(kProblem), 1.5));
     painter->drawEllipse(m_missingAt, 7, 7);
     painter->drawText(QRectF(m_missingAt - QPointF(7, 7), QSizeF(14, 14)), Qt::AlignCenter,
                       QStringLiteral("?"));
@@ -231,9 +231,9 @@ void ConnectionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
                    m_labelAt.y() - metrics.height() / 2 - 1, metrics.horizontalAdvance(text) + 6,
                    metrics.height() + 2);
   painter->setPen(QPen(linePen.color(), 0.8));
-  painter->setBrush(QColor(255, 255, 255, 230));
+  painter->setBrush(canvas::labelBackground());
   painter->drawRoundedRect(box, 3, 3);
-  painter->setPen(linePen.color().darker(120));
+  painter->setPen(canvas::isDark() ? linePen.color() : linePen.color().darker(120));
   painter->drawText(box, Qt::AlignCenter, text);
 }
 

@@ -9,6 +9,7 @@
 #include <QStyleOptionGraphicsItem>
 #include <QUndoStack>
 
+#include "canvas_colours.hpp"
 #include "collapse_overlay.hpp"
 #include "connection_item.hpp"
 #include "layer_item.hpp"
@@ -21,7 +22,6 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
     : QGraphicsScene(parent),
       m_document(document),
       m_overlay(std::make_unique<CollapseOverlay>(this)) {
-  setBackgroundBrush(QColor(0xfb, 0xfb, 0xfd));
   connect(document, &GraphDocument::replaced, this, [this] {
     clearSelection();
     m_layerOrder.clear();
@@ -281,7 +281,8 @@ QPointF GraphScene::snapped(QPointF position) const {
 }
 
 void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
-  QGraphicsScene::drawBackground(painter, rect);
+  // The palette's Base, read at each paint: a dark theme (or a change of theme) shows at once.
+  painter->fillRect(rect, canvas::background());
   // The grid, on screen only (not in exported pictures), and only where its dots are apart.
   if (!m_snapToGrid || !dynamic_cast<QWidget*>(painter->device())) return;
   if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 0.5) return;
@@ -310,7 +311,8 @@ void GraphScene::beginConnectionDrag(const std::string& layerId, bool fromOutput
   m_dragLayer = layerId;
   m_dragFromOutput = fromOutput;
   delete m_dragLine;
-  m_dragLine = addPath(QPainterPath(), QPen(QColor(0x1e, 0x88, 0xe5), 2, Qt::DashLine));
+  m_dragLine =
+      addPath(QPainterPath(), QPen(canvas::line(QColor(0x1e, 0x88, 0xe5)), 2, Qt::DashLine));
   m_dragLine->setZValue(5);
   updateConnectionDrag(scenePos);
 }

@@ -7,6 +7,7 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include "canvas_colours.hpp"
 #include "layer_item.hpp"
 
 namespace rnnwb::ui {
@@ -72,11 +73,11 @@ RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember,
 
 void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
-  QColor fill = kBorder;
-  fill.setAlpha(14);
+  QColor fill = canvas::line(kBorder);
+  fill.setAlpha(canvas::isDark() ? 26 : 14);
   painter->setBrush(fill);
   // Solid and faint: dashed purple is what delayed connections look like.
-  QColor line = kBorder;
+  QColor line = canvas::line(kBorder);
   line.setAlpha(110);
   painter->setPen(QPen(line, 1.2));
   painter->drawRoundedRect(m_rect, 14, 14);
@@ -84,7 +85,7 @@ void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem
   font.setPixelSize(12);
   font.setBold(true);
   painter->setFont(font);
-  painter->setPen(kBorder);
+  painter->setPen(canvas::line(kBorder));
   painter->drawText(m_rect.adjusted(12, 0, -12, -7), Qt::AlignLeft | Qt::AlignBottom, m_title);
 }
 
@@ -112,8 +113,8 @@ double RecurrentNodeItem::textPixelSizeAt(double lod) const {
 
 void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
-  painter->setBrush(m_highlighted ? QColor(0xff, 0xf1, 0x9c) : QColor(0xf3, 0xe8, 0xfa));
-  painter->setPen(QPen(kBorder, 2.5));
+  painter->setBrush(m_highlighted ? canvas::fill(QColor(0xff, 0xd0, 0x00)) : canvas::fill(kBorder));
+  painter->setPen(QPen(canvas::line(kBorder), 2.5));
   painter->drawRoundedRect(m_rect, 12, 12);
   const double lod =
       QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
@@ -123,7 +124,7 @@ void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
     font.setPixelSize(std::max(1, int(pixels)));
     font.setBold(true);
     painter->setFont(font);
-    painter->setPen(kBorder.darker(130));
+    painter->setPen(canvas::isDark() ? canvas::line(kBorder) : kBorder.darker(130));
     painter->drawText(m_rect, Qt::AlignCenter, m_shortTitle + QLatin1Char('\n') + m_count);
     return;
   }
@@ -131,11 +132,11 @@ void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
   font.setPixelSize(14);
   font.setBold(true);
   painter->setFont(font);
-  painter->setPen(kBorder.darker(130));
+  painter->setPen(canvas::isDark() ? canvas::line(kBorder) : kBorder.darker(130));
   const QRectF inner = m_rect.adjusted(10, 8, -10, -8);
   painter->drawText(inner, Qt::AlignLeft | Qt::AlignTop, m_title);
   painter->setFont(bodyFont());
-  painter->setPen(Qt::black);
+  painter->setPen(canvas::text());
   painter->drawText(inner.adjusted(0, 24, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
                     m_body);
 }
@@ -186,7 +187,7 @@ QRectF CondensedEdgeItem::boundingRect() const {
 
 void CondensedEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
-  const QColor color = m_delayed ? kBorder : QColor(0x45, 0x4f, 0x5a);
+  const QColor color = m_delayed ? canvas::line(kBorder) : canvas::plainLine();
   painter->setPen(QPen(color, 2.2, m_delayed ? Qt::DashLine : Qt::SolidLine));
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path());
@@ -200,7 +201,7 @@ void CondensedEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
   const double width = metrics.horizontalAdvance(m_label) + 8;
   const QRectF box(m_labelAt.x() - width / 2, m_labelAt.y() - 8, width, 16);
   painter->setPen(QPen(color, 0.8));
-  painter->setBrush(QColor(255, 255, 255, 235));
+  painter->setBrush(canvas::labelBackground());
   painter->drawRoundedRect(box, 3, 3);
   painter->drawText(box, Qt::AlignCenter, m_label);
 }
