@@ -14,6 +14,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
@@ -36,6 +37,7 @@
 #include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
+#include "rnnwb/ui/problems_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -77,6 +79,7 @@ class TestMainWindow : public QObject {
   void helpMenuHasAbout();
   void malformedFileNamesItsPlaceOnce();
   void templateDialogShowsItsWholeTitle();
+  void emptyWindowShowsAStartPage();
 };
 
 void TestMainWindow::initTestCase() {
@@ -102,7 +105,14 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
   QVERIFY(packing && packing->widget() == window.packingPanel());
   QVERIFY(packing->isHidden());
   auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
-  window.show();  // shown together, the three share the bottom as tabs
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  // Hidden docks are unchecked in the View menu (and on the toolbar).
+  for (QDockWidget* dock : docks)
+    QCOMPARE(dock->findChild<QAction*>(QStringLiteral("dockToggle"))->isChecked(),
+             !dock->isHidden());
+  QVERIFY(!window.windowIcon().isNull());
+  // shown together, the three share the bottom as tabs
   training->show();
   sparsity->show();
   packing->show();
@@ -423,6 +433,38 @@ void TestMainWindow::templateDialogShowsItsWholeTitle() {
   window.editActions()->addPaletteEntry(QStringLiteral("lstm"), std::nullopt);
   QCOMPARE(title, QStringLiteral("Insert LSTM cell"));
   QVERIFY2(width >= needed, qPrintable(QStringLiteral("%1 < %2").arg(width).arg(needed)));
+}
+
+// Gap (desktop conventions): an empty window shows a start page (examples, recent files, new
+// from a template) instead of problems about a graph not yet drawn.
+void TestMainWindow::emptyWindowShowsAStartPage() {
+  MainWindow window;
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* page = window.findChild<QFrame*>(QStringLiteral("startPage"));
+  QVERIFY(page && page->isVisible());
+  QVERIFY(window.view()->rect().contains(page->geometry()));
+  auto* problems = window.findChild<ProblemsPanel*>();
+  QCOMPARE(problems->problemCount(), 0);
+  QCOMPARE(window.statusBar()->findChild<QLabel*>(QStringLiteral("problemCount"))->text(),
+           QStringLiteral("Empty graph"));
+  auto* examples = page->findChild<QListWidget*>(QStringLiteral("examples"));
+  QVERIFY(examples->count() >= 10);  // every examples/*.rnn.json
+  QListWidgetItem* gru = examples->findItems(QStringLiteral("gru"), Qt::MatchExactly).value(0);
+  QVERIFY(gru);
+  emit examples->itemActivated(gru);
+  QCOMPARE(window.document()->graph().name, std::string("gru"));
+  QVERIFY(!page->isVisible());
+  window.fileActions()->newFile->trigger();
+  QVERIFY(page->isVisible());
+  // New from a template: a valid graph, one undo step.
+  for (QPushButton* button : page->findChildren<QPushButton*>())
+    if (button->text() == QStringLiteral("LSTM cell")) button->click();
+  QCOMPARE(window.document()->graph().layers.size(), std::size_t(11));
+  QVERIFY(window.document()->problems().empty());
+  QCOMPARE(window.document()->undoStack()->count(), 1);
+  QVERIFY(!page->isVisible());
+  window.document()->undoStack()->setClean();
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -282,6 +282,26 @@ bool EditActions::insertTemplate(CellTemplate cell, const std::string& inputId, 
   return true;
 }
 
+bool EditActions::newFromTemplate(CellTemplate cell) {
+  if (!m_document->graph().layers.empty()) return false;
+  QUndoStack* stack = m_document->undoStack();
+  stack->beginMacro(QStringLiteral("New from %1").arg(templateName(cell)));
+  Layer input = makeLayer(*m_document, LayerKind::Input);
+  input.size = 8;
+  stack->push(new AddLayerCommand(m_document, input, QPointF(0, 0)));
+  insertTemplate(cell, input.id, 32, std::nullopt);
+  const std::string last = m_document->graph().layers.back().id;  // the cell's output layer
+  Layer output = makeLayer(*m_document, LayerKind::Additive, true);
+  output.size = 8;
+  stack->push(new AddLayerCommand(
+      m_document, output, freeSpotNear(*m_document, m_document->position(last) + kBesideInput)));
+  stack->push(new AddConnectionCommand(m_document, makeConnection(*m_document, last, output.id)));
+  stack->endMacro();
+  m_scene->selectItems({}, {});
+  m_view->fitToWindow();
+  return true;
+}
+
 void EditActions::selectLastLayers(int count) {
   const Graph& graph = m_document->graph();
   const int total = static_cast<int>(graph.layers.size());

@@ -27,6 +27,11 @@
 #include "rnnwb/ui/properties_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
 #include "rnnwb/ui/training_panel.hpp"
+#include "start_page.hpp"
+
+// The icons are compiled into the static rnnwb_ui library, whose resources a program must
+// register by name (Q_INIT_RESOURCE works only outside a namespace).
+static void registerWorkbenchResources() { Q_INIT_RESOURCE(rnnwb); }
 
 namespace rnnwb::ui {
 
@@ -44,6 +49,8 @@ MainWindow::MainWindow(QWidget* parent)
       m_document(new GraphDocument(this)),
       m_scene(new GraphScene(m_document, this)),
       m_view(new GraphView(m_scene, this)) {
+  registerWorkbenchResources();
+  setWindowIcon(QIcon(QStringLiteral(":/icons/rnnwb.svg")));
   setCentralWidget(m_view);
   createActions();
   createMenus();
@@ -67,7 +74,33 @@ MainWindow::MainWindow(QWidget* parent)
   m_zoomLevel->setText(QStringLiteral("%1%").arg(qRound(m_view->zoom() * 100)));
   updateProblemCount();
   updateTitle();
+  createStartPage();
   placeOnScreen();
+}
+
+void MainWindow::createStartPage() {
+  m_startPage = new StartPage(m_view);
+  connect(m_startPage, &StartPage::fileChosen, m_files,
+          [this](const QString& path) { m_files->openFile(path); });
+  connect(m_startPage, &StartPage::templateChosen, m_edit,
+          [this](CellTemplate cell) { m_edit->newFromTemplate(cell); });
+  connect(m_document, &GraphDocument::structureChanged, this, &MainWindow::placeStartPage);
+  m_view->installEventFilter(this);  // it stays centred as the canvas resizes
+  placeStartPage();
+}
+
+void MainWindow::placeStartPage() {
+  const bool empty = m_document->graph().layers.empty();
+  if (empty && !m_startPage->isVisible()) m_startPage->refresh();
+  m_startPage->setVisible(empty);
+  const QSize size = m_startPage->sizeHint().boundedTo(m_view->size() - QSize(20, 20));
+  m_startPage->resize(size);
+  m_startPage->move((m_view->width() - size.width()) / 2, (m_view->height() - size.height()) / 2);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_view && event->type() == QEvent::Resize) placeStartPage();
+  return QMainWindow::eventFilter(watched, event);
 }
 
 QSize MainWindow::initialSize(const QRect& available) {
@@ -86,8 +119,9 @@ void MainWindow::placeOnScreen() {
 
 void MainWindow::updateProblemCount() {
   const auto count = m_document->problems().size();
-  m_problemCount->setText(count == 0   ? QStringLiteral("Valid graph")
-                          : count == 1 ? QStringLiteral("1 problem")
+  m_problemCount->setText(m_document->graph().layers.empty() ? QStringLiteral("Empty graph")
+                          : count == 0                       ? QStringLiteral("Valid graph")
+                          : count == 1                       ? QStringLiteral("1 problem")
                                        : QStringLiteral("%1 problems").arg(count));
 }
 
@@ -157,7 +191,22 @@ void MainWindow::showAbout() {
 void MainWindow::createToolBar() {
   QToolBar* bar = addToolBar(QStringLiteral("Main"));
   bar->setObjectName(QStringLiteral("mainToolBar"));
-  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  // Icons (resources/icons), named in their tooltips with their keys.
+  bar->setToolButtonStyle(Qt::ToolButtonIconOnly);
+  bar->setIconSize(QSize(22, 22));
+  const auto icon = [](const char* name) {
+    return QIcon(QStringLiteral(":/icons/%1.svg").arg(QLatin1String(name)));
+  };
+  m_files->newFile->setIcon(icon("new"));
+  m_files->open->setIcon(icon("open"));
+  m_files->save->setIcon(icon("save"));
+  m_edit->undo->setIcon(icon("undo"));
+  m_edit->redo->setIcon(icon("redo"));
+  m_edit->remove->setIcon(icon("delete"));
+  m_edit->autoLayout->setIcon(icon("auto-layout"));
+  m_edit->fitToWindow->setIcon(icon("fit"));
+  m_edit->collapse->setIcon(icon("collapse"));
+  m_edit->find->setIcon(icon("find"));
   bar->setMovable(false);
   bar->addActions({m_files->newFile, m_files->open, m_files->save});
   bar->addSeparator();
@@ -201,8 +250,9 @@ void MainWindow::createDockWindows() {
   m_training = new TrainingPanel(m_document, this);
   QDockWidget* training = addDock(m_training, QStringLiteral("Training"), Qt::BottomDockWidgetArea);
   training->hide();
-  findChild<QToolBar*>(QStringLiteral("mainToolBar"))
-      ->insertAction(m_toolBarEnd, dockToggle(training));
+  QAction* showTraining = dockToggle(training);
+  showTraining->setIcon(QIcon(QStringLiteral(":/icons/training.svg")));
+  findChild<QToolBar*>(QStringLiteral("mainToolBar"))->insertAction(m_toolBarEnd, showTraining);
   // Packing (spec/packing.md) shares the bottom with Training, as a tab; hidden until asked for.
   m_packing = new PackingPanel(this);
   QDockWidget* packing = addDock(m_packing, QStringLiteral("Packing"), Qt::BottomDockWidgetArea);
@@ -256,6 +306,15 @@ void MainWindow::restoreLayout() {
   restoreGeometry(settings.value(kGeometryKey).toByteArray());
   restoreState(settings.value(kStateKey).toByteArray(), kLayoutVersion);
   m_keepsLayout = true;
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // A dock hidden (or restored) before the window was first shown sent no hide event: its
+  // View-menu and toolbar check marks are set from what is shown now.
+  for (QDockWidget* dock : findChildren<QDockWidget*>())
+    if (auto* toggle = dock->findChild<QAction*>(QStringLiteral("dockToggle")))
+      toggle->setChecked(!dock->isHidden());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

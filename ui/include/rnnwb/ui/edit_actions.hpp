@@ -57,6 +57,9 @@ class EditActions : public QObject {
   /// canvas near `scenePos`, fed by `layerId` (fromOutput) or feeding it.
   void addConnectedLayer(const QString& key, const std::string& layerId, bool fromOutput,
                          QPointF scenePos);
+  /// An empty document becomes input x → the cell → output y (one undo step); false when the
+  /// document has layers.
+  bool newFromTemplate(CellTemplate cell);
   void deleteSelection();
   void copySelection();
   void pasteClipboard();

@@ -22,6 +22,7 @@ class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
 class SchedulePanel;
+class StartPage;
 class TrainingPanel;
 
 class MainWindow : public QMainWindow {
@@ -48,6 +49,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void createActions();
@@ -58,6 +61,8 @@ class MainWindow : public QMainWindow {
   void updateProblemCount();
   void placeOnScreen();
   void showAbout();
+  void createStartPage();
+  void placeStartPage();
 
   GraphDocument* m_document;
   GraphScene* m_scene;
@@ -76,7 +81,8 @@ class MainWindow : public QMainWindow {
   QLabel* m_problemCount = nullptr;
   QLabel* m_zoomLevel = nullptr;
   FindLayerField* m_find = nullptr;
-  QAction* m_toolBarEnd = nullptr;  // the spacer before the find field
+  QAction* m_toolBarEnd = nullptr;   // the spacer before the find field
+  StartPage* m_startPage = nullptr;  // on the canvas while the document has no layers
   bool m_keepsLayout = false;
 };
 
