@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kBoxWidth = 250.0;
 constexpr double kBodyPixels = 12.0;     // the body text, in scene units
-constexpr double kReadablePixels = 9.5;  // the least text height on the screen worth drawing
+constexpr double kReadablePixels = 9.0;  // the least text height on the screen worth drawing
 const QColor kBorder(0x7b, 0x1f, 0xa2);
 
 QString joined(const std::vector<std::string>& ids, const QString& separator) {
