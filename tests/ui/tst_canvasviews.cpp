@@ -64,6 +64,8 @@ class TestCanvasViews : public QObject {
   void zoomedOutBoxesShowReadableIds();
   void minimapShowsTheGraphAndMovesTheView();
   void canvasFollowsADarkPalette();
+  void labelsNeverSitOnABox_data();
+  void labelsNeverSitOnABox();
 };
 
 // Issue #14, defect 3: a connection to a missing layer and one with delay −2 are drawn,
@@ -317,6 +319,29 @@ void TestCanvasViews::canvasFollowsADarkPalette() {
   for (int y = box.top(); y <= box.bottom(); ++y)
     for (int x = box.left(); x <= box.right(); ++x) bright += qGray(onDark.pixel(x, y)) > 170;
   QVERIFY(bright > 20);
+}
+
+void TestCanvasViews::labelsNeverSitOnABox_data() {
+  QTest::addColumn<QString>("file");
+  for (const char* name : {"lstm-peephole.rnn.json", "gru.rnn.json", "stacked-lstm.rnn.json",
+                           "char-lstm.rnn.json", "two-recurrent-nodes.rnn.json"})
+    QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+// Gap (node editors): a connection's label is never drawn on a box (nor on its border).
+void TestCanvasViews::labelsNeverSitOnABox() {
+  QFETCH(QString, file);
+  Fixture f(file.toLatin1().constData());
+  int labels = 0;
+  for (QGraphicsItem* item : f.scene.items()) {
+    auto* connection = qgraphicsitem_cast<ConnectionItem*>(item);
+    if (!connection) continue;
+    ++labels;
+    for (const Layer& layer : f.doc.graph().layers)
+      QVERIFY2(!connection->labelRect().intersects(f.scene.layerBox(layer.id)),
+               qPrintable(QString::fromStdString(connection->connection().id + " on " + layer.id)));
+  }
+  QVERIFY(labels > 0);
 }
 
 QTEST_MAIN(TestCanvasViews)

@@ -119,8 +119,33 @@ void ConnectionItem::updatePath() {
   const QPointF back(-std::cos(angle) * 11, std::sin(angle) * 11);
   const QPointF side(-std::sin(angle) * 4.5, -std::cos(angle) * 4.5);
   m_arrowHead = QPolygonF({tip, tip + back + side, tip + back - side});
-  m_labelAt = path.pointAtPercent(0.5);
+  m_labelAt = labelPlace(path);
   setPath(path);
+}
+
+QRectF ConnectionItem::labelRectAt(QPointF centre) const {
+  const double width = labelWidth() + 6, height = 15;
+  return {centre.x() - width / 2, centre.y() - height / 2, width, height};
+}
+
+QRectF ConnectionItem::labelRect() const { return labelRectAt(m_labelAt); }
+
+QPointF ConnectionItem::labelPlace(const QPainterPath& path) const {
+  // The middle of the path, unless the label would sit on a box (its border or inside): then
+  // the nearest place along the path where it is clear of every box.
+  if (!scene()) return path.pointAtPercent(0.5);
+  for (double t : {0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82}) {
+    const QPointF at = path.pointAtPercent(t);
+    const QRectF label = labelRectAt(at).adjusted(-2, -2, 2, 2);
+    bool clear = true;
+    for (QGraphicsItem* item : scene()->items(label)) {
+      if (item->type() != LayerItem::Type || !item->isVisible()) continue;
+      const auto* layer = static_cast<const LayerItem*>(item);
+      clear = clear && !layer->boxRect().translated(layer->pos()).intersects(label);
+    }
+    if (clear) return at;
+  }
+  return path.pointAtPercent(0.5);
 }
 
 int ConnectionItem::pointsInOtherLayers(const std::array<QPointF, 4>& curve) const {

@@ -30,6 +30,8 @@ class ConnectionItem : public QGraphicsPathItem {
   void setLane(int lane);
   void setProblem(bool problem);
   void updatePath();
+  /// Where its label is drawn (scene units): on the path, clear of every box where it can be.
+  QRectF labelRect() const;
   /// How it is drawn: dashed when delayed (any delay but 0), red with a problem.
   QPen pen() const;
 
@@ -46,6 +48,8 @@ class ConnectionItem : public QGraphicsPathItem {
   /// How many of 23 points along the path lie in boxes other than its ends (0: a clear path).
   int pointsInOtherLayers(const std::array<QPointF, 4>& curve) const;
   double labelWidth() const;
+  QRectF labelRectAt(QPointF centre) const;
+  QPointF labelPlace(const QPainterPath& path) const;
 
   int m_index;
   Connection m_connection;
