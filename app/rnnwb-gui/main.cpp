@@ -3,6 +3,7 @@
 //   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [--packing]
 //             [--sparsity K] [GRAPH]                    render the window offscreen, then exit
 //   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
+//   rnnwb-gui --version | --help
 #include <cstdio>
 #include <cstring>
 
@@ -34,12 +35,14 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("rnnwb"));
   QApplication::setApplicationName(QStringLiteral("RNN Workbench"));
+  QApplication::setApplicationVersion(QStringLiteral(RNNWB_VERSION));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("RNN Workbench: draw and analyse graphs of "
                      "recurrent networks"));
   parser.addHelpOption();
+  parser.addVersionOption();
   const QCommandLineOption screenshot(QStringLiteral("screenshot"),
                                       QStringLiteral("Render the window to a PNG and exit."),
                                       QStringLiteral("FILE.png"));

@@ -98,6 +98,8 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const ScreenshotRequest& reque
       return 1;
     }
   }
+  // The pictures in docs/ have one size, whatever screen (or none) renders them.
+  window.resize(1500, 900);
   window.show();
   QApplication::processEvents();
   window.scene()->setCollapsed(request.collapsed, false);

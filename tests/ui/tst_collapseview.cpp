@@ -7,8 +7,10 @@
 
 #include "connection_item.hpp"
 #include "layer_item.hpp"
+#include "recurrent_node_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
 
 using namespace rnnwb;
@@ -59,6 +61,8 @@ class TestCollapseView : public QObject {
   void animationReachesBothEnds();
   void editsWhileCollapsedKeepTheView();
   void clickingAProblemExpands();
+  void fitShowsTheCollapsedViewReadably();
+  void aRecurrentNodeUnfoldsAlone();
 };
 
 void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
@@ -149,6 +153,77 @@ void TestCollapseView::clickingAProblemExpands() {
   QVERIFY(!scene.isCollapsed());
   QVERIFY(scene.isLayerShown("c"));
   QCOMPARE(scene.selectedLayerIds(), (std::set<std::string>{"c"}));
+}
+
+// Issue #14, defect 11: Fit in the collapsed view fits what it shows (not the folded layers),
+// so the box's text is readable.
+void TestCollapseView::fitShowsTheCollapsedViewReadably() {
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/char-lstm.rnn.json"), nullptr));
+  GraphScene scene(&doc);
+  GraphView view(&scene);
+  view.resize(750, 315);  // the canvas the issue measured beside an open Training dock
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  scene.setCollapsed(true, false);
+  view.fitToWindow();
+  QRectF shown;
+  for (QGraphicsItem* item : scene.items())
+    if (item->isVisible() && !item->parentItem()) shown |= item->sceneBoundingRect();
+  const QRectF visible = view.mapToScene(view.viewport()->rect()).boundingRect();
+  QVERIFY(visible.contains(shown));
+  // What is shown fills the view in one direction at least (no room left for folded layers).
+  QVERIFY(shown.width() >= 0.8 * visible.width() || shown.height() >= 0.8 * visible.height());
+  // The box's text is at least 9 px high on the screen (zoomed out, it draws a summary).
+  for (QGraphicsItem* item : scene.items())
+    if (item->type() == RecurrentNodeItem::Type && item->isVisible()) {
+      const double pixels = static_cast<RecurrentNodeItem*>(item)->textPixelSizeAt(view.zoom());
+      QVERIFY2(pixels * view.zoom() >= 9, qPrintable(QString::number(pixels * view.zoom())));
+    }
+}
+
+// Issue #14, defect 11: a recurrent node unfolds alone (double-click its box) and folds back
+// (double-click its frame); the view's state stays as it was for the other nodes.
+void TestCollapseView::aRecurrentNodeUnfoldsAlone() {
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/two-recurrent-nodes.rnn.json"), nullptr));
+  GraphScene scene(&doc);
+  GraphView view(&scene);
+  view.resize(900, 600);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  scene.setCollapsed(true, false);
+  const auto boxes = expectedBoxes(doc);
+  QCOMPARE(scene.recurrentNodeBoxes().size(), std::size_t(2));
+  view.fitToWindow();
+  RecurrentNodeItem* first = nullptr;
+  for (QGraphicsItem* item : scene.items())
+    if (item->type() == RecurrentNodeItem::Type && item->isVisible()) {
+      auto* node = static_cast<RecurrentNodeItem*>(item);
+      if (node->sceneBoundingRect().contains(doc.position(boxes[0].front())) || !first)
+        first = node;
+    }
+  QVERIFY(first);
+  const QPoint at = view.mapFromScene(first->sceneBoundingRect().center());
+  QTest::mouseDClick(view.viewport(), Qt::LeftButton, {}, at);
+  QTRY_COMPARE_WITH_TIMEOUT(scene.recurrentNodeBoxes().size(), std::size_t(1), 3000);
+  const auto& unfolded = scene.recurrentNodeBoxes().front() == boxes[0] ? boxes[1] : boxes[0];
+  QTRY_VERIFY_WITH_TIMEOUT(scene.isLayerShown(unfolded.front()), 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(
+      scene.layerBox(unfolded.front()).center() == doc.position(unfolded.front()), 3000);
+  QVERIFY(scene.isCollapsed());
+  // Every connection between an unfolded member and the folded node is drawn by some edge.
+  // Folding it back: a double-click on its frame, away from its boxes.
+  QRectF frame;
+  for (QGraphicsItem* item : scene.items())
+    if (item->type() == RecurrentFrameItem::Type && item->isVisible())
+      frame = item->sceneBoundingRect();
+  QVERIFY(!frame.isEmpty());
+  QTest::mouseDClick(view.viewport(), Qt::LeftButton, {},
+                     view.mapFromScene(frame.bottomRight() - QPointF(8, 8)));
+  QTRY_COMPARE_WITH_TIMEOUT(scene.recurrentNodeBoxes().size(), std::size_t(2), 3000);
+  QTRY_VERIFY_WITH_TIMEOUT(!scene.isLayerShown(unfolded.front()), 3000);
+  QCOMPARE(doc.undoStack()->count(), 0);
 }
 
 QTEST_MAIN(TestCollapseView)

@@ -1,10 +1,16 @@
 // GraphScene and the canvas around it: the items mirror the document, gestures on items become
 // undo commands (a drag is one step), problems outline what they name, panels drive the canvas,
 // the edit actions (copy/paste, delete, auto-layout, templates) and the exports.
+#include <QComboBox>
 #include <QFile>
+#include <QHeaderView>
 #include <QMimeData>
+#include <QPainter>
+#include <QSpinBox>
+#include <QStyleOptionGraphicsItem>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -14,10 +20,12 @@
 #include "rnnwb/ui/auto_layout.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
+#include "rnnwb/ui/find_layer_field.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
+#include "rnnwb/ui/properties_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
 
 using namespace rnnwb;
@@ -38,6 +46,16 @@ int countItems(GraphScene& scene, int type) {
   int n = 0;
   for (QGraphicsItem* item : scene.items()) n += item->type() == type;
   return n;
+}
+
+// The first pair of layer boxes that overlap, as "a/b", or "" when none do.
+QString overlappingBoxes(const GraphScene& scene) {
+  const auto ids = scene.layerIds();
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    for (std::size_t j = i + 1; j < ids.size(); ++j)
+      if (scene.layerBox(ids[i]).intersects(scene.layerBox(ids[j])))
+        return QString::fromStdString(ids[i] + "/" + ids[j]);
+  return {};
 }
 
 struct Fixture {
@@ -61,6 +79,8 @@ class TestGraphScene : public QObject {
   void autoLayoutIsOneStepAndLayered_data();
   void autoLayoutIsOneStepAndLayered();
   void templateFromPalette();
+  void newLayersAndTemplatesLandOnFreeCanvas();
+  void wireDroppedOnCanvasAddsAConnectedLayer();
   void paletteDropAndClickAddLayers();
   void exportsWriteFiles();
 };
@@ -110,11 +130,14 @@ void TestGraphScene::dragIsOneUndoStep() {
   const QPoint at = view.mapFromScene(f.scene.layerBox("h").center() + QPointF(0, -15));
   QTest::mousePress(view.viewport(), Qt::LeftButton, {}, at);
   for (int step = 1; step <= 4; ++step)
-    QTest::mouseMove(view.viewport(), at + QPoint(10 * step, 5 * step));
-  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, at + QPoint(40, 20));
+    QTest::mouseMove(view.viewport(), at + QPoint(13 * step, 7 * step));
+  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, at + QPoint(52, 28));
   QCOMPARE(f.doc.undoStack()->count(), 1);
   QVERIFY(f.doc.position("h") != start);
   QCOMPARE(f.scene.layerBox("h").center(), f.doc.position("h"));
+  // Gap (node editors): the box lands on the grid.
+  QCOMPARE(std::fmod(f.doc.position("h").x(), GraphScene::kGrid), 0.0);
+  QCOMPARE(std::fmod(f.doc.position("h").y(), GraphScene::kGrid), 0.0);
   f.doc.undoStack()->undo();
   QCOMPARE(f.doc.position("h"), start);
   QCOMPARE(f.scene.layerBox("h").center(), start);
@@ -225,9 +248,75 @@ void TestGraphScene::templateFromPalette() {
   QCOMPARE(f.doc.undoStack()->count(), 1);
   QCOMPARE(int(f.scene.selectedLayerIds().size()), 7);
   QVERIFY(f.scene.selectedLayerIds().count("gru_h"));
-  actions.addPaletteEntry(QStringLiteral("multiplicative"), QPointF(50, 50));
+  actions.addPaletteEntry(QStringLiteral("multiplicative"), QPointF(50, -150));
   QVERIFY(f.doc.graph().layers.back().kind == LayerKind::Multiplicative);
-  QCOMPARE(f.doc.position(f.doc.graph().layers.back().id), QPointF(50, 50));
+  QCOMPARE(f.doc.position(f.doc.graph().layers.back().id), QPointF(50, -150));  // free there
+}
+
+// Issue #14, defect 1: an Additive layer dropped on the LSTM example's `c`, an LSTM template
+// wired to a layer, and Input, Elman, Output on an empty canvas all land on free canvas.
+void TestGraphScene::newLayersAndTemplatesLandOnFreeCanvas() {
+  Fixture f("lstm-peephole.rnn.json");
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+  const QPointF c = f.doc.position("c");
+  actions.addPaletteEntry(QStringLiteral("additive"), c);
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+  const std::string added = f.doc.graph().layers.back().id;
+  QVERIFY2(QLineF(f.doc.position(added), c).length() < 250, "lands near where it was dropped");
+  QVERIFY(actions.insertTemplate(CellTemplate::Lstm, "c", 16, std::nullopt));
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+  QVERIFY(actions.insertTemplate(CellTemplate::Lstm, "c", 16, f.doc.position("c")));
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+  QVERIFY(actions.insertTemplate(CellTemplate::Gru, "x", 16, f.doc.position("x")));
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+  actions.pasteClipboard();  // nothing copied yet: no change
+  f.scene.selectItems({0, 1, 2}, {});
+  actions.copySelection();
+  actions.pasteClipboard();
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+
+  GraphDocument empty;
+  GraphScene scene(&empty);
+  GraphView emptyView(&scene);
+  EditActions emptyActions(&empty, &scene, &emptyView, &window);
+  emptyActions.addPaletteEntry(QStringLiteral("input"), std::nullopt);
+  QVERIFY(emptyActions.insertTemplate(CellTemplate::Elman, "x", 8, std::nullopt));
+  emptyActions.addPaletteEntry(QStringLiteral("output"), std::nullopt);
+  QCOMPARE(int(empty.graph().layers.size()), 3);
+  QCOMPARE(overlappingBoxes(scene), QString());
+  // The input → h connection runs forward, not as a loop over one spot.
+  QVERIFY(empty.position("elman_h").x() > empty.position("x").x() + LayerItem::kWidth);
+}
+
+// Gap (node editors): a wire let go on empty canvas offers a new layer there, connected.
+void TestGraphScene::wireDroppedOnCanvasAddsAConnectedLayer() {
+  Fixture f("elman.rnn.json");
+  QSignalSpy dropped(&f.scene, &GraphScene::wireDroppedOnCanvas);
+  f.scene.beginConnectionDrag("h", true, f.scene.layerBox("h").center());
+  f.scene.finishConnectionDrag(QPointF(200, 200));
+  QCOMPARE(dropped.count(), 1);
+  QCOMPARE(dropped.front().at(2).toPointF(), QPointF(200, 200));
+  f.scene.beginConnectionDrag("h", true, f.scene.layerBox("h").center());
+  f.scene.finishConnectionDrag(f.scene.layerBox("h").center() + QPointF(80, 0));  // a slip
+  QCOMPARE(dropped.count(), 1);
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  actions.addConnectedLayer(QStringLiteral("multiplicative"), "h", true, QPointF(200, 200));
+  QCOMPARE(f.doc.undoStack()->count(), 1);  // one step
+  const Layer& added = f.doc.graph().layers.back();
+  QVERIFY(added.kind == LayerKind::Multiplicative);
+  QCOMPARE(f.doc.graph().connections.back().from, std::string("h"));
+  QCOMPARE(f.doc.graph().connections.back().to, added.id);
+  actions.addConnectedLayer(QStringLiteral("input"), "h", false, QPointF(0, 200));
+  QCOMPARE(f.doc.graph().connections.back().to, std::string("h"));
+  f.doc.undoStack()->undo();
+  f.doc.undoStack()->undo();
+  QCOMPARE(f.doc.graph().layers.size(), std::size_t(3));
+  QCOMPARE(f.doc.graph().connections.size(), std::size_t(3));
 }
 
 void TestGraphScene::paletteDropAndClickAddLayers() {
@@ -235,7 +324,8 @@ void TestGraphScene::paletteDropAndClickAddLayers() {
   GraphView view(&f.scene);
   QWidget window;
   EditActions actions(&f.doc, &f.scene, &view, &window);
-  connect(&view, &GraphView::paletteEntryDropped, &actions, &EditActions::addPaletteEntry);
+  connect(&view, &GraphView::paletteEntryDropped, &actions,
+          [&actions](const QString& key, QPointF at) { actions.addPaletteEntry(key, at); });
   view.resize(600, 400);
   view.show();
   QVERIFY(QTest::qWaitForWindowExposed(&view));
@@ -244,7 +334,7 @@ void TestGraphScene::paletteDropAndClickAddLayers() {
   QListWidgetItem* additive = palette.item(1);
   QCOMPARE(additive->data(Qt::UserRole).toString(), QStringLiteral("additive"));
   QMimeData* mime = palette.mimeDataFor(additive);
-  const QPoint at(300, 200);
+  const QPoint at = view.mapFromScene(QPointF(200, 130));  // under h, on free canvas
   QDragEnterEvent enter(at, Qt::CopyAction, mime, Qt::LeftButton, Qt::NoModifier);
   QApplication::sendEvent(view.viewport(), &enter);
   QVERIFY(enter.isAccepted());
@@ -252,7 +342,7 @@ void TestGraphScene::paletteDropAndClickAddLayers() {
   QApplication::sendEvent(view.viewport(), &drop);
   delete mime;
   QCOMPARE(f.doc.graph().layers.back().id, std::string("h2"));
-  QCOMPARE(f.doc.position("h2"), view.mapToScene(at).toPoint());
+  QCOMPARE(f.doc.position("h2"), QPointF(200, 130));
   // A click adds at the centre of the view.
   QSignalSpy clicked(&palette, &PalettePanel::entryActivated);
   emit palette.itemClicked(palette.item(0));

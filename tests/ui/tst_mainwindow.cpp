@@ -3,17 +3,27 @@
 // and failures (a bad file, a save that cannot happen) are shown naming the file, with nothing
 // lost.
 #include <QAbstractButton>
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
+#include <QDialog>
 #include <QDir>
 #include <QDockWidget>
+#include <QLabel>
+#include <QListWidget>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolBar>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -21,9 +31,13 @@
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
 #include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/packing_panel.hpp"
+#include "rnnwb/ui/palette_panel.hpp"
+#include "rnnwb/ui/problems_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -56,6 +70,16 @@ class TestMainWindow : public QObject {
   void failedSaveIsReportedAndNothingLost();
   void unsavedChangesPrompt();
   void recoveryAfterCrash();
+  void undoAndRedoWorkFromAPropertiesField();
+  void firstWindowFitsA1280x720Screen();
+  void viewMenuRaisesATabbedDock();
+  void problemCountSurvivesStatusTips();
+  void undoButtonsKeepTheirWidth();
+  void shortcutsAndTooltips();
+  void helpMenuHasAbout();
+  void malformedFileNamesItsPlaceOnce();
+  void templateDialogShowsItsWholeTitle();
+  void emptyWindowShowsAStartPage();
 };
 
 void TestMainWindow::initTestCase() {
@@ -71,7 +95,8 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
   QVERIFY(view);
   const auto docks = window.findChildren<QDockWidget*>();
   QCOMPARE(docks.size(), 7);
-  for (QDockWidget* dock : docks) QVERIFY(view->actions().contains(dock->toggleViewAction()));
+  for (QDockWidget* dock : docks)
+    QVERIFY(view->actions().contains(dock->findChild<QAction*>(QStringLiteral("dockToggle"))));
   // Sparsity and Packing wait to be asked for, like Training.
   auto* sparsity = window.findChild<QDockWidget*>(QStringLiteral("Sparsity"));
   QVERIFY(sparsity && sparsity->widget() == window.maskPanel());
@@ -80,7 +105,14 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
   QVERIFY(packing && packing->widget() == window.packingPanel());
   QVERIFY(packing->isHidden());
   auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
-  window.show();  // shown together, the three share the bottom as tabs
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  // Hidden docks are unchecked in the View menu (and on the toolbar).
+  for (QDockWidget* dock : docks)
+    QCOMPARE(dock->findChild<QAction*>(QStringLiteral("dockToggle"))->isChecked(),
+             !dock->isHidden());
+  QVERIFY(!window.windowIcon().isNull());
+  // shown together, the three share the bottom as tabs
   training->show();
   sparsity->show();
   packing->show();
@@ -202,6 +234,237 @@ void TestMainWindow::recoveryAfterCrash() {
   QVERIFY(window.document()->isModified());
   QVERIFY(window.isWindowModified());
   QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());  // offered once only
+}
+
+// Issue #14, defect 2: focus stays in the Properties field after an edit; Ctrl+Z and
+// Ctrl+Shift+Z (and Ctrl+Y) from there undo and redo the document.
+void TestMainWindow::undoAndRedoWorkFromAPropertiesField() {
+  MainWindow window;
+  QVERIFY(window.fileActions()->openFile(kElman));
+  window.show();
+  window.activateWindow();
+  QVERIFY(QTest::qWaitForWindowActive(&window));
+  window.scene()->selectItems({1}, {});
+  auto* size = window.findChild<QAbstractSpinBox*>(QStringLiteral("layerSize"));
+  size->setFocus();
+  QTRY_VERIFY(size->hasFocus());
+  QTest::keyClick(size, Qt::Key_A, Qt::ControlModifier);
+  QTest::keyClicks(size, QStringLiteral("64"));
+  QTest::keyClick(size, Qt::Key_Return);
+  QCOMPARE(window.document()->graph().layers[1].size, 64);
+  QTest::keyClick(size, Qt::Key_Z, Qt::ControlModifier);
+  QCOMPARE(window.document()->graph().layers[1].size, 32);
+  QVERIFY(!window.document()->isModified());
+  QTest::keyClick(size, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+  QCOMPARE(window.document()->graph().layers[1].size, 64);
+  window.document()->undoStack()->undo();
+  QTest::keyClick(size, Qt::Key_Y, Qt::ControlModifier);
+  QCOMPARE(window.document()->graph().layers[1].size, 64);
+  // While the field holds typing of its own, Ctrl+Z is the field's.
+  QTest::keyClick(size, Qt::Key_A, Qt::ControlModifier);
+  QTest::keyClicks(size, QStringLiteral("5"));
+  QTest::keyClick(size, Qt::Key_Z, Qt::ControlModifier);
+  QCOMPARE(window.document()->graph().layers[1].size, 64);
+  window.document()->undoStack()->setClean();
+}
+
+// Issue #14, defect 5: on a 1280×720 screen the window fits, the palette shows every entry
+// without a scroll bar, and with the Training dock out the canvas keeps room to draw.
+void TestMainWindow::firstWindowFitsA1280x720Screen() {
+  const QRect screen(0, 0, 1280, 720);
+  const QSize size = MainWindow::initialSize(screen);
+  QVERIFY(size.width() <= 1280 && size.height() <= 720);
+  QVERIFY(size.width() >= 1100 && size.height() >= 600);
+  QCOMPARE(MainWindow::initialSize(QRect(0, 0, 2560, 1440)), QSize(1500, 900));
+  MainWindow window;
+  window.resize(size);
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* palette = window.findChild<PalettePanel*>();
+  QTRY_VERIFY(palette->isVisible());
+  QVERIFY(!palette->verticalScrollBar()->isVisible());
+  QVERIFY(palette->visualItemRect(palette->item(palette->count() - 1)).bottom() <=
+          palette->viewport()->height());
+  QVERIFY(window.statusBar()->isVisible());
+  auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
+  training->findChild<QAction*>(QStringLiteral("dockToggle"))->trigger();
+  QTRY_VERIFY(training->isVisible());
+  QTest::qWait(50);
+  QVERIFY2(window.view()->height() >= 250, qPrintable(QString::number(window.view()->height())));
+  QVERIFY2(window.view()->width() >= 600, qPrintable(QString::number(window.view()->width())));
+}
+
+// Issue #14, defect 6: View → a dock tabbed behind another brings it to the front.
+void TestMainWindow::viewMenuRaisesATabbedDock() {
+  MainWindow window;
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
+  auto* packing = window.findChild<QDockWidget*>(QStringLiteral("Packing"));
+  QAction* showPacking = packing->findChild<QAction*>(QStringLiteral("dockToggle"));
+  QAction* showTraining = training->findChild<QAction*>(QStringLiteral("dockToggle"));
+  showTraining->trigger();
+  showPacking->trigger();  // hidden: shown, in front
+  QTRY_VERIFY(!packing->visibleRegion().isEmpty());
+  showTraining->trigger();  // shown but behind Packing's tab: raised, not hidden
+  QTRY_VERIFY(!training->visibleRegion().isEmpty());
+  QVERIFY(!training->isHidden() && showTraining->isChecked());
+  QVERIFY(!packing->isHidden() && showPacking->isChecked());
+  QTRY_VERIFY(packing->visibleRegion().isEmpty());
+  showPacking->trigger();
+  QTRY_VERIFY(!packing->visibleRegion().isEmpty());
+  showPacking->trigger();  // in front: hidden
+  QVERIFY(packing->isHidden());
+  QVERIFY(!showPacking->isChecked());
+}
+
+// Issue #14, defect 7: a menu's status tip does not wipe the problem count.
+void TestMainWindow::problemCountSurvivesStatusTips() {
+  MainWindow window;
+  QVERIFY(window.fileActions()->openFile(kElman));
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* count = window.statusBar()->findChild<QLabel*>(QStringLiteral("problemCount"));
+  QVERIFY(count);
+  QCOMPARE(count->text(), QStringLiteral("Valid graph"));
+  window.statusBar()->showMessage(QStringLiteral("a status tip"));  // what hovering a menu does
+  QStatusTipEvent tip(QStringLiteral("Open a graph"));
+  QApplication::sendEvent(&window, &tip);
+  QVERIFY(count->isVisible());
+  QCOMPARE(count->text(), QStringLiteral("Valid graph"));
+  window.document()->undoStack()->push(new RemoveItemsCommand(window.document(), {"y"}, {}));
+  QVERIFY(count->text().endsWith(QStringLiteral("problem")) ||
+          count->text().endsWith(QStringLiteral("problems")));
+  window.document()->undoStack()->setClean();
+}
+
+// Issue #14, defect 10: the Undo/Redo buttons say "Undo"/"Redo"; the command is in the tooltip.
+void TestMainWindow::undoButtonsKeepTheirWidth() {
+  MainWindow window;
+  QVERIFY(window.fileActions()->openFile(kElman));
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* bar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+  QWidget* button = bar->widgetForAction(window.editActions()->undo);
+  const int width = button->width();
+  window.document()->undoStack()->push(
+      new RenameGraphCommand(window.document(), "a much longer graph name"));
+  QCOMPARE(window.editActions()->undo->text(), QStringLiteral("&Undo"));
+  QVERIFY2(window.editActions()->undo->toolTip().contains(QStringLiteral("Rename graph")),
+           qPrintable(window.editActions()->undo->toolTip()));
+  QTest::qWait(20);
+  QCOMPARE(button->width(), width);
+  window.document()->undoStack()->undo();
+  QVERIFY(window.editActions()->redo->toolTip().contains(QStringLiteral("Rename graph")));
+}
+
+// Issue #14, defect 14: Ctrl+Y redoes, Ctrl+= zooms in, and toolbar tooltips name their key.
+void TestMainWindow::shortcutsAndTooltips() {
+  MainWindow window;
+  const auto has = [](QAction* action, QKeyCombination key) {
+    return action->shortcuts().contains(QKeySequence(key));
+  };
+  QVERIFY(has(window.editActions()->redo, Qt::CTRL | Qt::Key_Y));
+  QVERIFY(has(window.editActions()->zoomIn, Qt::CTRL | Qt::Key_Equal));
+  auto* bar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+  for (QAction* action : bar->actions()) {
+    if (action->isSeparator() || action->shortcut().isEmpty()) continue;
+    const QString key = action->shortcut().toString(QKeySequence::NativeText);
+    QVERIFY2(action->toolTip().contains(key), qPrintable(action->toolTip()));
+  }
+}
+
+// Issue #14, defect 14: a Help menu with an About box that names the version.
+void TestMainWindow::helpMenuHasAbout() {
+  MainWindow window;
+  QMenu* help = nullptr;
+  for (QAction* action : window.menuBar()->actions())
+    if (action->text() == QStringLiteral("&Help")) help = action->menu();
+  QVERIFY(help);
+  QAction* about = nullptr;
+  for (QAction* action : help->actions())
+    if (action->text().contains(QStringLiteral("About RNN"))) about = action;
+  QVERIFY(about);
+  QString shown;
+  QTimer::singleShot(0, [&shown] {
+    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+    if (!box) return;
+    shown = box->text();
+    box->accept();
+  });
+  about->trigger();
+  QVERIFY2(shown.contains(QStringLiteral(RNNWB_TEST_VERSION)), qPrintable(shown));
+}
+
+// Issue #14, defect 13 (the dialog's part): a malformed file's place is said once.
+void TestMainWindow::malformedFileNamesItsPlaceOnce() {
+  MainWindow window;
+  QTemporaryDir dir;
+  const QString bad = dir.filePath(QStringLiteral("broken.rnn.json"));
+  QFile file(bad);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write("{\n  \"format\": \"rnnwb.graph\",\n  \"layers\": [,\n}\n");
+  file.close();
+  QString shown;
+  answerNextMessageBox(&shown, QMessageBox::Ok);
+  QVERIFY(!window.fileActions()->openFile(bad));
+  QVERIFY2(shown.contains(QStringLiteral("line 3")), qPrintable(shown));
+  QCOMPARE(shown.count(QStringLiteral("line 3")), 1);
+}
+
+// Issue #14, defect 14: the template dialog is wide enough for its title.
+void TestMainWindow::templateDialogShowsItsWholeTitle() {
+  MainWindow window;
+  QVERIFY(window.fileActions()->openFile(kElman));
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  int width = 0, needed = 0;
+  QString title;
+  QTimer::singleShot(0, [&] {
+    auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+    if (!dialog) return;
+    title = dialog->windowTitle();
+    width = dialog->width();
+    // The title bar's own font is the window manager's; leave room for its buttons too.
+    needed =
+        QFontMetrics(QApplication::font("QMdiSubWindowTitleBar")).horizontalAdvance(title) + 160;
+    dialog->reject();
+  });
+  window.editActions()->addPaletteEntry(QStringLiteral("lstm"), std::nullopt);
+  QCOMPARE(title, QStringLiteral("Insert LSTM cell"));
+  QVERIFY2(width >= needed, qPrintable(QStringLiteral("%1 < %2").arg(width).arg(needed)));
+}
+
+// Gap (desktop conventions): an empty window shows a start page (examples, recent files, new
+// from a template) instead of problems about a graph not yet drawn.
+void TestMainWindow::emptyWindowShowsAStartPage() {
+  MainWindow window;
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* page = window.findChild<QFrame*>(QStringLiteral("startPage"));
+  QVERIFY(page && page->isVisible());
+  QVERIFY(window.view()->rect().contains(page->geometry()));
+  auto* problems = window.findChild<ProblemsPanel*>();
+  QCOMPARE(problems->problemCount(), 0);
+  QCOMPARE(window.statusBar()->findChild<QLabel*>(QStringLiteral("problemCount"))->text(),
+           QStringLiteral("Empty graph"));
+  auto* examples = page->findChild<QListWidget*>(QStringLiteral("examples"));
+  QVERIFY(examples->count() >= 10);  // every examples/*.rnn.json
+  QListWidgetItem* gru = examples->findItems(QStringLiteral("gru"), Qt::MatchExactly).value(0);
+  QVERIFY(gru);
+  emit examples->itemActivated(gru);
+  QCOMPARE(window.document()->graph().name, std::string("gru"));
+  QVERIFY(!page->isVisible());
+  window.fileActions()->newFile->trigger();
+  QVERIFY(page->isVisible());
+  // New from a template: a valid graph, one undo step.
+  for (QPushButton* button : page->findChildren<QPushButton*>())
+    if (button->text() == QStringLiteral("LSTM cell")) button->click();
+  QCOMPARE(window.document()->graph().layers.size(), std::size_t(11));
+  QVERIFY(window.document()->problems().empty());
+  QCOMPARE(window.document()->undoStack()->count(), 1);
+  QVERIFY(!page->isVisible());
+  window.document()->undoStack()->setClean();
 }
 
 QTEST_MAIN(TestMainWindow)

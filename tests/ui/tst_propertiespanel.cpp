@@ -22,6 +22,7 @@ class TestPropertiesPanel : public QObject {
   void cleanup();
   void layerFieldsPushCommands();
   void takenOrMalformedIdIsRefused();
+  void refusedIdMessageSitsUnderTheField();
   void kindChangeCarriesBiasDefault();
   void connectionFieldsPushCommands();
   void graphName();
@@ -87,8 +88,31 @@ void TestPropertiesPanel::takenOrMalformedIdIsRefused() {
     emit field<QLineEdit>("layerId")->editingFinished();
     QCOMPARE(m_doc->undoStack()->count(), 0);
     QCOMPARE(field<QLineEdit>("layerId")->text(), QStringLiteral("h"));
-    QVERIFY(!field<QLabel>("message")->text().isEmpty());
+    QVERIFY(!field<QLabel>("layerMessage")->text().isEmpty());
   }
+}
+
+// Issue #14, defect 14: a refused id's message sits right under the id field, not at the
+// bottom of the panel.
+void TestPropertiesPanel::refusedIdMessageSitsUnderTheField() {
+  m_panel->resize(280, 600);
+  m_panel->show();
+  QVERIFY(QTest::qWaitForWindowExposed(m_panel));
+  m_scene->selectItems({1}, {});
+  auto* id = field<QLineEdit>("layerId");
+  id->setText(QString());
+  emit id->editingFinished();
+  auto* message = field<QLabel>("layerMessage");
+  QTRY_VERIFY(message->isVisible());
+  QVERIFY(message->text().contains(QStringLiteral("empty")));
+  const int idBottom = id->mapTo(m_panel, QPoint(0, id->height())).y();
+  const int messageTop = message->mapTo(m_panel, QPoint(0, 0)).y();
+  QVERIFY2(messageTop >= idBottom && messageTop - idBottom < 20,
+           qPrintable(QStringLiteral("%1 px below the field").arg(messageTop - idBottom)));
+  // The next good edit clears it.
+  id->setText(QStringLiteral("hidden"));
+  emit id->editingFinished();
+  QVERIFY(!message->isVisible());
 }
 
 void TestPropertiesPanel::kindChangeCarriesBiasDefault() {

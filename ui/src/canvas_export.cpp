@@ -1,5 +1,7 @@
 #include "rnnwb/ui/canvas_export.hpp"
 
+#include "canvas_colours.hpp"
+
 #include <QBuffer>
 #include <QColor>
 #include <QGraphicsItem>
@@ -78,7 +80,7 @@ void writeRuns(QXmlStreamWriter& xml, const QList<Run>& runs, int y, int height)
 QImage renderCanvas(QGraphicsScene* scene, double scale) {
   const QRectF source = sourceRect(scene);
   QImage image((source.size() * scale).toSize().expandedTo(QSize(1, 1)), QImage::Format_ARGB32);
-  image.fill(Qt::white);
+  image.fill(canvas::background());
   QPainter painter(&image);
   renderInto(scene, &painter, QRectF(QPointF(0, 0), QSizeF(image.size())));
   return image;
@@ -102,7 +104,7 @@ bool exportCanvasSvg(QGraphicsScene* scene, const QString& path, const QString& 
   generator.setDescription(QStringLiteral("RNN Workbench canvas"));
   {
     QPainter painter(&generator);
-    painter.fillRect(QRectF(QPointF(0, 0), source.size()), Qt::white);
+    painter.fillRect(QRectF(QPointF(0, 0), source.size()), canvas::background());
     renderInto(scene, &painter, QRectF(QPointF(0, 0), source.size()));
   }
   return writeAll(path, data, error);

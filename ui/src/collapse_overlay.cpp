@@ -13,6 +13,8 @@ CollapseOverlay::CollapseOverlay(GraphScene* scene)
     : m_scene(scene), m_animation(new QVariantAnimation(this)) {
   m_animation->setDuration(450);
   m_animation->setEasingCurve(QEasingCurve::InOutCubic);
+  m_animation->setStartValue(0.0);
+  m_animation->setEndValue(1.0);
   connect(m_animation, &QVariantAnimation::valueChanged, this,
           [this](const QVariant& value) { apply(value.toDouble()); });
 }
@@ -23,86 +25,127 @@ void CollapseOverlay::clear() {
   m_animation->stop();
   for (CondensedEdgeItem* edge : m_edges) delete edge;
   m_edges.clear();
-  for (Box& box : m_boxes) delete box.item;
+  for (Box& box : m_boxes) {
+    delete box.item;
+    delete box.frame;
+  }
   m_boxes.clear();
   m_boxOfNode.clear();
-  m_members.clear();
 }
 
 void CollapseOverlay::rebuild(bool collapsed) {
   // Put members back home first: apply() moves them from where the document has them.
-  apply(0);
+  for (Box& box : m_boxes) box.target = 0;
+  apply(1.0);
   clear();
   const GraphDocument& doc = *m_scene->document();
-  if (doc.analysis()) {
-    const Graph& graph = doc.graph();
-    const auto& nodes = doc.analysis()->nodes;
-    m_boxOfNode.assign(nodes.size(), -1);
-    int number = 0;
-    for (std::size_t n = 0; n < nodes.size(); ++n) {
-      if (!nodes[n].recurrent) continue;
-      Box box{nullptr, {}, {}};
-      for (int layer : nodes[n].layers) {
-        box.members.push_back(graph.layers[layer].id);
-        box.centre += doc.position(graph.layers[layer].id) / double(nodes[n].layers.size());
-        m_members.insert(graph.layers[layer].id);
-      }
-      std::vector<std::string> order;
-      for (int layer : nodes[n].innerOrder) order.push_back(graph.layers[layer].id);
-      box.item = new RecurrentNodeItem(++number, int(n) + 1, box.members, order);
-      box.item->setPos(box.centre);
-      m_scene->addItem(box.item);
-      m_boxOfNode[n] = static_cast<int>(m_boxes.size());
-      m_boxes.push_back(box);
+  if (!doc.analysis()) return;
+  const Graph& graph = doc.graph();
+  const auto& nodes = doc.analysis()->nodes;
+  m_boxOfNode.assign(nodes.size(), -1);
+  int number = 0;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    if (!nodes[n].recurrent) continue;
+    Box box{nullptr, nullptr, {}, {}};
+    std::vector<QPointF> homes;
+    for (int layer : nodes[n].layers) {
+      box.members.push_back(graph.layers[layer].id);
+      homes.push_back(doc.position(graph.layers[layer].id));
+      box.centre += homes.back() / double(nodes[n].layers.size());
     }
-    // The condensed DAG's edges that touch a box, one per pair of nodes.
-    std::map<std::pair<int, int>, std::vector<const Connection*>> grouped;
-    const auto index = layerIndexById(graph);
-    for (const Connection& c : graph.connections) {
-      const int from = doc.analysis()->nodeOfLayer[index.at(c.from)];
-      const int to = doc.analysis()->nodeOfLayer[index.at(c.to)];
-      if (from != to && (m_boxOfNode[from] >= 0 || m_boxOfNode[to] >= 0))
-        grouped[{from, to}].push_back(&c);
-    }
-    for (const auto& [pair, connections] : grouped) {
-      QGraphicsItem* from = endpointOf(pair.first);
-      QGraphicsItem* to = endpointOf(pair.second);
-      if (!from || !to) continue;
-      auto* edge = new CondensedEdgeItem(from, to, connections);
-      m_scene->addItem(edge);
-      m_edges.push_back(edge);
-    }
+    std::vector<std::string> order;
+    for (int layer : nodes[n].innerOrder) order.push_back(graph.layers[layer].id);
+    ++number;
+    box.item = new RecurrentNodeItem(number, int(n) + 1, box.members, order);
+    box.item->setPos(box.centre);
+    box.frame = new RecurrentFrameItem(number, box.members.front(), homes);
+    m_scene->addItem(box.frame);
+    m_scene->addItem(box.item);
+    box.target = collapsed != bool(m_exceptions.count(box.members.front())) ? 1.0 : 0.0;
+    box.t = box.from = box.target;
+    m_boxOfNode[n] = static_cast<int>(m_boxes.size());
+    m_boxes.push_back(box);
   }
-  m_t = collapsed ? 1.0 : 0.0;
-  apply(m_t);
+  rebuildEdges();
+  apply(1.0);
 }
 
-QGraphicsItem* CollapseOverlay::endpointOf(int node) const {
-  if (m_boxOfNode[node] >= 0) return m_boxes[m_boxOfNode[node]].item;
-  const GraphDocument& doc = *m_scene->document();
-  const std::string& id = doc.graph().layers[doc.analysis()->nodes[node].layers.front()].id;
-  const auto it = m_scene->m_layers.find(id);
+int CollapseOverlay::boxOfLayer(const std::string& id) const {
+  for (std::size_t b = 0; b < m_boxes.size(); ++b)
+    if (std::count(m_boxes[b].members.begin(), m_boxes[b].members.end(), id)) return int(b);
+  return -1;
+}
+
+QGraphicsItem* CollapseOverlay::endpointOf(int node, const std::string& layerId) const {
+  const int box = m_boxOfNode[node];
+  if (box >= 0 && (m_boxes[box].target > 0 || m_boxes[box].t > 0)) return m_boxes[box].item;
+  const auto it = m_scene->m_layers.find(layerId);
   return it == m_scene->m_layers.end() ? nullptr : it->second;
 }
 
-void CollapseOverlay::animateTo(bool collapsed, bool animated) {
+void CollapseOverlay::rebuildEdges() {
+  for (CondensedEdgeItem* edge : m_edges) delete edge;
+  m_edges.clear();
+  const GraphDocument& doc = *m_scene->document();
+  if (!doc.analysis()) return;
+  const Graph& graph = doc.graph();
+  // The condensed DAG's edges that touch a folded box, one per pair of endpoints (a box, or a
+  // layer of a node shown unfolded).
+  std::map<std::pair<QGraphicsItem*, QGraphicsItem*>, std::vector<const Connection*>> grouped;
+  const auto index = layerIndexById(graph);
+  for (const Connection& c : graph.connections) {
+    const int from = doc.analysis()->nodeOfLayer[index.at(c.from)];
+    const int to = doc.analysis()->nodeOfLayer[index.at(c.to)];
+    if (from == to) continue;
+    QGraphicsItem* a = endpointOf(from, c.from);
+    QGraphicsItem* b = endpointOf(to, c.to);
+    if (!a || !b) continue;
+    if (a->type() == RecurrentNodeItem::Type || b->type() == RecurrentNodeItem::Type)
+      grouped[{a, b}].push_back(&c);
+  }
+  for (const auto& [pair, connections] : grouped) {
+    auto* edge = new CondensedEdgeItem(pair.first, pair.second, connections);
+    m_scene->addItem(edge);
+    m_edges.push_back(edge);
+  }
+}
+
+void CollapseOverlay::startChange(bool animated) {
   m_animation->stop();
-  const double target = collapsed ? 1.0 : 0.0;
+  for (Box& box : m_boxes) box.from = box.t;
+  rebuildEdges();
   if (!animated) {
-    apply(target);
+    apply(1.0);
     return;
   }
-  m_animation->setStartValue(m_t);
-  m_animation->setEndValue(target);
+  apply(0.0);
   m_animation->start();
 }
 
-void CollapseOverlay::apply(double t) {
-  m_t = t;
+void CollapseOverlay::animateTo(bool collapsed, bool animated) {
+  m_exceptions.clear();
+  for (Box& box : m_boxes) box.target = collapsed ? 1.0 : 0.0;
+  startChange(animated);
+}
+
+bool CollapseOverlay::toggleNodeOf(const std::string& memberId, bool collapsed) {
+  const int b = boxOfLayer(memberId);
+  if (b < 0) return false;
+  Box& box = m_boxes[b];
+  const std::string& key = box.members.front();
+  if (!m_exceptions.erase(key)) m_exceptions.insert(key);
+  box.target = collapsed != bool(m_exceptions.count(key)) ? 1.0 : 0.0;
+  startChange(true);
+  return true;
+}
+
+void CollapseOverlay::apply(double progress) {
   const GraphDocument& doc = *m_scene->document();
   const bool wasSyncing = m_scene->m_syncing;
   m_scene->m_syncing = true;  // members fly to their box: a view effect, not a move
-  for (const Box& box : m_boxes) {
+  for (Box& box : m_boxes) {
+    const double t = box.from + (box.target - box.from) * progress;
+    box.t = t;
     for (const std::string& id : box.members) {
       const auto it = m_scene->m_layers.find(id);
       if (it == m_scene->m_layers.end()) continue;
@@ -114,17 +157,22 @@ void CollapseOverlay::apply(double t) {
     box.item->setOpacity(t);
     box.item->setScale(0.4 + 0.6 * t);
     box.item->setVisible(t > 0.0);
+    box.frame->setOpacity(1.0 - t);
+    box.frame->setVisible(t < 1.0);
   }
   m_scene->m_syncing = wasSyncing;
   for (ConnectionItem* item : m_scene->m_connections) {
     const Connection& c = item->connection();
-    if (!m_members.count(c.from) && !m_members.count(c.to)) continue;
+    const int a = boxOfLayer(c.from), b = boxOfLayer(c.to);
+    if (a < 0 && b < 0) continue;
+    const double t = std::max(a < 0 ? 0.0 : m_boxes[a].t, b < 0 ? 0.0 : m_boxes[b].t);
     item->updatePath();
     item->setOpacity(1.0 - t);
     item->setVisible(t < 1.0);
   }
   for (CondensedEdgeItem* edge : m_edges) {
     edge->updatePath();
+    const double t = std::max(edge->foldedness(), 0.0);
     edge->setOpacity(t);
     edge->setVisible(t > 0.0);
   }

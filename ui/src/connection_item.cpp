@@ -7,14 +7,18 @@
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include "canvas_colours.hpp"
 #include "layer_item.hpp"
+#include "parameter_count.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
 namespace {
 
 const QColor kDelayed(0x7b, 0x1f, 0xa2);
-const QColor kPlain(0x45, 0x4f, 0x5a);
 const QColor kProblem(0xe0, 0x10, 0x10);
+// How far a connection to a missing layer reaches out of the layer that exists.
+constexpr double kStubLength = 150.0;
 
 QPainterPath selfLoop(const LayerItem* layer, int lane) {
   const QRectF box = layer->boxRect().translated(layer->pos());
@@ -34,7 +38,21 @@ ConnectionItem::ConnectionItem(int index, const Connection& connection, const La
   setFlags(ItemIsSelectable);
   setZValue(0);
   setToolTip(QString::fromStdString(connection.id));
+  setAcceptHoverEvents(true);
   updatePath();
+}
+
+void ConnectionItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event) {
+  // Made when asked for: counting a sparse connection's weights draws its mask.
+  QString tip = QString::fromStdString(m_connection.id) + QStringLiteral(": ") + label();
+  if (const auto* graph = qobject_cast<GraphScene*>(scene())) {
+    const Graph& g = graph->document()->graph();
+    if (m_index < static_cast<int>(g.connections.size()) && g.connections[m_index] == m_connection)
+      if (const auto weights = connectionParameters(g, m_index))
+        tip += QStringLiteral("\n%1 weights").arg(groupedCount(*weights));
+  }
+  setToolTip(tip);
+  QGraphicsPathItem::hoverEnterEvent(event);
 }
 
 bool ConnectionItem::joins(const std::string& layerId) const {
@@ -54,7 +72,17 @@ void ConnectionItem::setProblem(bool problem) {
 void ConnectionItem::updatePath() {
   prepareGeometryChange();
   QPainterPath path;
-  if (m_from == m_to) {
+  if (!m_from || !m_to) {
+    // A missing layer: a stub out of (or into) the layer that exists, ending in a marker.
+    const QPointF start = m_from ? m_from->outPort()
+                          : m_to ? m_to->inPort() - QPointF(kStubLength, 0)
+                                 : QPointF(0, 0);
+    const QPointF lane(0, 18.0 * m_lane);
+    path.moveTo(start);
+    path.lineTo(start + QPointF(kStubLength / 2, 0) + lane);
+    path.lineTo(start + QPointF(kStubLength, 0) + (m_to ? QPointF() : lane));
+    m_missingAt = m_from ? path.pointAtPercent(1.0) : start;
+  } else if (m_from == m_to) {
     path = selfLoop(m_from, m_lane);
   } else {
     const QPointF start = m_from->outPort();
@@ -91,8 +119,33 @@ void ConnectionItem::updatePath() {
   const QPointF back(-std::cos(angle) * 11, std::sin(angle) * 11);
   const QPointF side(-std::sin(angle) * 4.5, -std::cos(angle) * 4.5);
   m_arrowHead = QPolygonF({tip, tip + back + side, tip + back - side});
-  m_labelAt = path.pointAtPercent(0.5);
+  m_labelAt = labelPlace(path);
   setPath(path);
+}
+
+QRectF ConnectionItem::labelRectAt(QPointF centre) const {
+  const double width = labelWidth() + 6, height = 15;
+  return {centre.x() - width / 2, centre.y() - height / 2, width, height};
+}
+
+QRectF ConnectionItem::labelRect() const { return labelRectAt(m_labelAt); }
+
+QPointF ConnectionItem::labelPlace(const QPainterPath& path) const {
+  // The middle of the path, unless the label would sit on a box (its border or inside): then
+  // the nearest place along the path where it is clear of every box.
+  if (!scene()) return path.pointAtPercent(0.5);
+  for (double t : {0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82}) {
+    const QPointF at = path.pointAtPercent(t);
+    const QRectF label = labelRectAt(at).adjusted(-2, -2, 2, 2);
+    bool clear = true;
+    for (QGraphicsItem* item : scene()->items(label)) {
+      if (item->type() != LayerItem::Type || !item->isVisible()) continue;
+      const auto* layer = static_cast<const LayerItem*>(item);
+      clear = clear && !layer->boxRect().translated(layer->pos()).intersects(label);
+    }
+    if (clear) return at;
+  }
+  return path.pointAtPercent(0.5);
 }
 
 int ConnectionItem::pointsInOtherLayers(const std::array<QPointF, 4>& curve) const {
@@ -133,30 +186,46 @@ QString ConnectionItem::label() const {
       text = QStringLiteral("id");
       break;
   }
-  if (m_connection.delay > 0) text += QStringLiteral(" d=%1").arg(m_connection.delay);
+  // Any delay but 0 shows as it is: a negative one is an error the problem names.
+  if (m_connection.delay != 0) text += QStringLiteral(" d=%1").arg(m_connection.delay);
+  if (!m_from)
+    text += QStringLiteral(" · no layer '%1'").arg(QString::fromStdString(m_connection.from));
+  if (!m_to)
+    text += QStringLiteral(" · no layer '%1'").arg(QString::fromStdString(m_connection.to));
   return text;
 }
 
 QPen ConnectionItem::pen() const {
-  QColor color = m_problem ? kProblem : m_connection.delay > 0 ? kDelayed : kPlain;
+  QColor color = m_problem || !m_from || !m_to ? canvas::line(kProblem)
+                 : m_connection.delay > 0      ? canvas::line(kDelayed)
+                                               : canvas::plainLine();
   const double width = m_connection.type == ConnectionType::Identity ? 1.2 : 1.8;
   QPen pen(color, isSelected() ? width + 1.5 : width);
-  if (m_connection.delay > 0) pen.setStyle(Qt::DashLine);
+  if (m_connection.delay != 0) pen.setStyle(Qt::DashLine);
   return pen;
 }
 
 QRectF ConnectionItem::boundingRect() const {
-  return QGraphicsPathItem::boundingRect()
-      .united(m_arrowHead.boundingRect())
-      .united(QRectF(m_labelAt - QPointF(40, 12), QSizeF(80, 24)))
-      .adjusted(-4, -4, 4, 4);
+  const double half = labelWidth() / 2 + 6;
+  QRectF bounds = QGraphicsPathItem::boundingRect()
+                      .united(m_arrowHead.boundingRect())
+                      .united(QRectF(m_labelAt - QPointF(half, 12), QSizeF(2 * half, 24)));
+  if (!m_from || !m_to) bounds |= QRectF(m_missingAt - QPointF(9, 9), QSizeF(18, 18));
+  return bounds.adjusted(-4, -4, 4, 4);
+}
+
+double ConnectionItem::labelWidth() const {
+  QFont font;
+  font.setPixelSize(10);
+  return QFontMetricsF(font).horizontalAdvance(label());
 }
 
 QPainterPath ConnectionItem::shape() const {
   QPainterPathStroker stroker;
   stroker.setWidth(10);
   QPainterPath area = stroker.createStroke(path());
-  area.addRect(QRectF(m_labelAt - QPointF(22, 8), QSizeF(44, 16)));
+  const double half = std::max(22.0, labelWidth() / 2);
+  area.addRect(QRectF(m_labelAt - QPointF(half, 8), QSizeF(2 * half, 16)));
   return area;
 }
 
@@ -169,6 +238,15 @@ void ConnectionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
   painter->setPen(QPen(linePen.color(), 1.0));
   painter->setBrush(linePen.color());
   painter->drawPolygon(m_arrowHead);
+  if (!m_from || !m_to) {  // the missing end: a hollow marker
+    painter->setBrush(canvas::labelBackground());
+    painter->setPen(QPen(canvas::line(kProblem), 1.5));
+    painter->drawEllipse(m_missingAt, 7, 7);
+    painter->drawText(QRectF(m_missingAt - QPointF(7, 7), QSizeF(14, 14)), Qt::AlignCenter,
+                      QStringLiteral("?"));
+  }
+  // Zoomed out, the 10 px labels would be a smudge of 5 px text over the arrows: left out.
+  if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 0.6) return;
   QFont font = painter->font();
   font.setPixelSize(10);
   painter->setFont(font);
@@ -178,9 +256,9 @@ void ConnectionItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, Q
                    m_labelAt.y() - metrics.height() / 2 - 1, metrics.horizontalAdvance(text) + 6,
                    metrics.height() + 2);
   painter->setPen(QPen(linePen.color(), 0.8));
-  painter->setBrush(QColor(255, 255, 255, 230));
+  painter->setBrush(canvas::labelBackground());
   painter->drawRoundedRect(box, 3, 3);
-  painter->setPen(linePen.color().darker(120));
+  painter->setPen(canvas::isDark() ? linePen.color() : linePen.color().darker(120));
   painter->drawText(box, Qt::AlignCenter, text);
 }
 

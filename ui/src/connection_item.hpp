@@ -16,7 +16,8 @@ class ConnectionItem : public QGraphicsPathItem {
  public:
   enum { Type = UserType + 2 };
 
-  /// `from` and `to` must outlive the item (GraphScene deletes connections first).
+  /// `from` and `to` must outlive the item (GraphScene deletes connections first); either is
+  /// null when the connection names a layer that does not exist (drawn as a stub to a marker).
   ConnectionItem(int index, const Connection& connection, const LayerItem* from,
                  const LayerItem* to);
   int type() const override { return Type; }
@@ -29,16 +30,26 @@ class ConnectionItem : public QGraphicsPathItem {
   void setLane(int lane);
   void setProblem(bool problem);
   void updatePath();
+  /// Where its label is drawn (scene units): on the path, clear of every box where it can be.
+  QRectF labelRect() const;
+  /// How it is drawn: dashed when delayed (any delay but 0), red with a problem.
+  QPen pen() const;
 
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
+ protected:
+  /// The tooltip: id, type and delay, and the number of weights.
+  void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+
  private:
   QString label() const;
   /// How many of 23 points along the path lie in boxes other than its ends (0: a clear path).
   int pointsInOtherLayers(const std::array<QPointF, 4>& curve) const;
-  QPen pen() const;
+  double labelWidth() const;
+  QRectF labelRectAt(QPointF centre) const;
+  QPointF labelPlace(const QPainterPath& path) const;
 
   int m_index;
   Connection m_connection;
@@ -48,6 +59,7 @@ class ConnectionItem : public QGraphicsPathItem {
   bool m_problem = false;
   QPolygonF m_arrowHead;
   QPointF m_labelAt;
+  QPointF m_missingAt;  // where the marker of a missing end sits
 };
 
 }  // namespace rnnwb::ui

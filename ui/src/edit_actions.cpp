@@ -1,22 +1,42 @@
 #include "rnnwb/ui/edit_actions.hpp"
 
+#include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QCursor>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGraphicsItem>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
 #include <QSpinBox>
 #include <QUndoStack>
 
 #include "rnnwb/ui/auto_layout.hpp"
+#include "rnnwb/ui/free_placement.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 
 namespace rnnwb::ui {
 namespace {
+
+// Where a clicked cell template starts: one column right of the layer that feeds it.
+const QPointF kBesideInput(200, 0);
+
+// "Zoom In (Ctrl++)": what a toolbar button or menu entry does, and its key.
+void showShortcutInToolTip(QAction* action) {
+  QString tip = action->toolTip();
+  const int keys = tip.indexOf(QStringLiteral(" ("));
+  if (keys >= 0 && tip.endsWith(QLatin1Char(')'))) tip.truncate(keys);
+  if (!action->shortcut().isEmpty())
+    tip += QStringLiteral(" (%1)").arg(action->shortcut().toString(QKeySequence::NativeText));
+  action->setToolTip(tip);
+}
 
 QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& shortcut,
                     const QString& tip) {
@@ -36,13 +56,26 @@ EditActions::EditActions(GraphDocument* document, GraphScene* scene, GraphView* 
       m_view(view),
       m_dialogParent(dialogParent) {
   createActions();
+  connect(m_scene, &GraphScene::wireDroppedOnCanvas, this, &EditActions::offerLayerForWire);
 }
 
 void EditActions::createActions() {
-  undo = m_document->undoStack()->createUndoAction(this, QStringLiteral("&Undo"));
-  undo->setShortcut(QKeySequence::Undo);
-  redo = m_document->undoStack()->createRedoAction(this, QStringLiteral("&Redo"));
-  redo->setShortcut(QKeySequence::Redo);
+  // Plain "Undo" / "Redo": the command's name goes to the tooltip, so the toolbar keeps its
+  // width after every edit.
+  QUndoStack* stack = m_document->undoStack();
+  undo = makeAction(this, QStringLiteral("&Undo"), QKeySequence::Undo, {});
+  redo = makeAction(this, QStringLiteral("&Redo"), QKeySequence::Redo, {});
+  // Both common redo keys, whatever the platform's own is.
+  QList<QKeySequence> redoKeys = redo->shortcuts();
+  for (const QKeySequence& key :
+       {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+    if (!redoKeys.contains(key)) redoKeys << key;
+  redo->setShortcuts(redoKeys);
+  connect(undo, &QAction::triggered, stack, &QUndoStack::undo);
+  connect(redo, &QAction::triggered, stack, &QUndoStack::redo);
+  connect(stack, &QUndoStack::canUndoChanged, this, &EditActions::updateUndoActions);
+  connect(stack, &QUndoStack::canRedoChanged, this, &EditActions::updateUndoActions);
+  connect(stack, &QUndoStack::indexChanged, this, &EditActions::updateUndoActions);
   cut = makeAction(this, QStringLiteral("Cu&t"), QKeySequence::Cut,
                    QStringLiteral("Cut the selected layers"));
   copy = makeAction(this, QStringLiteral("&Copy"), QKeySequence::Copy,
@@ -56,16 +89,33 @@ void EditActions::createActions() {
   autoLayout = makeAction(this, QStringLiteral("Auto-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L),
                           QStringLiteral("Lay the graph out left to right in schedule order"));
   zoomIn = makeAction(this, QStringLiteral("Zoom &In"), QKeySequence::ZoomIn, {});
+  // Ctrl+= is Ctrl++ without Shift on most keyboards.
+  if (!zoomIn->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Equal)))
+    zoomIn->setShortcuts(zoomIn->shortcuts() << QKeySequence(Qt::CTRL | Qt::Key_Equal));
   zoomOut = makeAction(this, QStringLiteral("Zoom &Out"), QKeySequence::ZoomOut, {});
   resetZoom =
       makeAction(this, QStringLiteral("Actual &Size"), QKeySequence(Qt::CTRL | Qt::Key_0), {});
-  fitToWindow =
-      makeAction(this, QStringLiteral("&Fit to Window"), QKeySequence(Qt::CTRL | Qt::Key_F),
-                 QStringLiteral("Show the whole graph"));
+  // Ctrl+F is Find (as everywhere); Fit takes Ctrl+Shift+F.
+  fitToWindow = makeAction(this, QStringLiteral("&Fit to Window"),
+                           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+                           QStringLiteral("Show the whole graph"));
+  find = makeAction(this, QStringLiteral("&Find Layer…"), QKeySequence::Find,
+                    QStringLiteral("Find a layer by its id and show it"));
   collapse = makeAction(this, QStringLiteral("&Collapse Recurrent Nodes"),
                         QKeySequence(Qt::CTRL | Qt::Key_R),
                         QStringLiteral("Fold each strongly connected component into one box"));
   collapse->setCheckable(true);
+  minimap = makeAction(this, QStringLiteral("&Minimap"), QKeySequence(Qt::CTRL | Qt::Key_M),
+                       QStringLiteral("The whole graph in the canvas' corner while it does not "
+                                      "fit in the view"));
+  minimap->setCheckable(true);
+  minimap->setChecked(true);
+  connect(minimap, &QAction::toggled, m_view, &GraphView::setMinimapShown);
+  snapToGrid = makeAction(this, QStringLiteral("Snap to &Grid"), {},
+                          QStringLiteral("Dragged boxes land on a 20-unit grid"));
+  snapToGrid->setCheckable(true);
+  snapToGrid->setChecked(m_scene->snapsToGrid());
+  connect(snapToGrid, &QAction::toggled, m_scene, &GraphScene::setSnapToGrid);
   connect(cut, &QAction::triggered, this, [this] {
     copySelection();
     deleteSelection();
@@ -85,17 +135,106 @@ void EditActions::createActions() {
   connect(fitToWindow, &QAction::triggered, m_view, &GraphView::fitToWindow);
   connect(collapse, &QAction::toggled, m_scene, [this](bool on) { m_scene->setCollapsed(on); });
   connect(m_scene, &GraphScene::collapsedChanged, collapse, &QAction::setChecked);
+  for (QAction* action : {cut, copy, paste, remove, selectAll, autoLayout, zoomIn, zoomOut,
+                          resetZoom, fitToWindow, find, collapse, minimap})
+    showShortcutInToolTip(action);
+  updateUndoActions();
+  // Undo and redo work from every widget of the window: see eventFilter.
+  qApp->installEventFilter(this);
 }
 
-void EditActions::addPaletteEntry(const QString& key, QPointF scenePos) {
+void EditActions::updateUndoActions() {
+  const QUndoStack* stack = m_document->undoStack();
+  undo->setEnabled(stack->canUndo());
+  redo->setEnabled(stack->canRedo());
+  undo->setToolTip(stack->canUndo() ? QStringLiteral("Undo %1").arg(stack->undoText())
+                                    : QStringLiteral("Nothing to undo"));
+  redo->setToolTip(stack->canRedo() ? QStringLiteral("Redo %1").arg(stack->redoText())
+                                    : QStringLiteral("Nothing to redo"));
+  showShortcutInToolTip(undo);
+  showShortcutInToolTip(redo);
+}
+
+bool EditActions::eventFilter(QObject* watched, QEvent* event) {
+  // A text field takes Ctrl+Z for its own undo even when it has nothing to undo, and focus
+  // stays in the Properties field after every edit. When the field has nothing of its own to
+  // undo (or redo), the key goes to the document's stack instead.
+  if (event->type() != QEvent::ShortcutOverride) return false;
+  auto* widget = qobject_cast<QWidget*>(watched);
+  if (!widget || !m_dialogParent || widget->window() != m_dialogParent->window()) return false;
+  const auto* key = static_cast<QKeyEvent*>(event);
+  const QKeySequence pressed(key->keyCombination());
+  const bool isUndo = undo->shortcuts().contains(pressed);
+  const bool isRedo = redo->shortcuts().contains(pressed);
+  if (!isUndo && !isRedo) return false;
+  auto* edit = qobject_cast<QLineEdit*>(widget);
+  if (auto* spin = qobject_cast<QAbstractSpinBox*>(widget)) edit = spin->findChild<QLineEdit*>();
+  if (!edit) return false;
+  const bool ownHistory =
+      !edit->isReadOnly() && (isUndo ? edit->isUndoAvailable() : edit->isRedoAvailable());
+  return !ownHistory;  // swallowed, the override is not accepted: the window's shortcut runs
+}
+
+void EditActions::offerLayerForWire(const std::string& layerId, bool fromOutput, QPointF scenePos) {
+  QMenu menu(m_dialogParent);
+  menu.addSection(
+      fromOutput ? QStringLiteral("New layer fed by %1").arg(QString::fromStdString(layerId))
+                 : QStringLiteral("New layer feeding %1").arg(QString::fromStdString(layerId)));
+  struct Entry {
+    const char* key;
+    const char* text;
+  };
+  for (const Entry& e :
+       {Entry{"additive", "Additive layer  Σ"}, Entry{"multiplicative", "Multiplicative layer  ⊙"},
+        Entry{"output", "Output layer (softmax)"}, Entry{"input", "Input layer"}}) {
+    const QString key = QString::fromLatin1(e.key);
+    // An input layer takes no connection in; an output layer is an end, fed, not feeding.
+    if ((key == QLatin1String("input") && fromOutput) ||
+        (key == QLatin1String("output") && !fromOutput))
+      continue;
+    connect(menu.addAction(QString::fromUtf8(e.text)), &QAction::triggered, this,
+            [=, this] { addConnectedLayer(key, layerId, fromOutput, scenePos); });
+  }
+  menu.exec(QCursor::pos());
+}
+
+void EditActions::addConnectedLayer(const QString& key, const std::string& layerId, bool fromOutput,
+                                    QPointF scenePos) {
+  if (m_document->layerIndex(layerId) < 0) return;
+  const LayerKind kind = key == QLatin1String("input")            ? LayerKind::Input
+                         : key == QLatin1String("multiplicative") ? LayerKind::Multiplicative
+                                                                  : LayerKind::Additive;
+  const Layer layer = makeLayer(*m_document, kind, key == QLatin1String("output"));
+  QUndoStack* stack = m_document->undoStack();
+  stack->beginMacro(QStringLiteral("Add %1 connected to %2")
+                        .arg(QString::fromStdString(layer.id), QString::fromStdString(layerId)));
+  stack->push(new AddLayerCommand(m_document, layer, freeSpotNear(*m_document, scenePos)));
+  const std::string& from = fromOutput ? layerId : layer.id;
+  const std::string& to = fromOutput ? layer.id : layerId;
+  stack->push(new AddConnectionCommand(m_document, makeConnection(*m_document, from, to)));
+  stack->endMacro();
+  selectLastLayers(1);
+}
+
+void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> scenePos) {
   if (key == QLatin1String("lstm") || key == QLatin1String("gru") ||
       key == QLatin1String("elman")) {
     const CellTemplate cell = key == QLatin1String("lstm")  ? CellTemplate::Lstm
                               : key == QLatin1String("gru") ? CellTemplate::Gru
                                                             : CellTemplate::Elman;
     QDialog dialog(m_dialogParent);
-    dialog.setWindowTitle(QStringLiteral("Insert %1").arg(templateName(cell)));
+    const QString title = QStringLiteral("Insert %1").arg(templateName(cell));
+    dialog.setWindowTitle(title);
+    // Wide enough that the window manager need not cut the title (its buttons take room too).
+    const QFontMetrics titleFont(QApplication::font("QMdiSubWindowTitleBar"));
+    dialog.setMinimumWidth(std::max(380, titleFont.horizontalAdvance(title) + 200));
     auto* layout = new QFormLayout(&dialog);
+    auto* what = new QLabel(QStringLiteral("A %1 of new layers, fed by a layer of the graph; "
+                                           "connect its last layer onward.")
+                                .arg(templateName(cell)),
+                            &dialog);
+    what->setWordWrap(true);
+    layout->addRow(what);
     // The feeding layer: the one selected, else the first input layer.
     auto* input = new QComboBox(&dialog);
     const auto selected = m_scene->selectedLayerIds();
@@ -123,14 +262,19 @@ void EditActions::addPaletteEntry(const QString& key, QPointF scenePos) {
                          : key == QLatin1String("multiplicative") ? LayerKind::Multiplicative
                                                                   : LayerKind::Additive;
   const Layer layer = makeLayer(*m_document, kind, key == QLatin1String("output"));
-  m_document->undoStack()->push(new AddLayerCommand(m_document, layer, scenePos));
+  const QPointF wanted = scenePos ? *scenePos : m_view->visibleCentre();
+  m_document->undoStack()->push(
+      new AddLayerCommand(m_document, layer, freeSpotNear(*m_document, wanted)));
   selectLastLayers(1);
 }
 
 bool EditActions::insertTemplate(CellTemplate cell, const std::string& inputId, int size,
-                                 QPointF origin) {
+                                 std::optional<QPointF> origin) {
   if (m_document->layerIndex(inputId) < 0) return false;
-  GraphFragment fragment = makeCellTemplate(*m_document, cell, inputId, size, origin);
+  // By default beside the layer that feeds it: the cell reads left to right from there.
+  const QPointF start = origin ? *origin : m_document->position(inputId) + kBesideInput;
+  GraphFragment fragment = makeCellTemplate(*m_document, cell, inputId, size, start);
+  moveToFreeSpace(*m_document, fragment);
   const int count = static_cast<int>(fragment.layers.size());
   m_document->undoStack()->push(new InsertFragmentCommand(
       m_document, std::move(fragment), QStringLiteral("Insert %1").arg(templateName(cell))));
@@ -138,11 +282,38 @@ bool EditActions::insertTemplate(CellTemplate cell, const std::string& inputId, 
   return true;
 }
 
+bool EditActions::newFromTemplate(CellTemplate cell) {
+  if (!m_document->graph().layers.empty()) return false;
+  QUndoStack* stack = m_document->undoStack();
+  stack->beginMacro(QStringLiteral("New from %1").arg(templateName(cell)));
+  Layer input = makeLayer(*m_document, LayerKind::Input);
+  input.size = 8;
+  stack->push(new AddLayerCommand(m_document, input, QPointF(0, 0)));
+  insertTemplate(cell, input.id, 32, std::nullopt);
+  const std::string last = m_document->graph().layers.back().id;  // the cell's output layer
+  Layer output = makeLayer(*m_document, LayerKind::Additive, true);
+  output.size = 8;
+  stack->push(new AddLayerCommand(
+      m_document, output, freeSpotNear(*m_document, m_document->position(last) + kBesideInput)));
+  stack->push(new AddConnectionCommand(m_document, makeConnection(*m_document, last, output.id)));
+  stack->endMacro();
+  m_scene->selectItems({}, {});
+  m_view->fitToWindow();
+  return true;
+}
+
 void EditActions::selectLastLayers(int count) {
-  const int total = static_cast<int>(m_document->graph().layers.size());
+  const Graph& graph = m_document->graph();
+  const int total = static_cast<int>(graph.layers.size());
   std::vector<int> layers;
-  for (int i = std::max(0, total - count); i < total; ++i) layers.push_back(i);
+  QRectF area;
+  for (int i = std::max(0, total - count); i < total; ++i) {
+    layers.push_back(i);
+    area |= m_scene->layerBox(graph.layers[i].id);
+  }
   m_scene->selectItems(layers, {});
+  // What was just added is in view (a template may land beside the visible part).
+  m_view->ensureVisible(area, 30, 30);
 }
 
 void EditActions::deleteSelection() {
@@ -168,6 +339,7 @@ void EditActions::pasteClipboard() {
   if (!fragment || fragment->layers.empty()) return;
   const double shift = 40.0 * ++m_pasteCount;
   GraphFragment prepared = prepareForInsert(*m_document, *fragment, QPointF(shift, shift));
+  moveToFreeSpace(*m_document, prepared);
   const int count = static_cast<int>(prepared.layers.size());
   m_document->undoStack()->push(
       new InsertFragmentCommand(m_document, std::move(prepared), QStringLiteral("Paste")));

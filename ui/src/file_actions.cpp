@@ -31,6 +31,10 @@ void FileActions::createActions() {
   auto make = [this](const QString& text, const QKeySequence& key) {
     auto* action = new QAction(text, this);
     action->setShortcut(key);
+    if (!action->shortcut().isEmpty())  // the toolbar's tooltip says the key too
+      action->setToolTip(QStringLiteral("%1 (%2)").arg(
+          QString(text).remove(QLatin1Char('&')).remove(QStringLiteral("…")),
+          action->shortcut().toString(QKeySequence::NativeText)));
     return action;
   };
   newFile = make(QStringLiteral("&New"), QKeySequence::New);

@@ -77,8 +77,13 @@ bool GraphDocument::open(const QString& path, QString* error) {
     QString text = QStringLiteral("Cannot open %1:").arg(path);
     for (const Diagnostic& d : unreadable) {
       text += QLatin1Char('\n');
-      if (d.line > 0) text += QStringLiteral("line %1, column %2: ").arg(d.line).arg(d.column);
-      text += QString::fromStdString(d.message);
+      const QString message = QString::fromStdString(d.message);
+      // Core's message may name its place itself ("malformed JSON at line 10, column 5"):
+      // then once is enough.
+      const QString place = QStringLiteral("line %1, column %2").arg(d.line).arg(d.column);
+      if (d.line > 0 && !message.contains(QStringLiteral("line %1").arg(d.line)))
+        text += place + QStringLiteral(": ");
+      text += message;
     }
     if (error) *error = text;
     return false;

@@ -1,12 +1,19 @@
 #include "rnnwb/ui/graph_scene.hpp"
 
+#include <cmath>
+
+#include <QApplication>
 #include <QGraphicsPathItem>
 #include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
 #include <QUndoStack>
 
+#include "canvas_colours.hpp"
 #include "collapse_overlay.hpp"
 #include "connection_item.hpp"
 #include "layer_item.hpp"
+#include "recurrent_node_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 
 namespace rnnwb::ui {
@@ -15,7 +22,6 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
     : QGraphicsScene(parent),
       m_document(document),
       m_overlay(std::make_unique<CollapseOverlay>(this)) {
-  setBackgroundBrush(QColor(0xfb, 0xfb, 0xfd));
   connect(document, &GraphDocument::replaced, this, [this] {
     clearSelection();
     m_layerOrder.clear();
@@ -129,9 +135,10 @@ void GraphScene::rebuildConnections() {
   std::map<std::pair<std::string, std::string>, int> lanes;
   for (int i = 0; i < static_cast<int>(graph.connections.size()); ++i) {
     const Connection& c = graph.connections[i];
+    // A connection naming a missing layer is drawn too, so that it can be selected and fixed.
     const auto from = m_layers.find(c.from), to = m_layers.find(c.to);
-    if (from == m_layers.end() || to == m_layers.end()) continue;
-    auto* item = new ConnectionItem(i, c, from->second, to->second);
+    auto* item = new ConnectionItem(i, c, from == m_layers.end() ? nullptr : from->second,
+                                    to == m_layers.end() ? nullptr : to->second);
     addItem(item);
     // Parallel connections (either direction between the same two layers) get their own lane.
     const auto key = std::minmax(c.from, c.to);
@@ -230,6 +237,10 @@ void GraphScene::setCollapsed(bool collapsed, bool animated) {
   emit collapsedChanged(collapsed);
 }
 
+bool GraphScene::toggleRecurrentNode(const std::string& memberId) {
+  return m_overlay->toggleNodeOf(memberId, m_collapsed);
+}
+
 std::vector<std::vector<std::string>> GraphScene::recurrentNodeBoxes() const {
   return m_overlay->shownBoxes();
 }
@@ -237,6 +248,52 @@ std::vector<std::vector<std::string>> GraphScene::recurrentNodeBoxes() const {
 void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
   ++m_dragId;  // every press starts a new drag: its moves merge into one undo step
   QGraphicsScene::mousePressEvent(event);
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+  // A recurrent node's box or frame on top: fold or unfold that node alone. (Handled here: an
+  // item that did not take the first press would get the double-click as a press.)
+  for (QGraphicsItem* item : items(event->scenePos())) {
+    if (!item->isVisible()) continue;
+    std::string member;
+    if (item->type() == RecurrentNodeItem::Type)
+      member = static_cast<RecurrentNodeItem*>(item)->firstMember();
+    else if (item->type() == RecurrentFrameItem::Type)
+      member = static_cast<RecurrentFrameItem*>(item)->firstMember();
+    else
+      break;  // a box or an arrow is on top
+    toggleRecurrentNode(member);
+    event->accept();
+    return;
+  }
+  QGraphicsScene::mouseDoubleClickEvent(event);
+}
+
+void GraphScene::setSnapToGrid(bool snap) {
+  m_snapToGrid = snap;
+  update();  // the grid's dots come and go
+}
+
+QPointF GraphScene::snapped(QPointF position) const {
+  // Only the user's drags snap: positions the document holds (a file's, a template's) stay.
+  if (!m_snapToGrid || m_syncing) return position;
+  return {std::round(position.x() / kGrid) * kGrid, std::round(position.y() / kGrid) * kGrid};
+}
+
+void GraphScene::drawBackground(QPainter* painter, const QRectF& rect) {
+  // The palette's Base, read at each paint: a dark theme (or a change of theme) shows at once.
+  painter->fillRect(rect, canvas::background());
+  // The grid, on screen only (not in exported pictures), and only where its dots are apart.
+  if (!m_snapToGrid || !dynamic_cast<QWidget*>(painter->device())) return;
+  if (QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform()) < 0.5) return;
+  QColor dot = QApplication::palette().color(QPalette::Text);
+  dot.setAlpha(45);
+  painter->setPen(QPen(dot, 0));
+  QVector<QPointF> dots;
+  for (double x = std::floor(rect.left() / kGrid) * kGrid; x < rect.right(); x += kGrid)
+    for (double y = std::floor(rect.top() / kGrid) * kGrid; y < rect.bottom(); y += kGrid)
+      dots.append(QPointF(x, y));
+  painter->drawPoints(dots.data(), int(dots.size()));
 }
 
 void GraphScene::layerItemMoved(LayerItem* item) {
@@ -254,7 +311,8 @@ void GraphScene::beginConnectionDrag(const std::string& layerId, bool fromOutput
   m_dragLayer = layerId;
   m_dragFromOutput = fromOutput;
   delete m_dragLine;
-  m_dragLine = addPath(QPainterPath(), QPen(QColor(0x1e, 0x88, 0xe5), 2, Qt::DashLine));
+  m_dragLine =
+      addPath(QPainterPath(), QPen(canvas::line(QColor(0x1e, 0x88, 0xe5)), 2, Qt::DashLine));
   m_dragLine->setZValue(5);
   updateConnectionDrag(scenePos);
 }
@@ -274,7 +332,17 @@ void GraphScene::finishConnectionDrag(QPointF scenePos) {
   const std::string target = layerAt(scenePos);
   const std::string source = m_dragLayer;
   m_dragLayer.clear();
-  if (target.empty()) return;
+  if (target.empty()) {
+    // Dropped on empty canvas, away from where it started: offer a new layer there (as node
+    // editors do). A short slip off the port offers nothing.
+    const auto it = m_layers.find(source);
+    const QPointF port = it == m_layers.end() ? scenePos
+                         : m_dragFromOutput   ? it->second->outPort()
+                                              : it->second->inPort();
+    if (QLineF(port, scenePos).length() > 40)
+      emit wireDroppedOnCanvas(source, m_dragFromOutput, scenePos);
+    return;
+  }
   if (m_dragFromOutput)
     connectLayers(source, target);
   else

@@ -45,8 +45,9 @@ struct CellBuilder {
 
 void buildLstm(CellBuilder& b, const std::string& input) {
   using enum ConnectionType;
+  // Gates in one column, a row apart: i, g, f, o from the top.
   b.add("i", Activation::Sigmoid, 0, -1.5);
-  b.add("f", Activation::Sigmoid, 0, 0);
+  b.add("f", Activation::Sigmoid, 0, 0.5);
   b.add("g", Activation::Tanh, 0, -0.5);
   b.multiply("ig", 1, -1);
   b.multiply("fc", 1, 0.5);

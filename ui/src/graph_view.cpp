@@ -6,6 +6,7 @@
 #include <QScrollBar>
 #include <QWheelEvent>
 
+#include "minimap.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
@@ -18,6 +19,26 @@ GraphView::GraphView(GraphScene* scene, QWidget* parent) : QGraphicsView(scene, 
   setAcceptDrops(true);
   viewport()->setAcceptDrops(true);  // drag events go to the viewport, which must take them
   setFocusPolicy(Qt::StrongFocus);
+  // A fixed, ample canvas: the scene's own rectangle grows as boxes are dragged past its edge,
+  // and the view would then shift everything under the mouse. Navigation is by zoom and pan,
+  // so scroll bars over this area would tell nothing.
+  setSceneRect(-kCanvasHalf, -kCanvasHalf, 2 * kCanvasHalf, 2 * kCanvasHalf);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_minimap = new Minimap(this);
+  connect(this, &GraphView::zoomChanged, m_minimap, &Minimap::refresh);
+}
+
+void GraphView::setMinimapShown(bool shown) { m_minimap->setEnabledByUser(shown); }
+
+void GraphView::scrollContentsBy(int dx, int dy) {
+  QGraphicsView::scrollContentsBy(dx, dy);
+  m_minimap->refresh();
+}
+
+void GraphView::resizeEvent(QResizeEvent* event) {
+  QGraphicsView::resizeEvent(event);
+  m_minimap->refresh();
 }
 
 double GraphView::zoom() const { return transform().m11(); }
@@ -26,13 +47,17 @@ QPointF GraphView::visibleCentre() const { return mapToScene(viewport()->rect().
 
 void GraphView::scaleBy(double factor) {
   const double next = zoom() * factor;
-  if (next < 0.1 || next > 8.0) return;
+  if (next < kMinZoom || next > kMaxZoom) return;
   scale(factor, factor);
+  emit zoomChanged(zoom());
 }
 
 void GraphView::zoomIn() { scaleBy(1.25); }
 void GraphView::zoomOut() { scaleBy(0.8); }
-void GraphView::resetZoom() { setTransform(QTransform()); }
+void GraphView::resetZoom() {
+  setTransform(QTransform());
+  emit zoomChanged(zoom());
+}
 
 void GraphView::fitToWindow() {
   // Only what is shown: the collapsed view hides the members of recurrent nodes.
@@ -42,19 +67,44 @@ void GraphView::fitToWindow() {
   if (bounds.isEmpty()) return;
   fitInView(bounds.adjusted(-30, -30, 30, 30), Qt::KeepAspectRatio);
   if (zoom() > 1.5) {
-    resetZoom();
-    scale(1.5, 1.5);
+    setTransform(QTransform::fromScale(1.5, 1.5));
     centerOn(bounds.center());
   }
+  emit zoomChanged(zoom());
 }
 
 void GraphView::wheelEvent(QWheelEvent* event) {
-  if (event->modifiers() & Qt::ControlModifier) {
-    scaleBy(event->angleDelta().y() > 0 ? 1.15 : 1.0 / 1.15);
+  // As in node editors (QtNodes, Blender): the wheel zooms about the point under the cursor
+  // (AnchorUnderMouse); Shift+wheel pans up and down, Ctrl+wheel left and right. A touchpad's
+  // two-finger scroll (pixel deltas) pans.
+  const Qt::KeyboardModifiers mods = event->modifiers();
+  const QPoint pixels = event->pixelDelta();
+  const int steps =
+      event->angleDelta().y() != 0 ? event->angleDelta().y() : event->angleDelta().x();
+  if (mods & (Qt::ShiftModifier | Qt::ControlModifier) || !pixels.isNull()) {
+    const QPoint delta = !pixels.isNull() ? pixels : QPoint(0, steps / 2);
+    const bool sideways = (mods & Qt::ControlModifier) && pixels.isNull();
+    horizontalScrollBar()->setValue(horizontalScrollBar()->value() -
+                                    (sideways ? delta.y() : delta.x()));
+    verticalScrollBar()->setValue(verticalScrollBar()->value() - (sideways ? 0 : delta.y()));
     event->accept();
     return;
   }
-  QGraphicsView::wheelEvent(event);  // scrolls: pans vertically, Shift+wheel horizontally
+  if (steps != 0) zoomAbout(event->position().toPoint(), steps > 0 ? 1.15 : 1.0 / 1.15);
+  event->accept();
+}
+
+void GraphView::zoomAbout(QPoint viewportPoint, double factor) {
+  // The scene point under the cursor stays under it (Qt's AnchorUnderMouse reads the global
+  // cursor, which synthetic and some touchpad events do not move).
+  const QPointF fixed = mapToScene(viewportPoint);
+  const ViewportAnchor anchor = transformationAnchor();
+  setTransformationAnchor(NoAnchor);
+  scaleBy(factor);
+  const QPoint drift = mapFromScene(fixed) - viewportPoint;
+  horizontalScrollBar()->setValue(horizontalScrollBar()->value() + drift.x());
+  verticalScrollBar()->setValue(verticalScrollBar()->value() + drift.y());
+  setTransformationAnchor(anchor);
 }
 
 void GraphView::keyPressEvent(QKeyEvent* event) {

@@ -1,25 +1,37 @@
 #include "layer_item.hpp"
 
+#include <algorithm>
+
 #include <QCursor>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
+#include "canvas_colours.hpp"
+#include "parameter_count.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
 namespace {
+
+// The scales (view pixels per scene unit) where the drawing changes; see paint().
+constexpr double kFullDetailFrom = 0.7;  // the 10 px detail lines are 7 px on the screen
+constexpr double kBoxOnlyBelow = 0.08;
+constexpr double kReadablePixels = 10.0;
 
 struct KindLook {
   QColor fill, border;
 };
 
 KindLook lookOf(const Layer& layer) {
-  if (layer.isInput()) return {QColor(0xd9, 0xf2, 0xd9), QColor(0x2e, 0x7d, 0x32)};
-  if (layer.isOutput()) return {QColor(0xfb, 0xe0, 0xe0), QColor(0xb0, 0x30, 0x30)};
-  if (layer.kind == LayerKind::Multiplicative)
-    return {QColor(0xfd, 0xe8, 0xcc), QColor(0xc0, 0x6a, 0x10)};
-  return {QColor(0xdd, 0xea, 0xf9), QColor(0x35, 0x65, 0xa5)};
+  // Accents per kind; fills and lines follow the palette (canvas_colours.hpp).
+  auto look = [](const QColor& accent) {
+    return KindLook{canvas::fill(accent), canvas::line(accent)};
+  };
+  if (layer.isInput()) return look(QColor(0x2e, 0x7d, 0x32));
+  if (layer.isOutput()) return look(QColor(0xb0, 0x30, 0x30));
+  if (layer.kind == LayerKind::Multiplicative) return look(QColor(0xc0, 0x6a, 0x10));
+  return look(QColor(0x35, 0x65, 0xa5));
 }
 
 }  // namespace
@@ -33,13 +45,21 @@ LayerItem::LayerItem(GraphScene* scene, const Layer& layer) : m_scene(scene), m_
 
 void LayerItem::setLayer(const Layer& layer) {
   m_layer = layer;
+  update();
+}
+
+void LayerItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event) {
+  // Made when asked for: counting a sparse connection's weights draws its mask.
   QString tip =
       QStringLiteral("%1: %2 layer of %3 units")
-          .arg(QString::fromStdString(layer.id), QString::fromUtf8(toString(layer.kind).data()))
-          .arg(layer.size);
-  if (!layer.isInput()) tip += QStringLiteral(", ") + detailLine();
+          .arg(QString::fromStdString(m_layer.id), QString::fromUtf8(toString(m_layer.kind).data()))
+          .arg(m_layer.size);
+  if (!m_layer.isInput()) tip += QStringLiteral(", ") + detailLine();
+  const Graph& graph = m_scene->document()->graph();
+  for (int i = 0; i < static_cast<int>(graph.layers.size()); ++i)
+    if (graph.layers[i].id == m_layer.id) tip += QLatin1Char('\n') + layerParameterLines(graph, i);
   setToolTip(tip + QStringLiteral("\nDrag from the right port to connect."));
-  update();
+  QGraphicsObject::hoverEnterEvent(event);
 }
 
 void LayerItem::setProblem(bool problem) {
@@ -52,6 +72,17 @@ void LayerItem::setHighlighted(bool highlighted) {
   if (highlighted == m_highlighted) return;
   m_highlighted = highlighted;
   update();
+}
+
+double LayerItem::idPixelSizeAt(double lod) const {
+  if (lod >= kFullDetailFrom) return 13;
+  // Readable on the screen, and as large as the box's width allows for the id.
+  QFont font;
+  font.setBold(true);
+  font.setPixelSize(100);
+  const double wide = QFontMetricsF(font).horizontalAdvance(QString::fromStdString(m_layer.id));
+  const double fits = (kWidth - 8) * 100.0 / std::max(wide, 1.0);
+  return std::min({kReadablePixels / lod, fits, kHeight * 0.8});
 }
 
 QRectF LayerItem::boxRect() const { return {-kWidth / 2, -kHeight / 2, kWidth, kHeight}; }
@@ -87,24 +118,40 @@ void LayerItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   const KindLook look = lookOf(m_layer);
   painter->setRenderHint(QPainter::Antialiasing);
   const bool framed = m_layer.isInput() || m_layer.isOutput();
-  painter->setBrush(m_highlighted ? QColor(0xff, 0xf1, 0x9c) : look.fill);
+  painter->setBrush(m_highlighted ? canvas::fill(QColor(0xff, 0xd0, 0x00)) : look.fill);
   painter->setPen(QPen(look.border, framed ? 3.0 : 1.5));
   painter->drawPath(outline());
   if (m_problem) {
     painter->setBrush(Qt::NoBrush);
-    painter->setPen(QPen(QColor(0xe0, 0x10, 0x10), 3.0, Qt::DashLine));
+    painter->setPen(QPen(canvas::line(QColor(0xe0, 0x10, 0x10)), 3.0, Qt::DashLine));
     painter->drawPath(outline().translated(0, 0));
   }
   if (isSelected()) {
     painter->setBrush(Qt::NoBrush);
-    painter->setPen(QPen(QColor(0x1e, 0x88, 0xe5), 2.0));
+    painter->setPen(QPen(canvas::line(QColor(0x1e, 0x88, 0xe5)), 2.0));
     const double radius = m_layer.kind == LayerKind::Multiplicative ? kHeight / 2 + 4 : 11;
     painter->drawRoundedRect(boxRect().adjusted(-4, -4, 4, 4), radius, radius);
+  }
+  // Level of detail, as Netron draws a large graph zoomed out: the full box while its small
+  // text is readable, then only the id in a font readable on the screen, then the box alone.
+  const double lod =
+      QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+  if (lod < kBoxOnlyBelow) return;
+  if (lod < kFullDetailFrom) {
+    QFont font = painter->font();
+    font.setBold(true);
+    font.setPixelSize(std::max(1, int(idPixelSizeAt(lod))));
+    painter->setFont(font);
+    painter->setPen(canvas::isDark() ? canvas::text() : look.border.darker(160));
+    painter->drawText(boxRect().adjusted(4, 0, -4, 0), Qt::AlignCenter,
+                      QFontMetrics(font).elidedText(QString::fromStdString(m_layer.id),
+                                                    Qt::ElideMiddle, int(kWidth - 8)));
+    return;
   }
   paintText(painter, look.border);
   // Ports: in on the left (not on inputs, which take no connection), out on the right.
   painter->setPen(QPen(look.border, 1.2));
-  painter->setBrush(Qt::white);
+  painter->setBrush(canvas::background());
   if (!m_layer.isInput()) painter->drawEllipse(QPointF(-kWidth / 2, 0), kPortRadius, kPortRadius);
   painter->drawEllipse(QPointF(kWidth / 2, 0), kPortRadius, kPortRadius);
 }
@@ -127,7 +174,7 @@ void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
   painter->setFont(font);
   const QFontMetrics small(font);
   const QString size = QString::number(m_layer.size);
-  painter->setPen(QColor(0x50, 0x50, 0x50));
+  painter->setPen(canvas::secondaryText());
   painter->drawText(text, Qt::AlignRight | Qt::AlignTop, size);
   const QString lines[] = {QString::fromUtf8(toString(m_layer.kind).data()), detailLine()};
   for (int i = 0; i < 2; ++i)
@@ -136,7 +183,7 @@ void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
   font.setPixelSize(13);
   font.setBold(true);
   painter->setFont(font);
-  painter->setPen(Qt::black);
+  painter->setPen(canvas::text());
   const int idWidth = int(text.width()) - small.horizontalAdvance(size) - 4;
   painter->drawText(
       text, Qt::AlignLeft | Qt::AlignTop,
@@ -144,6 +191,7 @@ void LayerItem::paintText(QPainter* painter, const QColor& accent) const {
 }
 
 QVariant LayerItem::itemChange(GraphicsItemChange change, const QVariant& value) {
+  if (change == ItemPositionChange && m_scene) return m_scene->snapped(value.toPointF());
   if (change == ItemPositionHasChanged && m_scene) m_scene->layerItemMoved(this);
   if (change == ItemSelectedHasChanged) update();
   return QGraphicsObject::itemChange(change, value);

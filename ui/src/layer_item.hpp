@@ -31,6 +31,9 @@ class LayerItem : public QGraphicsObject {
   QPointF inPort() const { return mapToScene(QPointF(-kWidth / 2, 0)); }
   QPointF outPort() const { return mapToScene(QPointF(kWidth / 2, 0)); }
   QRectF boxRect() const;
+  /// The id's font height (scene units) at this level of detail (the view's scale): zoomed
+  /// out, the box shows only its id, large enough to read on the screen where it fits.
+  double idPixelSizeAt(double lod) const;
 
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
@@ -42,6 +45,8 @@ class LayerItem : public QGraphicsObject {
   void mouseMoveEvent(QGraphicsSceneMouseEvent* event) override;
   void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
   void hoverMoveEvent(QGraphicsSceneHoverEvent* event) override;
+  /// The tooltip: what the layer is and its parameters (bias and incoming weights).
+  void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
 
  private:
   bool onOutPort(QPointF local) const;

@@ -27,8 +27,10 @@ PalettePanel::PalettePanel(QWidget* parent) : QListWidget(parent) {
     item->setToolTip(QString::fromUtf8(e.tip) +
                      QStringLiteral(" (click, or drag onto the canvas)"));
   }
-  // As tall as its entries: the properties below it get the rest of the dock area.
-  setMaximumHeight(sizeHintForRow(0) * count() + 2 * frameWidth() + 4);
+  // Exactly as tall as its entries: the properties below get the rest of the dock area, and a
+  // small screen does not hide entries behind a scroll bar.
+  setFixedHeight(sizeHintForRow(0) * count() + 2 * frameWidth() + 4);
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setDragEnabled(true);
   setDragDropMode(QAbstractItemView::DragOnly);
   setSelectionMode(QAbstractItemView::SingleSelection);

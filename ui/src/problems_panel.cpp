@@ -19,6 +19,7 @@ ProblemsPanel::ProblemsPanel(GraphDocument* document, GraphScene* scene, QWidget
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addWidget(m_summary);
+  m_summary->setWordWrap(true);
   layout->addWidget(m_list);
   m_list->setWordWrap(true);
   connect(m_list, &QListWidget::itemClicked, this,
@@ -31,6 +32,13 @@ int ProblemsPanel::problemCount() const { return m_list->count(); }
 
 void ProblemsPanel::refresh() {
   m_list->clear();
+  if (m_document->graph().layers.empty()) {
+    // Nothing drawn yet is not a list of errors: the start page on the canvas says where to go.
+    m_summary->setText(
+        QStringLiteral("Empty graph: add layers from the palette, or start from "
+                       "an example or a template."));
+    return;
+  }
   const auto& problems = m_document->problems();
   const QIcon icon = style()->standardIcon(QStyle::SP_MessageBoxCritical);
   for (const Diagnostic& d : problems)

@@ -12,6 +12,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include "parameter_count.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
@@ -19,6 +20,18 @@ namespace rnnwb::ui {
 namespace {
 
 QString q(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())); }
+
+// A refused id's message, in the row under the id field (where the eye is).
+QLabel* messageRow(QWidget* form, QFormLayout* layout, const QString& name) {
+  auto* label = new QLabel(form);
+  label->setObjectName(name);
+  label->setWordWrap(true);
+  label->setForegroundRole(QPalette::BrightText);
+  label->setStyleSheet(QStringLiteral("color: #d0202c"));
+  label->hide();
+  layout->addRow(label);
+  return label;
+}
 
 QComboBox* comboOf(QWidget* parent, const QStringList& items) {
   auto* combo = new QComboBox(parent);
@@ -29,21 +42,13 @@ QComboBox* comboOf(QWidget* parent, const QStringList& items) {
 }  // namespace
 
 PropertiesPanel::PropertiesPanel(GraphDocument* document, GraphScene* scene, QWidget* parent)
-    : QWidget(parent),
-      m_document(document),
-      m_scene(scene),
-      m_stack(new QStackedWidget(this)),
-      m_message(new QLabel(this)) {
+    : QWidget(parent), m_document(document), m_scene(scene), m_stack(new QStackedWidget(this)) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   m_stack->addWidget(createGraphForm());
   m_stack->addWidget(createLayerForm());
   m_stack->addWidget(createConnectionForm());
   layout->addWidget(m_stack);
-  m_message->setObjectName(QStringLiteral("message"));
-  m_message->setWordWrap(true);
-  m_message->setStyleSheet(QStringLiteral("color: #b00020"));
-  layout->addWidget(m_message);
   layout->addStretch();
   connect(scene, &GraphScene::selectedIdsChanged, this, &PropertiesPanel::refresh);
   connect(document, &GraphDocument::structureChanged, this, &PropertiesPanel::refresh);
@@ -59,7 +64,7 @@ QWidget* PropertiesPanel::createLayerForm() {
   m_kind->setObjectName(QStringLiteral("layerKind"));
   m_size = new QSpinBox(form);
   m_size->setObjectName(QStringLiteral("layerSize"));
-  m_size->setRange(1, 1 << 20);
+  m_size->setRange(-(1 << 30), 1 << 30);
   m_activation = comboOf(form, {"identity", "sigmoid", "tanh", "relu", "softmax"});
   m_activation->setObjectName(QStringLiteral("layerActivation"));
   m_bias = new QCheckBox(QStringLiteral("bias"), form);
@@ -67,6 +72,7 @@ QWidget* PropertiesPanel::createLayerForm() {
   m_loss = comboOf(form, {"none", "cross_entropy", "mse"});
   m_loss->setObjectName(QStringLiteral("layerLoss"));
   layout->addRow(QStringLiteral("id"), m_layerId);
+  m_layerMessage = messageRow(form, layout, QStringLiteral("layerMessage"));
   layout->addRow(QStringLiteral("kind"), m_kind);
   layout->addRow(QStringLiteral("size"), m_size);
   layout->addRow(QStringLiteral("activation"), m_activation);
@@ -86,27 +92,44 @@ QWidget* PropertiesPanel::createConnectionForm() {
   auto* layout = new QFormLayout(form);
   m_connectionId = new QLineEdit(form);
   m_connectionId->setObjectName(QStringLiteral("connectionId"));
-  m_ends = new QLabel(form);
+  // Editable, so that a connection naming a missing layer can be pointed at one that exists.
+  m_from = new QComboBox(form);
+  m_from->setObjectName(QStringLiteral("connectionFrom"));
+  m_from->setEditable(true);
+  m_to = new QComboBox(form);
+  m_to->setObjectName(QStringLiteral("connectionTo"));
+  m_to->setEditable(true);
+  m_from->setInsertPolicy(QComboBox::NoInsert);
+  m_to->setInsertPolicy(QComboBox::NoInsert);
   m_type = comboOf(form, {"full", "diagonal", "identity"});
   m_type->setObjectName(QStringLiteral("connectionType"));
   m_delay = new QSpinBox(form);
   m_delay->setObjectName(QStringLiteral("connectionDelay"));
-  m_delay->setRange(0, 100000);
+  // Wide ranges: a value the file holds is shown as it is, even one the Problems panel
+  // refuses (a delay of -2), never clamped.
+  m_delay->setRange(-1000000, 1000000);
   m_density = new QDoubleSpinBox(form);
   m_density->setObjectName(QStringLiteral("connectionDensity"));
   m_density->setDecimals(4);
-  m_density->setRange(0.0001, 1.0);
+  m_density->setRange(-1000.0, 1000.0);
   m_density->setSingleStep(0.05);
   m_seed = new QLineEdit(form);
   m_seed->setObjectName(QStringLiteral("connectionSeed"));
   m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,19}"), m_seed));
   layout->addRow(QStringLiteral("id"), m_connectionId);
-  layout->addRow(QStringLiteral("from → to"), m_ends);
+  m_connectionMessage = messageRow(form, layout, QStringLiteral("connectionMessage"));
+  layout->addRow(QStringLiteral("from"), m_from);
+  layout->addRow(QStringLiteral("to"), m_to);
   layout->addRow(QStringLiteral("type"), m_type);
   layout->addRow(QStringLiteral("delay"), m_delay);
   layout->addRow(QStringLiteral("density"), m_density);
   layout->addRow(QStringLiteral("seed"), m_seed);
   connect(m_connectionId, &QLineEdit::editingFinished, this, &PropertiesPanel::commitConnection);
+  connect(m_from, &QComboBox::activated, this, &PropertiesPanel::commitConnection);
+  connect(m_to, &QComboBox::activated, this, &PropertiesPanel::commitConnection);
+  connect(m_from->lineEdit(), &QLineEdit::editingFinished, this,
+          &PropertiesPanel::commitConnection);
+  connect(m_to->lineEdit(), &QLineEdit::editingFinished, this, &PropertiesPanel::commitConnection);
   connect(m_type, &QComboBox::activated, this, &PropertiesPanel::commitConnection);
   connect(m_delay, &QSpinBox::editingFinished, this, &PropertiesPanel::commitConnection);
   connect(m_density, &QDoubleSpinBox::editingFinished, this, &PropertiesPanel::commitConnection);
@@ -129,6 +152,8 @@ QWidget* PropertiesPanel::createGraphForm() {
 
 void PropertiesPanel::refresh() {
   m_refreshing = true;
+  m_layerMessage->hide();
+  m_connectionMessage->hide();
   const Graph& graph = m_document->graph();
   const auto layers = m_scene->selectedLayerIds();
   const auto connections = m_scene->selectedConnections();
@@ -147,7 +172,12 @@ void PropertiesPanel::refresh() {
   } else if (m_connection >= 0 && m_connection < int(graph.connections.size())) {
     const Connection& c = graph.connections[m_connection];
     m_connectionId->setText(q(c.id));
-    m_ends->setText(q(c.from) + QStringLiteral(" → ") + q(c.to));
+    for (QComboBox* end : {m_from, m_to}) {
+      end->clear();
+      for (const Layer& layer : graph.layers) end->addItem(q(layer.id));
+    }
+    m_from->setCurrentText(q(c.from));
+    m_to->setCurrentText(q(c.to));
     m_type->setCurrentText(q(toString(c.type)));
     m_delay->setValue(c.delay);
     m_density->setValue(c.density);
@@ -158,13 +188,26 @@ void PropertiesPanel::refresh() {
   } else {
     m_connection = -1;
     m_name->setText(q(graph.name));
-    m_graphSummary->setText(
-        QStringLiteral("%1 layers, %2 connections.\nSelect one layer or connection to edit it.")
-            .arg(graph.layers.size())
-            .arg(graph.connections.size()));
+    std::int64_t parameters = 0;
+    for (const Layer& layer : graph.layers) parameters += layer.bias ? std::max(layer.size, 0) : 0;
+    for (int i = 0; i < int(graph.connections.size()); ++i)
+      parameters += connectionParameters(graph, i).value_or(0);
+    m_graphSummary->setText(QStringLiteral("%1 layers, %2 connections, %3 parameters.\nSelect "
+                                           "one layer or connection to edit it.")
+                                .arg(graph.layers.size())
+                                .arg(graph.connections.size())
+                                .arg(groupedCount(parameters)));
     m_stack->setCurrentIndex(0);
   }
+  forgetTyping();
   m_refreshing = false;
+}
+
+void PropertiesPanel::forgetTyping() {
+  // What was typed is committed (or refused and reset): a field's own Ctrl+Z must not bring
+  // it back, so that the key reaches the document's undo (EditActions::eventFilter).
+  for (QLineEdit* edit : findChildren<QLineEdit*>())
+    if (edit->isUndoAvailable() || edit->isRedoAvailable()) edit->setText(edit->text());
 }
 
 bool PropertiesPanel::acceptId(QLineEdit* edit, const std::string& current, bool layer) {
@@ -177,16 +220,19 @@ bool PropertiesPanel::acceptId(QLineEdit* edit, const std::string& current, bool
     for (const Connection& c : m_document->graph().connections) taken = taken || c.id == id;
   const bool valid = layer ? isValidLayerId(id) : isValidConnectionId(id);
   if (valid && !taken) return true;
-  m_message->setText(taken   ? QStringLiteral("The id '%1' is taken.").arg(edit->text())
-                     : layer ? QStringLiteral("A layer id holds only letters, digits, _ and -.")
-                             : QStringLiteral("A connection id holds no '.' and no spaces."));
+  QLabel* message = layer ? m_layerMessage : m_connectionMessage;
+  message->setText(id.empty() ? QStringLiteral("An id cannot be empty; kept '%1'.").arg(q(current))
+                   : taken    ? QStringLiteral("The id '%1' is taken.").arg(edit->text())
+                   : layer    ? QStringLiteral("A layer id holds only letters, digits, _ and -.")
+                              : QStringLiteral("A connection id holds no '.' and no spaces."));
+  message->show();
   edit->setText(q(current));
   return false;
 }
 
 void PropertiesPanel::commitLayer() {
   if (m_refreshing || m_layer < 0) return;
-  m_message->clear();
+  m_layerMessage->hide();
   const Layer& before = m_document->graph().layers[m_layer];
   if (!acceptId(m_layerId, before.id, true)) return;
   Layer after = before;
@@ -205,29 +251,31 @@ void PropertiesPanel::commitLayer() {
       after.loss = LossKind::None;
     }
   }
-  if (after == before) return;
+  if (after == before) return forgetTyping();
   m_document->undoStack()->push(new EditLayerCommand(m_document, m_layer, after));
 }
 
 void PropertiesPanel::commitConnection() {
   if (m_refreshing || m_connection < 0) return;
-  m_message->clear();
+  m_connectionMessage->hide();
   const Connection& before = m_document->graph().connections[m_connection];
   if (!acceptId(m_connectionId, before.id, false)) return;
   Connection after = before;
   after.id = m_connectionId->text().trimmed().toStdString();
+  after.from = m_from->currentText().trimmed().toStdString();
+  after.to = m_to->currentText().trimmed().toStdString();
   after.type = *connectionTypeFromString(m_type->currentText().toStdString());
   after.delay = m_delay->value();
   after.density = after.type == ConnectionType::Full ? m_density->value() : 1.0;
   after.seed = m_seed->text().toULongLong();
-  if (after == before) return;
+  if (after == before) return forgetTyping();
   m_document->undoStack()->push(new EditConnectionCommand(m_document, m_connection, after));
 }
 
 void PropertiesPanel::commitGraph() {
   if (m_refreshing) return;
   const std::string name = m_name->text().toStdString();
-  if (name == m_document->graph().name) return;
+  if (name == m_document->graph().name) return forgetTyping();
   m_document->undoStack()->push(new RenameGraphCommand(m_document, name));
 }
 

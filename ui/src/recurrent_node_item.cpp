@@ -5,13 +5,17 @@
 #include <QApplication>
 #include <QFontMetricsF>
 #include <QPainter>
+#include <QStyleOptionGraphicsItem>
 
+#include "canvas_colours.hpp"
 #include "layer_item.hpp"
 
 namespace rnnwb::ui {
 namespace {
 
 constexpr double kBoxWidth = 250.0;
+constexpr double kBodyPixels = 12.0;     // the body text, in scene units
+constexpr double kReadablePixels = 9.0;  // the least text height on the screen worth drawing
 const QColor kBorder(0x7b, 0x1f, 0xa2);
 
 QString joined(const std::vector<std::string>& ids, const QString& separator) {
@@ -22,7 +26,7 @@ QString joined(const std::vector<std::string>& ids, const QString& separator) {
 
 QFont bodyFont() {
   QFont font = QApplication::font();
-  font.setPixelSize(12);
+  font.setPixelSize(int(kBodyPixels));
   return font;
 }
 
@@ -38,8 +42,11 @@ QPointF portOf(const QGraphicsItem* item, bool out) {
 }  // namespace
 
 RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::string> members,
-                                     std::vector<std::string> innerOrder) {
+                                     std::vector<std::string> innerOrder)
+    : m_firstMember(members.front()) {
   m_title = QStringLiteral("recurrent node %1 · step %2").arg(number).arg(step);
+  m_shortTitle = QStringLiteral("recurrent %1").arg(number);
+  m_count = QStringLiteral("%1 layers").arg(members.size());
   m_body =
       QStringLiteral("frame by frame\nmembers: %1\ninner order: %2")
           .arg(joined(members, QStringLiteral(", ")), joined(innerOrder, QStringLiteral(" → ")));
@@ -49,6 +56,37 @@ RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::stri
   const double height = text.height() + 42;
   m_rect = QRectF(-kBoxWidth / 2, -height / 2, kBoxWidth, height);
   setZValue(2);
+  setToolTip(QStringLiteral("Double-click to unfold this node"));
+}
+
+RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember,
+                                       const std::vector<QPointF>& homes)
+    : m_firstMember(std::move(firstMember)),
+      m_title(QStringLiteral("recurrent node %1").arg(number)) {
+  const QRectF box(-LayerItem::kWidth / 2, -LayerItem::kHeight / 2, LayerItem::kWidth,
+                   LayerItem::kHeight);
+  for (const QPointF& home : homes) m_rect |= box.translated(home);
+  m_rect.adjust(-16, -16, 16, 30);  // the title goes under the boxes: self-loops rise above
+  setZValue(-1);                    // under connections and boxes
+  setToolTip(QStringLiteral("%1: double-click an empty spot inside to fold it").arg(m_title));
+}
+
+void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
+  painter->setRenderHint(QPainter::Antialiasing);
+  QColor fill = canvas::line(kBorder);
+  fill.setAlpha(canvas::isDark() ? 26 : 14);
+  painter->setBrush(fill);
+  // Solid and faint: dashed purple is what delayed connections look like.
+  QColor line = canvas::line(kBorder);
+  line.setAlpha(110);
+  painter->setPen(QPen(line, 1.2));
+  painter->drawRoundedRect(m_rect, 14, 14);
+  QFont font = bodyFont();
+  font.setPixelSize(12);
+  font.setBold(true);
+  painter->setFont(font);
+  painter->setPen(canvas::line(kBorder));
+  painter->drawText(m_rect.adjusted(12, 0, -12, -7), Qt::AlignLeft | Qt::AlignBottom, m_title);
 }
 
 void RecurrentNodeItem::setHighlighted(bool highlighted) {
@@ -61,20 +99,44 @@ QPointF RecurrentNodeItem::outPort() const { return mapToScene(QPointF(m_rect.ri
 
 QRectF RecurrentNodeItem::boundingRect() const { return m_rect.adjusted(-3, -3, 3, 3); }
 
+double RecurrentNodeItem::textPixelSizeAt(double lod) const {
+  if (lod * kBodyPixels >= kReadablePixels) return kBodyPixels;
+  // Zoomed out: only the short summary, in a font that stays readable on the screen, as large
+  // as the box's width allows.
+  QFont font = bodyFont();
+  font.setPixelSize(100);
+  font.setBold(true);
+  const double widest = QFontMetricsF(font).horizontalAdvance(m_shortTitle) / 100.0;
+  const double fits = (m_rect.width() - 20) / std::max(widest, 1e-6);
+  return std::min(kReadablePixels / lod, fits);
+}
+
 void RecurrentNodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
-  painter->setBrush(m_highlighted ? QColor(0xff, 0xf1, 0x9c) : QColor(0xf3, 0xe8, 0xfa));
-  painter->setPen(QPen(kBorder, 2.5));
+  painter->setBrush(m_highlighted ? canvas::fill(QColor(0xff, 0xd0, 0x00)) : canvas::fill(kBorder));
+  painter->setPen(QPen(canvas::line(kBorder), 2.5));
   painter->drawRoundedRect(m_rect, 12, 12);
+  const double lod =
+      QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+  const double pixels = textPixelSizeAt(lod);
+  if (pixels != kBodyPixels) {
+    QFont font = bodyFont();
+    font.setPixelSize(std::max(1, int(pixels)));
+    font.setBold(true);
+    painter->setFont(font);
+    painter->setPen(canvas::isDark() ? canvas::line(kBorder) : kBorder.darker(130));
+    painter->drawText(m_rect, Qt::AlignCenter, m_shortTitle + QLatin1Char('\n') + m_count);
+    return;
+  }
   QFont font = bodyFont();
   font.setPixelSize(14);
   font.setBold(true);
   painter->setFont(font);
-  painter->setPen(kBorder.darker(130));
+  painter->setPen(canvas::isDark() ? canvas::line(kBorder) : kBorder.darker(130));
   const QRectF inner = m_rect.adjusted(10, 8, -10, -8);
   painter->drawText(inner, Qt::AlignLeft | Qt::AlignTop, m_title);
   painter->setFont(bodyFont());
-  painter->setPen(Qt::black);
+  painter->setPen(canvas::text());
   painter->drawText(inner.adjusted(0, 24, 0, 0), Qt::AlignLeft | Qt::AlignTop | Qt::TextWordWrap,
                     m_body);
 }
@@ -109,6 +171,13 @@ void CondensedEdgeItem::updatePath() {
   setPath(path);
 }
 
+double CondensedEdgeItem::foldedness() const {
+  double t = 0;
+  for (const QGraphicsItem* end : {m_from, m_to})
+    if (end->type() == RecurrentNodeItem::Type) t = std::max(t, end->opacity());
+  return t;
+}
+
 QRectF CondensedEdgeItem::boundingRect() const {
   return QGraphicsPathItem::boundingRect()
       .united(m_arrowHead.boundingRect())
@@ -118,7 +187,7 @@ QRectF CondensedEdgeItem::boundingRect() const {
 
 void CondensedEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
   painter->setRenderHint(QPainter::Antialiasing);
-  const QColor color = m_delayed ? kBorder : QColor(0x45, 0x4f, 0x5a);
+  const QColor color = m_delayed ? canvas::line(kBorder) : canvas::plainLine();
   painter->setPen(QPen(color, 2.2, m_delayed ? Qt::DashLine : Qt::SolidLine));
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path());
@@ -132,7 +201,7 @@ void CondensedEdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*
   const double width = metrics.horizontalAdvance(m_label) + 8;
   const QRectF box(m_labelAt.x() - width / 2, m_labelAt.y() - 8, width, 16);
   painter->setPen(QPen(color, 0.8));
-  painter->setBrush(QColor(255, 255, 255, 235));
+  painter->setBrush(canvas::labelBackground());
   painter->drawRoundedRect(box, 3, 3);
   painter->drawText(box, Qt::AlignCenter, m_label);
 }

@@ -15,20 +15,45 @@ class RecurrentNodeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
   /// `number` counts recurrent nodes (1, 2, ...), `step` is the node's place in the schedule.
+  /// A double-click unfolds this node alone (GraphScene handles it).
   RecurrentNodeItem(int number, int step, std::vector<std::string> members,
                     std::vector<std::string> innerOrder);
   int type() const override { return Type; }
+  const std::string& firstMember() const { return m_firstMember; }
   void setHighlighted(bool highlighted);
   QPointF inPort() const;
   QPointF outPort() const;
+  /// The height (scene units) of its smallest text when drawn at this level of detail (the
+  /// view's scale): zoomed out, it draws only "recurrent N / K layers", in a font large enough
+  /// to read on the screen.
+  double textPixelSizeAt(double lod) const;
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
  private:
-  QString m_title, m_body;
+  std::string m_firstMember;
+  QString m_title, m_body, m_shortTitle, m_count;
   QRectF m_rect;
   bool m_highlighted = false;
+};
+
+/// The frame around a recurrent node's members in the expanded view (as node editors frame a
+/// group): a double-click on it folds this node alone (GraphScene handles it).
+class RecurrentFrameItem : public QGraphicsItem {
+ public:
+  enum { Type = UserType + 4 };
+  /// `homes` are the members' box centres.
+  RecurrentFrameItem(int number, std::string firstMember, const std::vector<QPointF>& homes);
+  int type() const override { return Type; }
+  const std::string& firstMember() const { return m_firstMember; }
+  QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
+  void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+ private:
+  std::string m_firstMember;
+  QString m_title;
+  QRectF m_rect;
 };
 
 class CondensedEdgeItem : public QGraphicsPathItem {
@@ -37,6 +62,8 @@ class CondensedEdgeItem : public QGraphicsPathItem {
   CondensedEdgeItem(const QGraphicsItem* from, const QGraphicsItem* to,
                     const std::vector<const Connection*>& connections);
   void updatePath();
+  /// How far its folded ends are folded (0 to 1): it fades in with them.
+  double foldedness() const;
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 

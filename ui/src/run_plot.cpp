@@ -101,7 +101,7 @@ RunPlot::RunPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this
 }
 
 void RunPlot::createAxes() {
-  // The loss gets the default axis rect (it holds the legend); the others go in a row below.
+  // The loss gets the default axis rect; the others go in a row below (the legend goes above).
   QCPAxisRect* loss = m_plot->axisRect();
   auto* row = new QCPLayoutGrid;
   m_plot->plotLayout()->addElement(1, 0, row);
@@ -158,7 +158,14 @@ void RunPlot::createAxes() {
   }
   m_plot->legend->setVisible(true);
   m_plot->legend->setFont(font());
-  loss->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  // The legend has a row of its own above the plots, its entries side by side and wrapping: it
+  // never covers data or tick labels, however many runs there are (issue #14, defect 4).
+  m_plot->plotLayout()->insertRow(0);
+  m_plot->plotLayout()->addElement(0, 0, m_plot->legend);  // out of the loss axes' inset
+  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  m_plot->legend->setWrap(6);
+  m_plot->legend->setMargins(QMargins(6, 2, 6, 2));
+  m_plot->plotLayout()->setRowStretchFactors({0.001, 3.0, 2.0});
 }
 
 QColor RunPlot::colorFor(const QString& name) const {

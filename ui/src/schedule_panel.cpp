@@ -1,6 +1,7 @@
 #include "rnnwb/ui/schedule_panel.hpp"
 
 #include <QEvent>
+#include <QGraphicsView>
 #include <QHeaderView>
 #include <QLabel>
 #include <QTreeWidget>
@@ -36,7 +37,15 @@ SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget
                            QStringLiteral("layers")});
   m_tree->setRootIsDecorated(true);
   m_tree->setMouseTracking(true);
+  // The layers column takes what is left of the dock's width and wraps there: a long list of
+  // layers is never cut off at the edge.
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_tree->header()->setSectionResizeMode(3, QHeaderView::Stretch);
+  m_tree->header()->setStretchLastSection(true);
+  m_tree->header()->setMinimumSectionSize(24);
+  m_tree->setWordWrap(true);
+  m_tree->setUniformRowHeights(false);
+  m_tree->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_tree->viewport()->installEventFilter(this);
   connect(m_tree, &QTreeWidget::itemEntered, this, [this](QTreeWidgetItem* item) {
     if (item->parent())
@@ -44,8 +53,27 @@ SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget
     else
       hoverStep(m_tree->indexOfTopLevelItem(item));
   });
+  connect(m_tree, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
+    if (item->parent())
+      showLayers({item->data(0, Qt::UserRole).toInt()});
+    else if (const auto& analysis = m_document->analysis())
+      showLayers(analysis->nodes.at(m_tree->indexOfTopLevelItem(item)).layers);
+  });
   connect(document, &GraphDocument::structureChanged, this, &SchedulePanel::refresh);
   refresh();
+}
+
+void SchedulePanel::showLayers(const std::vector<int>& layers) {
+  // As Netron does: a click selects the step's layers and scrolls the canvas to them. A layer
+  // folded into the collapsed view is shown by unfolding.
+  const Graph& graph = m_document->graph();
+  QRectF area;
+  bool folded = false;
+  for (int layer : layers) folded = folded || !m_scene->isLayerShown(graph.layers[layer].id);
+  if (folded) m_scene->setCollapsed(false, false);
+  for (int layer : layers) area |= m_scene->layerBox(graph.layers[layer].id);
+  m_scene->selectItems(layers, {});
+  for (QGraphicsView* view : m_scene->views()) view->ensureVisible(area, 40, 40);
 }
 
 int SchedulePanel::stepCount() const { return m_tree->topLevelItemCount(); }
@@ -67,7 +95,7 @@ void SchedulePanel::refresh() {
     item->setText(0, QString::number(n + 1));
     if (node.recurrent) {
       item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
-      item->setText(2, QStringLiteral("frame by frame"));
+      item->setText(2, QStringLiteral("per frame"));
       item->setText(3, QStringLiteral("%1, in order:").arg(node.layers.size()));
       item->setForeground(2, QColor(0x7b, 0x1f, 0xa2));
       // The inner order, one row per layer: read top to bottom within each frame.
@@ -81,6 +109,7 @@ void SchedulePanel::refresh() {
       item->setText(1, QString::fromStdString(graph.layers[node.layers.front()].id));
       item->setText(2, QStringLiteral("all frames"));
       item->setText(3, idList(graph, node.layers, QStringLiteral(", ")));
+      item->setToolTip(3, item->text(3));
     }
   }
   m_tree->expandAll();

@@ -3,6 +3,7 @@
 // stack, cut/copy/paste (graph-file text on the clipboard), delete, select all, auto-layout,
 // palette entries (layers and cell templates), zoom, fit and the collapsed view. Every change
 // goes through an undo command.
+#include <optional>
 #include <string>
 
 #include <QObject>
@@ -37,19 +38,40 @@ class EditActions : public QObject {
   QAction* zoomOut;
   QAction* resetZoom;
   QAction* fitToWindow;
-  QAction* collapse;  // checkable: the collapsed view of recurrent nodes
+  QAction* find;        // the window connects it to its find field
+  QAction* collapse;    // checkable: the collapsed view of recurrent nodes
+  QAction* minimap;     // checkable: the canvas' minimap
+  QAction* snapToGrid;  // checkable: dragged boxes land on the grid
 
-  /// A palette entry at a scene position: a layer is added at once, a template asks which
-  /// layer feeds it and its size.
-  void addPaletteEntry(const QString& key, QPointF scenePos);
-  /// Inserts a cell fed by `inputId` and selects it. False when that layer does not exist.
-  bool insertTemplate(CellTemplate cell, const std::string& inputId, int size, QPointF origin);
+  /// A palette entry: a layer is added at once, a template asks which layer feeds it and its
+  /// size. `scenePos` is where it was dropped; for a click (none), a layer goes near the view's
+  /// centre and a template beside the layer that feeds it. Either way onto free canvas.
+  void addPaletteEntry(const QString& key, std::optional<QPointF> scenePos);
+  /// Inserts a cell fed by `inputId`, starting at `origin` (none: beside that layer) or on the
+  /// free canvas nearest to it, and selects it. False when that layer does not exist.
+  bool insertTemplate(CellTemplate cell, const std::string& inputId, int size,
+                      std::optional<QPointF> origin);
+  /// A wire let go on empty canvas: a menu of layers to add there, connected to it.
+  void offerLayerForWire(const std::string& layerId, bool fromOutput, QPointF scenePos);
+  /// What choosing from that menu does, as one undo step: a new layer (palette key) on free
+  /// canvas near `scenePos`, fed by `layerId` (fromOutput) or feeding it.
+  void addConnectedLayer(const QString& key, const std::string& layerId, bool fromOutput,
+                         QPointF scenePos);
+  /// An empty document becomes input x → the cell → output y (one undo step); false when the
+  /// document has layers.
+  bool newFromTemplate(CellTemplate cell);
   void deleteSelection();
   void copySelection();
   void pasteClipboard();
   void applyAutoLayout();
 
+ protected:
+  /// Ctrl+Z / Ctrl+Shift+Z (Ctrl+Y) in a text field of the window with nothing of its own to
+  /// undo or redo go to the document's stack.
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
+  void updateUndoActions();
   void createActions();
   void selectLastLayers(int count);
   GraphDocument* m_document;

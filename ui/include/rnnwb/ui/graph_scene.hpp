@@ -50,8 +50,19 @@ class GraphScene : public QGraphicsScene {
   /// folds into one box listing its members and inner order; the condensed DAG remains.
   bool isCollapsed() const { return m_collapsed; }
   void setCollapsed(bool collapsed, bool animated = true);
+  /// Folds (or unfolds) the recurrent node with this member alone, against the view's state;
+  /// false when the layer is in no recurrent node. A double-click on a box or frame does it.
+  bool toggleRecurrentNode(const std::string& memberId);
   /// Members (ids, file order) of each recurrent node box shown, in schedule order.
   std::vector<std::vector<std::string>> recurrentNodeBoxes() const;
+
+  /// Grid snapping (on by default): boxes dragged by the user land on a kGrid grid, whose dots
+  /// the canvas shows.
+  static constexpr double kGrid = 20.0;
+  bool snapsToGrid() const { return m_snapToGrid; }
+  void setSnapToGrid(bool snap);
+  /// Where a box being dragged to `position` lands.
+  QPointF snapped(QPointF position) const;
 
   // Gestures, called by the items.
   void layerItemMoved(LayerItem* item);
@@ -67,9 +78,13 @@ class GraphScene : public QGraphicsScene {
  signals:
   void selectedIdsChanged();
   void collapsedChanged(bool collapsed);
+  /// A wire dragged from a port of `layerId` was let go on empty canvas at `scenePos`.
+  void wireDroppedOnCanvas(const std::string& layerId, bool fromOutput, QPointF scenePos);
 
  protected:
   void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
+  void drawBackground(QPainter* painter, const QRectF& rect) override;
 
  private:
   void syncStructure();
@@ -86,7 +101,8 @@ class GraphScene : public QGraphicsScene {
   std::size_t m_connectionCount = 0;      // connections in the document at the last sync
   std::unique_ptr<CollapseOverlay> m_overlay;
   bool m_collapsed = false;
-  bool m_syncing = false;  // true while items follow the document: their moves are no gesture
+  bool m_syncing = false;
+  bool m_snapToGrid = true;  // true while items follow the document: their moves are no gesture
   int m_dragId = 0;
   QGraphicsPathItem* m_dragLine = nullptr;
   std::string m_dragLayer;

@@ -5,10 +5,14 @@
 // It owns the GraphDocument.
 #include <QMainWindow>
 
+class QDockWidget;
+class QLabel;
+
 namespace rnnwb::ui {
 
 class EditActions;
 class FileActions;
+class FindLayerField;
 class GraphDocument;
 class GraphScene;
 class GraphView;
@@ -18,6 +22,7 @@ class PalettePanel;
 class ProblemsPanel;
 class PropertiesPanel;
 class SchedulePanel;
+class StartPage;
 class TrainingPanel;
 
 class MainWindow : public QMainWindow {
@@ -37,9 +42,15 @@ class MainWindow : public QMainWindow {
   void restoreLayout();
   PackingPanel* packingPanel() const { return m_packing; }
   MaskPanel* maskPanel() const { return m_masks; }
+  /// The first window's size on a screen whose free area is `available`.
+  static QSize initialSize(const QRect& available);
+  /// The View menu's action for a dock (also on the toolbar for Training).
+  QAction* dockToggle(QDockWidget* dock);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void createActions();
@@ -47,6 +58,11 @@ class MainWindow : public QMainWindow {
   void createToolBar();
   void createDockWindows();
   void updateTitle();
+  void updateProblemCount();
+  void placeOnScreen();
+  void showAbout();
+  void createStartPage();
+  void placeStartPage();
 
   GraphDocument* m_document;
   GraphScene* m_scene;
@@ -61,6 +77,12 @@ class MainWindow : public QMainWindow {
   PackingPanel* m_packing = nullptr;
   MaskPanel* m_masks = nullptr;
   QMenu* m_viewMenu = nullptr;
+  QMenu* m_helpMenu = nullptr;
+  QLabel* m_problemCount = nullptr;
+  QLabel* m_zoomLevel = nullptr;
+  FindLayerField* m_find = nullptr;
+  QAction* m_toolBarEnd = nullptr;   // the spacer before the find field
+  StartPage* m_startPage = nullptr;  // on the canvas while the document has no layers
   bool m_keepsLayout = false;
 };
 

@@ -1,11 +1,12 @@
 #pragma once
 // The properties panel: every field of the spec for the selected layer (id, kind, size,
-// activation, bias, loss) or connection (id, type, delay, density, seed), or the graph's name
-// when nothing single is selected. Each edit pushes an undo command; an id that is malformed or
-// taken is refused with a message, every other value is accepted and validated live.
-// The editors carry object names (layerId, layerKind, layerSize, layerActivation, layerBias,
-// layerLoss, connectionId, connectionType, connectionDelay, connectionDensity, connectionSeed,
-// graphName, message) so that tests and style sheets can find them.
+// activation, bias, loss) or connection (id, from, to, type, delay, density, seed), or the graph's
+// name when nothing single is selected. Each edit pushes an undo command; an id that is malformed
+// or taken is refused with a message, every other value is accepted and validated live. The editors
+// carry object names (layerId, layerKind, layerSize, layerActivation, layerBias, layerLoss,
+// connectionId, connectionFrom, connectionTo, connectionType, connectionDelay, connectionDensity,
+// connectionSeed, graphName; layerMessage and connectionMessage, the refusal under the id field) so
+// that tests and style sheets can find them.
 #include <string>
 
 #include <QWidget>
@@ -37,16 +38,17 @@ class PropertiesPanel : public QWidget {
   void commitConnection();
   void commitGraph();
   bool acceptId(QLineEdit* edit, const std::string& current, bool layer);
+  void forgetTyping();
 
   GraphDocument* m_document;
   GraphScene* m_scene;
   QStackedWidget* m_stack;
-  QLabel* m_message;
   bool m_refreshing = false;
   int m_layer = -1;       // index shown in the layer form
   int m_connection = -1;  // index shown in the connection form
 
   QLineEdit* m_layerId;
+  QLabel* m_layerMessage;
   QComboBox* m_kind;
   QSpinBox* m_size;
   QComboBox* m_activation;
@@ -54,7 +56,9 @@ class PropertiesPanel : public QWidget {
   QComboBox* m_loss;
 
   QLineEdit* m_connectionId;
-  QLabel* m_ends;
+  QLabel* m_connectionMessage;
+  QComboBox* m_from;
+  QComboBox* m_to;
   QComboBox* m_type;
   QSpinBox* m_delay;
   QDoubleSpinBox* m_density;

@@ -1,7 +1,9 @@
 #pragma once
 // The schedule panel: the order of computation from the SCC analysis, which nodes run for all
 // frames of a chunk at once and which step frame by frame (with their inner order). Hovering an
-// entry highlights its layers on the canvas.
+// entry highlights its layers on the canvas; clicking one selects them and scrolls to them.
+#include <vector>
+
 #include <QWidget>
 
 class QLabel;
@@ -19,6 +21,8 @@ class SchedulePanel : public QWidget {
   int stepCount() const;
   /// What hovering step `row` does; -1 clears (tests call it directly).
   void hoverStep(int row);
+  /// What clicking an entry does: selects these layers (indices) and scrolls the canvas there.
+  void showLayers(const std::vector<int>& layers);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
