@@ -10,6 +10,7 @@
 
 #include "cli_support.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/run_folder_lock.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 #include "rnnwb/core/train/words_trainer.hpp"
@@ -66,6 +67,7 @@ class ProgressPrinter final : public train::TrainingObserver {
                  static_cast<long long>(total), m_figures.c_str(),
                  durationText(perStep * static_cast<double>(total - step)).c_str());
     m_barShown = true;
+    train::stopOnOutputError(stderr);
   }
   void onReport(const MetricsRecord& r, std::int64_t total) override {
     if (r.validLoss) m_valid = "  valid " + lossText(*r.validLoss, r.validBpc);
@@ -82,10 +84,12 @@ class ProgressPrinter final : public train::TrainingObserver {
                                    .c_str()
                              : "",
                  r.gradNorm, r.lr, rate);
+    train::stopOnOutputError(stderr);
   }
   void onMessage(const std::string& message) override {
     endBar();
     std::fprintf(stderr, "rnnwb train: %s\n", message.c_str());
+    train::stopOnOutputError(stderr);
   }
 
  private:
@@ -310,6 +314,10 @@ int runTrain(CLI::App* cmd, const TrainOptions& o) {
   if (o.runDir.empty()) throw std::invalid_argument("say where the run goes: --run-dir DIR");
   ProgressPrinter progress;
   const train::StopSignalGuard signals;
+  const train::RunFolderLock lock(o.runDir);
+  if (lock.takenOverFrom())
+    progress.onMessage("taking over the run folder from " + *lock.takenOverFrom() +
+                       ", which ended without releasing it");
   std::unique_ptr<train::Trainer> trainer;
   if (o.resume) {
     for (const std::string& name : kRunOptions)

@@ -11,6 +11,7 @@
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
+#include "rnnwb/core/train/resume_point.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
 #include "run_reporter.hpp"
@@ -270,8 +271,9 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   if (overrides.steps) config.steps = *overrides.steps, config.epochs = 0.0;
   if (overrides.epochs) config.epochs = *overrides.epochs, config.steps = 0;
   auto loop = std::make_unique<Loop>(config, runDir, folder.graphPath(), observer);
-  const auto checkpoint = folder.newestCheckpoint();
-  if (checkpoint) loop->restore(*checkpoint);
+  const ResumePoint from = restoreNewestCheckpoint(
+      folder, [&](const fs::path& file) { return loop->restore(file), loop->position().step; });
+  const auto& checkpoint = from.checkpoint;
   if (loop->totalSteps() < loop->position().step)
     throw std::invalid_argument("the run is already at step " +
                                 std::to_string(loop->position().step) + "; it cannot end at step " +
@@ -286,6 +288,7 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   }
   loop->openOutputs();
   loop->describeStart(true);
+  for (const std::string& note : from.notes) loop->message(note);
   if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
   if (overrides.learningRate)
     loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +

@@ -20,12 +20,15 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
                            TrainingObserver* observer, const UpdateLoopSteps& steps) {
   TrainOutcome outcome;
   outcome.totalSteps = totalSteps;
+  auto stop = [&](int signal) {
+    steps.writeCheckpoint();
+    steps.message("stopped by signal " + std::to_string(signal) + " after step " +
+                  std::to_string(steps.step()) + "; continue with --resume");
+    outcome.stopSignal = signal;
+  };
   while (steps.step() < totalSteps) {
     if (const int signal = stopRequested()) {
-      steps.writeCheckpoint();
-      steps.message("stopped by signal " + std::to_string(signal) + " after step " +
-                    std::to_string(steps.step()) + "; continue with --resume");
-      outcome.stopSignal = signal;
+      stop(signal);
       break;
     }
     try {
@@ -36,12 +39,15 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
                                               config.validEvery, config.checkpointEvery);
       if (next.report) outcome.lastReport = steps.report(next.validate);
       if (next.checkpoint) steps.writeCheckpoint();
+    } catch (const StopRequested& e) {  // inside a long validation
+      stop(e.signalNumber());
+      break;
     } catch (const std::exception& e) {
       steps.message(std::string("error: ") + e.what());
       throw;
     }
   }
-  outcome.finished = steps.step() >= totalSteps;
+  outcome.finished = outcome.stopSignal == 0 && steps.step() >= totalSteps;
   outcome.step = steps.step();
   if (outcome.finished) steps.message("finished at step " + std::to_string(steps.step()));
   return outcome;

@@ -10,6 +10,7 @@
 #include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
+#include "rnnwb/core/train/resume_point.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/words_data.hpp"
 #include "run_reporter.hpp"
@@ -279,8 +280,9 @@ std::unique_ptr<WordsTrainer> WordsTrainer::resume(const fs::path& runDir,
   if (overrides.steps) config.steps = *overrides.steps, config.epochs = 0.0;
   if (overrides.epochs) config.epochs = *overrides.epochs, config.steps = 0;
   auto loop = std::make_unique<Loop>(config, runDir, observer);
-  const auto checkpoint = folder.newestCheckpoint();
-  if (checkpoint) loop->restore(*checkpoint);
+  const ResumePoint from = restoreNewestCheckpoint(
+      folder, [&](const fs::path& file) { return loop->restore(file), loop->step(); });
+  const auto& checkpoint = from.checkpoint;
   if (loop->totalSteps() < loop->step())
     throw std::invalid_argument("the run is already at step " + std::to_string(loop->step()) +
                                 "; it cannot end at step " + std::to_string(loop->totalSteps()));
@@ -293,6 +295,7 @@ std::unique_ptr<WordsTrainer> WordsTrainer::resume(const fs::path& runDir,
   }
   loop->openOutputs();
   loop->describeStart(true);
+  for (const std::string& note : from.notes) loop->message(note);
   if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
   if (overrides.learningRate)
     loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +
