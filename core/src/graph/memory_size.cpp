@@ -36,8 +36,8 @@ void requireMemory(std::optional<std::uint64_t> bytes, const std::string& what) 
   if (bytes && (available == 0 || *bytes <= available)) return;
   const std::string need = bytes ? formatBytes(*bytes) + " (" + std::to_string(*bytes) + " bytes)"
                                  : std::string("more bytes than 64 bits can count");
-  throw std::length_error(what + " needs " + need + ", more than the " + formatBytes(available) +
-                          " of memory this machine has");
+  throw std::length_error(what + " would take " + need + ", more than the " +
+                          formatBytes(available) + " of memory this machine has");
 }
 
 }  // namespace rnnwb

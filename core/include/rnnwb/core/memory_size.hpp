@@ -18,8 +18,9 @@ std::uint64_t physicalMemoryBytes();
 std::optional<std::uint64_t> checkedProduct(std::initializer_list<std::uint64_t> factors);
 
 /// Refuses work whose memory cannot exist here, before allocating any of it: throws
-/// std::length_error "WHAT needs 5.4 GiB (5798205849 bytes), more than the 2.0 GiB of memory this
-/// machine has" when `bytes` exceeds the physical memory (nullopt: more than 64 bits can count).
+/// std::length_error "WHAT would take 5.4 GiB (5798205849 bytes), more than the 2.0 GiB of memory
+/// this machine has" when `bytes` exceeds the physical memory (nullopt: more than 64 bits can
+/// count).
 void requireMemory(std::optional<std::uint64_t> bytes, const std::string& what);
 
 }  // namespace rnnwb
