@@ -12,6 +12,7 @@ packages=(
   libboost-graph-dev libopenblas-dev nlohmann-json3-dev libcli11-dev
   libpng-dev libfreetype-dev
   xvfb xauth
+  clang libclang-rt-14-dev
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
 )
 if [[ "${1:-}" == "--bench" ]]; then

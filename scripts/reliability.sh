@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The reliability checks CI runs after the test suite (docs/reliability.md):
+#   coretype  the engine's tests under the OpenBLAS kernels of other processors (Haswell: every
+#             AVX2 machine; Prescott: what OpenBLAS picks on an Intel CPU it does not know)
+#   asan      the whole suite built with ASan + UBSan (clang, GUI on, CUDA off) in build-asan/
+#   fuzz      every fuzz target for FUZZ_SECONDS (default 30) seconds, built in build-asan/
+#   tsan      ThreadSanitizer on the engine's and RTRL's thread tests
+#   scripts/reliability.sh [STEP...]   (default: all four, in that order)
+# Needs the ./build of scripts/test.sh for coretype. Prints the time each step took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=("$@")
+((${#steps[@]})) || steps=(coretype asan fuzz tsan)
+
+engineUnder() {
+  (cd build && OPENBLAS_CORETYPE=$1 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -L engine)
+}
+
+run() {
+  case $1 in
+    coretype) engineUnder Haswell && engineUnder Prescott ;;
+    asan) scripts/sanitize.sh asan ;;
+    fuzz) scripts/fuzz.sh ;;
+    tsan) scripts/sanitize.sh tsan ;;
+    *) echo "reliability: unknown step '$1' (coretype, asan, fuzz, tsan)" >&2; return 2 ;;
+  esac
+}
+
+for step in "${steps[@]}"; do
+  start=$SECONDS
+  echo "== reliability: $step"
+  run "$step"
+  echo "== reliability: $step took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
+done
