@@ -20,7 +20,7 @@ void registerFormat(CLI::App& app, int& exitCode) {
           const GraphLoadResult result = loadGraphFile(file);
           if (!result.ok()) {
             for (const Diagnostic& d : result.problems)
-              std::cerr << file << ": error: " << d.message << '\n';
+              std::cerr << problemPlace(file, d) << ": error: " << d.message << '\n';
             status = 1;
             continue;
           }

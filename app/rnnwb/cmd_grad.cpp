@@ -22,8 +22,13 @@ struct GradOptions {
 int runGrad(const GradOptions& options) {
   requireBackend(options.backend);  // before any file is read: a typo fails at once
   const CompiledPlan plan(loadValidGraph(options.graph));
-  const ParameterSet params = parametersFromTensors(plan, readSafetensors(options.weights));
-  const SequenceBatch batch = batchFromTensorFile(plan, readSafetensors(options.data));
+  const TensorFile weights = readSafetensors(options.weights);
+  const ParameterSet params = parametersFromTensors(plan, weights);
+  // A checkpoint is a weights file too: its optimizer, stream and RTRL state are not extra.
+  weights.rejectUnread("the weights of " + options.graph, {"optimizer.", "streams.", "rtrl."});
+  const TensorFile data = readSafetensors(options.data);
+  const SequenceBatch batch = batchFromTensorFile(plan, data);
+  data.rejectUnread("a data file for " + options.graph);
   const std::unique_ptr<Backend> backend = makeBackend(options.backend, plan);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   const double loss = backend->forwardBackward(params, batch, {}, nullptr, &gradients);

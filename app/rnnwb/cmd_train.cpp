@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "cli_support.hpp"
 #include "rnnwb/core/dist/launch.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/run_folder_lock.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
@@ -66,16 +68,6 @@ train::SettingValues givenSettings(const TrainOptions& o) {
   return values;
 }
 
-/// What --resume may change, as the trainers take it.
-train::ResumeOverrides resumeOverrides(const train::SettingValues& given) {
-  train::ResumeOverrides overrides;
-  if (given.count("steps")) overrides.steps = given.at("steps").get<std::int64_t>();
-  if (given.count("epochs")) overrides.epochs = given.at("epochs").get<double>();
-  if (given.count("optimizer.learning_rate"))
-    overrides.learningRate = given.at("optimizer.learning_rate").get<double>();
-  return overrides;
-}
-
 /// Runs the trainer to its end, naming the last good checkpoint on NaN.
 int runToEnd(train::Trainer& trainer, const std::string& runDir) {
   try {
@@ -97,13 +89,19 @@ int runTrainOn(const TrainOptions& o, dist::Communicator& world) {
   train::TrainingObserver* progress = world.rank() == 0 ? &rank0Progress : nullptr;
   dist::Communicator* ranks = world.size() > 1 ? &world : nullptr;
   const train::StopSignalGuard signals;
+  // Rank 0 writes the folder, so it alone holds the lock: a second run on it is refused by name.
+  std::optional<train::RunFolderLock> lock;
+  if (world.rank() == 0) lock.emplace(o.runDir);
+  if (lock && lock->takenOverFrom())
+    rank0Progress.onMessage("taking over the run folder from " + *lock->takenOverFrom() +
+                            ", which ended without releasing it");
   if (o.resume) {
     train::requireResumeMayChange(given, o.runDir);
     if (!o.configFile.empty())
       throw std::invalid_argument("--resume continues the run as " + o.runDir +
                                   "/config.json says; only " + train::resumeMutableFlagsText() +
                                   " may change (got --config)");
-    const train::ResumeOverrides overrides = resumeOverrides(given);
+    const train::ResumeOverrides overrides = train::resumeOverrides(given);
     return runToEnd(*train::Trainer::resume(o.runDir, overrides, progress, ranks), o.runDir);
   }
   const train::TrainConfig config = train::resolveRunConfig(o.configFile, given);

@@ -16,7 +16,7 @@ void registerValidate(CLI::App& app, int& exitCode) {
         for (const std::string& file : *files) {
           const GraphLoadResult result = loadGraphFile(file);
           for (const Diagnostic& d : result.problems)
-            std::cerr << file << ": error: " << d.message << '\n';
+            std::cerr << problemPlace(file, d) << ": error: " << d.message << '\n';
           if (!result.ok()) {
             status = 1;
           } else if (!*quiet) {

@@ -1,5 +1,7 @@
 #include "train_progress.hpp"
 
+#include "rnnwb/core/train/stop_signal.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -56,6 +58,7 @@ void ProgressPrinter::onStep(std::int64_t step, std::int64_t total) {
                static_cast<long long>(total), m_figures.c_str(),
                durationText(perStep * static_cast<double>(total - step)).c_str());
   m_barShown = true;
+  train::stopOnOutputError(stderr);
 }
 void ProgressPrinter::onReport(const MetricsRecord& r, std::int64_t total) {
   if (r.validLoss) m_valid = "  valid " + lossText(*r.validLoss, r.validBpc);
@@ -72,10 +75,12 @@ void ProgressPrinter::onReport(const MetricsRecord& r, std::int64_t total) {
                                  .c_str()
                            : "",
                r.gradNorm, r.lr, rate);
+  train::stopOnOutputError(stderr);
 }
 void ProgressPrinter::onMessage(const std::string& message) {
   endBar();
   std::fprintf(stderr, "rnnwb train: %s\n", message.c_str());
+  train::stopOnOutputError(stderr);
 }
 
 void ProgressPrinter::endBar() {

@@ -52,8 +52,9 @@ void TestCli::validateReportsEveryProblemPerLine() {
   QCOMPARE(r.exitCode, 1);
   const QStringList lines = r.err.trimmed().split('\n');
   QCOMPARE(lines.size(), 2);
-  QCOMPARE(lines[0], path + ": error: layer 'h': size must be >= 1, got 0");
-  QCOMPARE(lines[1], path + ": error: cycle with no delay: y -> y");
+  // FILE:LINE:COLUMN, at the layer or connection concerned, as compilers write it.
+  QCOMPARE(lines[0], path + ":2:57: error: layer 'h': size must be >= 1, got 0");
+  QCOMPARE(lines[1], path + ":4:73: error: cycle with no delay: y -> y");
   QVERIFY(r.out.contains("elman.rnn.json: valid"));
 }
 
@@ -140,7 +141,7 @@ void TestCli::analyzeInvalidGraphFails() {
   f.close();
   const Run r = runRnnwb({"analyze", path});
   QCOMPARE(r.exitCode, 1);
-  QCOMPARE(r.err.trimmed(), path + ": error: cycle with no delay: y -> y");
+  QCOMPARE(r.err.trimmed(), path + ":3:47: error: cycle with no delay: y -> y");
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -53,7 +53,7 @@ void TestGraphValidator::rule_data() {
   auto withConnection = [&](const std::string& extra) {
     return C.substr(0, C.size() - 1) + ", " + extra + "]";
   };
-  row("malformed JSON", "{\"format\": ", "malformed JSON at line 1, column");
+  row("malformed JSON", "{\"format\": ", "malformed JSON: syntax error");
   row("wrong format", document(L, C, R"("format": "other", "version": 1)"), "\"format\" must be");
   row("unknown version", document(L, C, R"("format": "rnnwb.graph", "version": 2)"),
       "unknown \"version\" 2");

@@ -17,6 +17,7 @@ class TestSafetensors : public QObject {
   void reportsErrors_data();
   void reportsErrors();
   void requireChecksDtypeAndShape();
+  void unreadTensorsAreRefused();
 };
 
 void TestSafetensors::roundTripsTensorsAndMetadata() {
@@ -68,13 +69,30 @@ void TestSafetensors::reportsErrors_data() {
   };
   QTest::newRow("short") << QByteArray("abc") << "shorter than 8 bytes";
   QTest::newRow("length") << file("{}", 0).replace(0, 1, "\xff") << "header length";
-  QTest::newRow("json") << file("{oops", 0) << "malformed safetensors header";
+  QTest::newRow("json") << file("{oops", 0)
+                        << "safetensors header, line 1, column 2: malformed JSON: syntax error";
   QTest::newRow("dtype") << file(R"({"h":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})", 2)
                          << "tensor 'h' has dtype 'F16'";
   QTest::newRow("offsets") << file(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8)
                            << "tensor 'w' has data_offsets [0, 16] outside the 8 data bytes";
   QTest::newRow("size") << file(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8)
                         << "tensor 'w' holds 8 bytes, but F32 [3] needs 12";
+  // 2^30 * 2^30 * 16 * 4 bytes wraps to 0 in 64 bits: it must not pass as an empty tensor.
+  QTest::newRow("overflow")
+      << file(R"({"w":{"dtype":"F32","shape":[1073741824,1073741824,16],"data_offsets":[0,0]}})", 0)
+      << "tensor 'w' has shape [1073741824, 1073741824, 16], more elements than 64 bits";
+  QTest::newRow("overlap") << file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                                   R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                                   12)
+                           << "tensors 'a' and 'b' overlap";
+  QTest::newRow("gap") << file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", 8)
+                       << "data bytes 0 to 4 belong to no tensor";
+  QTest::newRow("trailing") << file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 12)
+                            << "8 trailing data bytes after the last tensor";
+  QTest::newRow("deep") << file(std::string(100000, '[') + std::string(100000, ']'), 0)
+                        << "safetensors header, line 1, column 257: JSON nested deeper than 256";
+  QTest::newRow("json position") << file("{\"a\": tru}", 0)
+                                 << "safetensors header, line 1, column 10: malformed JSON";
 }
 
 void TestSafetensors::reportsErrors() {
@@ -103,6 +121,25 @@ void TestSafetensors::requireChecksDtypeAndShape() {
                      "expected F32 [3, 4]"));
   }
   QVERIFY_THROWS_EXCEPTION(std::runtime_error, file.at("layers.h.bias"));
+}
+
+void TestSafetensors::unreadTensorsAreRefused() {
+  TensorFile file;
+  file.path = "w.safetensors";
+  file.tensors["connections.a.weight"] = Tensor::zerosF32({4, 3});
+  file.tensors["connections.a.wieght"] = Tensor::zerosF32({4, 3});
+  file.tensors["optimizer.m.connections.a.weight"] = Tensor::zerosF32({4, 3});
+  file.at("connections.a.weight");
+  try {
+    file.rejectUnread("the weights of g.rnn.json", {"optimizer."});
+    QFAIL("accepted");
+  } catch (const std::runtime_error& e) {
+    QCOMPARE(QString(e.what()),
+             QString("w.safetensors: tensor 'connections.a.wieght' (F32 [4, 3]) is not part of "
+                     "the weights of g.rnn.json (a misspelt key, or a file for another graph?)"));
+  }
+  file.tensors.erase("connections.a.wieght");
+  file.rejectUnread("the weights of g.rnn.json", {"optimizer."});
 }
 
 QTEST_APPLESS_MAIN(TestSafetensors)

@@ -1,14 +1,18 @@
 #include "rnnwb/core/safetensors.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/json_read.hpp"
 
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian; a big-endian host needs byte swapping");
@@ -33,10 +37,42 @@ Shape parseShape(const nlohmann::json& entry, const std::filesystem::path& origi
   Shape shape;
   for (const auto& d : entry["shape"]) {
     if (!d.is_number_integer() || d.get<std::int64_t>() < 0)
-      fail(origin, "tensor '" + key + "' has a dimension that is not an integer >= 0");
+      fail(origin, "tensor '" + key +
+                       "' has a dimension that is not an integer >= 0: " + describeJsonValue(d));
     shape.push_back(d.get<std::int64_t>());
   }
   return shape;
+}
+
+// The bytes a shape needs, or nullopt when that does not fit in 64 bits: a header claiming
+// [2^30, 2^30, 16] must not wrap around to a size that matches an empty data section.
+std::optional<std::uint64_t> checkedBytes(const Shape& shape, std::uint64_t bytesPerElement) {
+  std::uint64_t bytes = bytesPerElement;
+  for (std::int64_t d : shape)
+    if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes)) return std::nullopt;
+  return bytes;
+}
+
+// Tensors must tile the data section exactly, as the reference implementation demands: no two
+// share bytes, and no byte belongs to none (trailing or unclaimed data means a damaged file).
+void checkTiling(std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> ranges,
+                 std::uint64_t dataBytes, const std::filesystem::path& origin) {
+  std::sort(ranges.begin(), ranges.end());
+  std::uint64_t covered = 0;
+  std::string previous;
+  for (const auto& [begin, end, key] : ranges) {
+    if (begin < covered)
+      fail(origin, "tensors '" + previous + "' and '" + key + "' overlap (data_offsets " +
+                       std::to_string(begin) + " < " + std::to_string(covered) + ")");
+    if (begin > covered)
+      fail(origin, "data bytes " + std::to_string(covered) + " to " + std::to_string(begin) +
+                       " belong to no tensor");
+    covered = end;
+    previous = key;
+  }
+  if (covered != dataBytes)
+    fail(origin, std::to_string(dataBytes - covered) + " trailing data bytes after the last " +
+                     "tensor (the data section holds " + std::to_string(dataBytes) + " bytes)");
 }
 
 Tensor parseTensor(const std::string& key, const nlohmann::json& entry, std::string_view data,
@@ -59,15 +95,18 @@ Tensor parseTensor(const std::string& key, const nlohmann::json& entry, std::str
     fail(origin, "tensor '" + key + "' has no valid data_offsets [begin, end]");
   const auto begin = offsets[0].get<std::uint64_t>();
   const auto end = offsets[1].get<std::uint64_t>();
-  const auto count = static_cast<std::uint64_t>(elementCount(shape));
+  const std::optional<std::uint64_t> needed = checkedBytes(shape, bytesPerElement(dtype));
+  if (!needed)
+    fail(origin, "tensor '" + key + "' has shape " + shapeToString(shape) +
+                     ", more elements than 64 bits can count");
+  const std::uint64_t count = *needed / bytesPerElement(dtype);
   if (begin > end || end > data.size())
     fail(origin, "tensor '" + key + "' has data_offsets [" + std::to_string(begin) + ", " +
                      std::to_string(end) + "] outside the " + std::to_string(data.size()) +
                      " data bytes");
-  if (end - begin != count * bytesPerElement(dtype))
+  if (end - begin != *needed)
     fail(origin, "tensor '" + key + "' holds " + std::to_string(end - begin) + " bytes, but " +
-                     dtypeText + " " + shapeToString(shape) + " needs " +
-                     std::to_string(count * bytesPerElement(dtype)));
+                     dtypeText + " " + shapeToString(shape) + " needs " + std::to_string(*needed));
   if (dtype == DType::F32) {
     std::vector<float> values(count);
     std::memcpy(values.data(), data.data() + begin, end - begin);
@@ -83,7 +122,20 @@ Tensor parseTensor(const std::string& key, const nlohmann::json& entry, std::str
 const Tensor& TensorFile::at(std::string_view key) const {
   auto it = tensors.find(std::string(key));
   if (it == tensors.end()) fail(path, "no tensor '" + std::string(key) + "'");
+  readKeys.insert(it->first);
   return it->second;
+}
+
+void TensorFile::rejectUnread(const std::string& what,
+                              std::initializer_list<std::string_view> otherParts) const {
+  for (const auto& [key, tensor] : tensors) {
+    if (readKeys.count(key)) continue;
+    bool other = false;
+    for (std::string_view prefix : otherParts) other |= key.starts_with(prefix);
+    if (!other)
+      fail(path, "tensor '" + key + "' (" + tensor.describe() + ") is not part of " + what +
+                     " (a misspelt key, or a file for another graph?)");
+  }
 }
 
 const Tensor& TensorFile::require(std::string_view key, DType dtype, const Shape& shape) const {
@@ -103,14 +155,16 @@ TensorFile parseSafetensors(std::string_view bytes, const std::filesystem::path&
                      " for a file of " + std::to_string(bytes.size()) + " bytes)");
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(bytes.substr(8, headerBytes));
-  } catch (const nlohmann::json::exception& e) {
-    fail(origin, std::string("malformed safetensors header: ") + e.what());
+    header = parseJsonBounded(bytes.substr(8, headerBytes));
+  } catch (const JsonReadError& e) {
+    fail(origin, "safetensors header, line " + std::to_string(e.position().line) + ", column " +
+                     std::to_string(e.position().column) + ": " + e.reason());
   }
   if (!header.is_object()) fail(origin, "malformed safetensors header: not a JSON object");
   const std::string_view data = bytes.substr(8 + headerBytes);
   TensorFile file;
   file.path = origin;
+  std::vector<std::tuple<std::uint64_t, std::uint64_t, std::string>> ranges;
   for (const auto& [key, entry] : header.items()) {
     if (key == "__metadata__") {
       if (!entry.is_object()) fail(origin, "__metadata__ is not an object");
@@ -120,8 +174,12 @@ TensorFile parseSafetensors(std::string_view bytes, const std::filesystem::path&
       }
       continue;
     }
-    file.tensors.emplace(key, parseTensor(key, entry, data, origin));
+    const Tensor& tensor =
+        file.tensors.emplace(key, parseTensor(key, entry, data, origin)).first->second;
+    const std::uint64_t begin = entry["data_offsets"][0].get<std::uint64_t>();
+    ranges.emplace_back(begin, begin + tensor.elements() * bytesPerElement(tensor.dtype()), key);
   }
+  checkTiling(std::move(ranges), data.size(), origin);
   return file;
 }
 

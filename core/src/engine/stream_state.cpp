@@ -1,14 +1,26 @@
 #include "rnnwb/core/engine/stream_state.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "rnnwb/core/check.hpp"
+#include "rnnwb/core/memory_size.hpp"
 
 namespace rnnwb {
 
 StreamState::StreamState(const CompiledPlan& plan, int streams) : m_streams(streams) {
   WB_CHECK(streams >= 1, "a stream state needs at least one stream");
   const auto& layers = plan.graph().layers;
+  // The carried frames of a delay of 10^9 cannot exist: say so with the bytes, before allocating.
+  std::optional<std::uint64_t> bytes = 0;
+  for (int l = 0; l < static_cast<int>(layers.size()) && bytes; ++l) {
+    const auto layer = checkedProduct({static_cast<std::uint64_t>(plan.maxDelayFrom(l)),
+                                       static_cast<std::uint64_t>(streams),
+                                       static_cast<std::uint64_t>(layers[l].size), 4});
+    if (!layer || __builtin_add_overflow(*bytes, *layer, &*bytes)) bytes = std::nullopt;
+  }
+  requireMemory(bytes, "the carried state of " + std::to_string(streams) +
+                           " stream(s) (each layer's frames back to its longest delay)");
   for (int l = 0; l < static_cast<int>(layers.size()); ++l) {
     m_frames.push_back(plan.maxDelayFrom(l));
     m_sizes.push_back(layers[l].size);

@@ -9,6 +9,7 @@
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/graph_validator.hpp"
+#include "rnnwb/core/json_read.hpp"
 
 namespace rnnwb {
 namespace {
@@ -19,7 +20,14 @@ const std::set<std::string> kTopKeys{"format", "version", "name", "layers", "con
 const std::set<std::string> kLayerKeys{"id", "kind", "size", "activation", "bias", "loss"};
 const std::set<std::string> kConnectionKeys{"id", "from", "to", "type", "delay", "density", "seed"};
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
+
+std::string unknownKey(const std::string& key, const std::set<std::string>& known,
+                       const char* what = "unknown key ") {
+  std::string message = what + inQuotes(key);
+  if (auto near = closestName(key, known)) message += " (did you mean " + inQuotes(*near) + "?)";
+  return message;
+}
 
 // Collects the reader's problems and remembers which layers and connections they concern, so
 // that validation does not pile consequences on top of a field the reader could not read.
@@ -28,9 +36,14 @@ class GraphReader {
   GraphLoadResult read(std::string_view text);
 
  private:
-  void problem(std::string message) { m_problems.push_back({std::move(message), {}, {}, 0, 0}); }
-  void layerProblem(int index, const std::string& message);
-  void connectionProblem(int index, const std::string& message);
+  // `where` is the member the problem is about (a key path), found in the text at the end.
+  void problem(std::string message, JsonPath where = {}) {
+    m_problems.push_back({std::move(message), {}, {}, 0, 0});
+    m_where.push_back(std::move(where));
+  }
+  void layerProblem(int index, const std::string& message, const std::string& key = {});
+  void connectionProblem(int index, const std::string& message, const std::string& key = {});
+  void locateProblems(std::string_view text);
   bool readHeader(const json& doc);
   void readLayer(int index, const json& item);
   void readConnection(int index, const json& item);
@@ -40,29 +53,47 @@ class GraphReader {
 
   Graph m_graph;
   std::vector<Diagnostic> m_problems;
+  std::vector<JsonPath> m_where;  // one per reader problem
   std::set<int> m_brokenLayers, m_brokenConnections;
   std::vector<bool> m_connectionHasId;
 };
 
 std::string GraphReader::layerLabel(int index) const {
   const std::string& id = m_graph.layers[index].id;
-  return id.empty() ? "layer #" + std::to_string(index) : "layer " + quoted(id);
+  return id.empty() ? "layer #" + std::to_string(index) : "layer " + inQuotes(id);
 }
 
 std::string GraphReader::connectionLabel(int index) const {
   const Connection& c = m_graph.connections[index];
-  if (!c.id.empty()) return "connection " + quoted(c.id);
+  if (!c.id.empty()) return "connection " + inQuotes(c.id);
   return "connection #" + std::to_string(index);
 }
 
-void GraphReader::layerProblem(int index, const std::string& message) {
+JsonPath memberPath(const char* list, int index, const std::string& key) {
+  JsonPath path{list, std::to_string(index)};
+  if (!key.empty()) path.push_back(key);
+  return path;
+}
+
+void GraphReader::layerProblem(int index, const std::string& message, const std::string& key) {
   m_problems.push_back({layerLabel(index) + ": " + message, {index}, {}, 0, 0});
+  m_where.push_back(memberPath("layers", index, key));
   m_brokenLayers.insert(index);
 }
 
-void GraphReader::connectionProblem(int index, const std::string& message) {
+void GraphReader::connectionProblem(int index, const std::string& message, const std::string& key) {
   m_problems.push_back({connectionLabel(index) + ": " + message, {}, {index}, 0, 0});
+  m_where.push_back(memberPath("connections", index, key));
   m_brokenConnections.insert(index);
+}
+
+void GraphReader::locateProblems(std::string_view text) {
+  if (m_problems.empty()) return;
+  const std::vector<TextPosition> found = JsonLocator(text).locate(m_where);
+  for (std::size_t i = 0; i < found.size(); ++i) {
+    m_problems[i].line = found[i].line;
+    m_problems[i].column = found[i].column;
+  }
 }
 
 std::optional<int> GraphReader::readInt(const json& value, long long min, long long max) {
@@ -81,29 +112,32 @@ bool GraphReader::readHeader(const json& doc) {
     return false;
   }
   for (const auto& [key, value] : doc.items())
-    if (!kTopKeys.count(key)) problem("unknown top-level key " + quoted(key));
+    if (!kTopKeys.count(key)) problem(unknownKey(key, kTopKeys, "unknown top-level key "), {key});
   if (!doc.contains("format") || doc["format"] != kGraphFormatName) {
     problem(std::string("\"format\" must be \"") + std::string(kGraphFormatName) + "\"" +
-            (doc.contains("format") ? ", got " + doc["format"].dump() : ", and it is missing"));
+                (doc.contains("format") ? ", got " + describeJsonValue(doc["format"])
+                                        : ", and it is missing"),
+            {"format"});
     return false;
   }
   if (!doc.contains("version") || doc["version"] != kGraphFormatVersion) {
     problem("unknown \"version\" " +
-            (doc.contains("version") ? doc["version"].dump() : "(missing)") +
-            ": this program reads version " + std::to_string(kGraphFormatVersion));
+                (doc.contains("version") ? describeJsonValue(doc["version"]) : "(missing)") +
+                ": this program reads version " + std::to_string(kGraphFormatVersion),
+            {"version"});
     return false;
   }
   if (doc.contains("name")) {
     if (doc["name"].is_string())
       m_graph.name = doc["name"].get<std::string>();
     else
-      problem("\"name\" must be a string");
+      problem("\"name\" must be a string", {"name"});
   }
   if (doc.contains("ui")) {
     if (doc["ui"].is_object())
       m_graph.ui = doc["ui"];
     else
-      problem("\"ui\" must be an object");
+      problem("\"ui\" must be an object", {"ui"});
   }
   return true;
 }
@@ -118,12 +152,12 @@ void GraphReader::readLayer(int index, const json& item) {
   if (!item.contains("id"))
     layerProblem(index, "missing \"id\"");
   else if (!item["id"].is_string())
-    layerProblem(index, "\"id\" must be a string");
+    layerProblem(index, "\"id\" must be a string", "id");
   else
     layer.id = item["id"].get<std::string>();
 
   for (const auto& [key, value] : item.items())
-    if (!kLayerKeys.count(key)) layerProblem(index, "unknown key " + quoted(key));
+    if (!kLayerKeys.count(key)) layerProblem(index, unknownKey(key, kLayerKeys), key);
 
   if (!item.contains("kind")) {
     layerProblem(index, "missing \"kind\"");
@@ -132,8 +166,10 @@ void GraphReader::readLayer(int index, const json& item) {
                              : std::nullopt) {
     layer.kind = *kind;
   } else {
-    layerProblem(index, "unknown kind " + item["kind"].dump() +
-                            " (expected input, additive or multiplicative)");
+    layerProblem(index,
+                 "unknown kind " + describeJsonValue(item["kind"]) +
+                     " (expected input, additive or multiplicative)",
+                 "kind");
   }
   layer.bias = defaultBias(layer.kind);
 
@@ -143,33 +179,39 @@ void GraphReader::readLayer(int index, const json& item) {
                                std::numeric_limits<int>::max()))
     layer.size = *size;
   else
-    layerProblem(index, "\"size\" must be an integer >= 1, got " + item["size"].dump());
+    layerProblem(index, "\"size\" must be an integer >= 1, got " + describeJsonValue(item["size"]),
+                 "size");
 
   const bool input = layer.kind == LayerKind::Input;
   for (const char* key : {"activation", "bias", "loss"})
     if (input && item.contains(key))
-      layerProblem(index, std::string("an input layer takes no \"") + key + "\"");
+      layerProblem(index, std::string("an input layer takes no \"") + key + "\"", key);
 
   if (item.contains("activation")) {
     const json& v = item["activation"];
     if (auto a = v.is_string() ? activationFromString(v.get<std::string>()) : std::nullopt)
       layer.activation = *a;
     else
-      layerProblem(index, "unknown activation " + v.dump() +
-                              " (expected identity, sigmoid, tanh, relu or softmax)");
+      layerProblem(index,
+                   "unknown activation " + describeJsonValue(v) +
+                       " (expected identity, sigmoid, tanh, relu or softmax)",
+                   "activation");
   }
   if (item.contains("bias")) {
     if (item["bias"].is_boolean())
       layer.bias = item["bias"].get<bool>();
     else
-      layerProblem(index, "\"bias\" must be true or false, got " + item["bias"].dump());
+      layerProblem(index, "\"bias\" must be true or false, got " + describeJsonValue(item["bias"]),
+                   "bias");
   }
   if (item.contains("loss")) {
     const json& v = item["loss"];
     if (auto l = v.is_string() ? lossFromString(v.get<std::string>()) : std::nullopt)
       layer.loss = *l;
     else
-      layerProblem(index, "unknown loss " + v.dump() + " (expected cross_entropy or mse)");
+      layerProblem(index,
+                   "unknown loss " + describeJsonValue(v) + " (expected cross_entropy or mse)",
+                   "loss");
   }
 }
 
@@ -187,7 +229,7 @@ void GraphReader::readConnection(int index, const json& item) {
       c.id = item["id"].get<std::string>();
       m_connectionHasId.back() = true;
     } else {
-      connectionProblem(index, "\"id\" must be a string");
+      connectionProblem(index, "\"id\" must be a string", "id");
     }
   }
   for (const char* key : {"from", "to"}) {
@@ -195,7 +237,7 @@ void GraphReader::readConnection(int index, const json& item) {
     if (!item.contains(key))
       connectionProblem(index, std::string("missing \"") + key + "\"");
     else if (!item[key].is_string())
-      connectionProblem(index, std::string("\"") + key + "\" must be a layer id");
+      connectionProblem(index, std::string("\"") + key + "\" must be a layer id", key);
     else
       end = item[key].get<std::string>();
   }
@@ -204,76 +246,71 @@ void GraphReader::readConnection(int index, const json& item) {
                          std::numeric_limits<int>::max()))
       c.delay = *d;
     else
-      connectionProblem(index, "\"delay\" must be an integer >= 0, got " + item["delay"].dump());
+      connectionProblem(
+          index, "\"delay\" must be an integer >= 0, got " + describeJsonValue(item["delay"]),
+          "delay");
   }
   if (!m_connectionHasId.back() && !c.from.empty() && !c.to.empty())
     c.id = defaultConnectionId(c.from, c.to, std::max(c.delay, 0));
 
   for (const auto& [key, value] : item.items())
-    if (!kConnectionKeys.count(key)) connectionProblem(index, "unknown key " + quoted(key));
+    if (!kConnectionKeys.count(key))
+      connectionProblem(index, unknownKey(key, kConnectionKeys), key);
   if (item.contains("type")) {
     const json& v = item["type"];
     if (auto t = v.is_string() ? connectionTypeFromString(v.get<std::string>()) : std::nullopt)
       c.type = *t;
     else
-      connectionProblem(index,
-                        "unknown type " + v.dump() + " (expected full, diagonal or identity)");
+      connectionProblem(
+          index, "unknown type " + describeJsonValue(v) + " (expected full, diagonal or identity)",
+          "type");
   }
   for (const char* key : {"density", "seed"})
     if (c.type != ConnectionType::Full && item.contains(key))
-      connectionProblem(index, std::string("\"") + key + "\" is only allowed on a full connection");
+      connectionProblem(index, std::string("\"") + key + "\" is only allowed on a full connection",
+                        key);
   if (item.contains("density")) {
     if (item["density"].is_number())
       c.density = item["density"].get<double>();
     else
-      connectionProblem(index,
-                        "\"density\" must be a number in (0, 1], got " + item["density"].dump());
+      connectionProblem(
+          index,
+          "\"density\" must be a number in (0, 1], got " + describeJsonValue(item["density"]),
+          "density");
   }
   if (item.contains("seed")) {
     if (item["seed"].is_number_unsigned())
       c.seed = item["seed"].get<std::uint64_t>();
     else
-      connectionProblem(index, "\"seed\" must be an integer >= 0, got " + item["seed"].dump());
+      connectionProblem(index,
+                        "\"seed\" must be an integer >= 0, got " + describeJsonValue(item["seed"]),
+                        "seed");
   }
 }
 
 GraphLoadResult GraphReader::read(std::string_view text) {
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    // Position of the byte where parsing stopped, as line and column for the user.
-    const std::size_t at = std::min<std::size_t>(e.byte == 0 ? 0 : e.byte - 1, text.size());
-    int line = 1, column = 1;
-    for (std::size_t i = 0; i < at; ++i) {
-      if (text[i] == '\n')
-        ++line, column = 1;
-      else
-        ++column;
-    }
-    std::string reason = e.what();
-    if (auto p = reason.find(": ", reason.find("parse error")); p != std::string::npos)
-      reason = reason.substr(p + 2);
+    doc = parseJsonBounded(text);
+  } catch (const JsonReadError& e) {
     GraphLoadResult result;
-    result.problems.push_back({"malformed JSON at line " + std::to_string(line) + ", column " +
-                                   std::to_string(column) + ": " + reason,
-                               {},
-                               {},
-                               line,
-                               column});
+    result.problems.push_back({e.reason(), {}, {}, e.position().line, e.position().column});
     return result;
   }
-  if (!readHeader(doc)) return {std::nullopt, m_problems};
+  if (!readHeader(doc)) {
+    locateProblems(text);
+    return {std::nullopt, m_problems};
+  }
 
   if (!doc.contains("layers") || !doc["layers"].is_array()) {
-    problem("\"layers\" must be an array of layers");
+    problem("\"layers\" must be an array of layers", {"layers"});
   } else {
     int i = 0;
     for (const json& item : doc["layers"]) readLayer(i++, item);
   }
   if (doc.contains("connections")) {
     if (!doc["connections"].is_array()) {
-      problem("\"connections\" must be an array of connections");
+      problem("\"connections\" must be an array of connections", {"connections"});
     } else {
       int i = 0;
       for (const json& item : doc["connections"]) readConnection(i++, item);
@@ -286,14 +323,28 @@ GraphLoadResult GraphReader::read(std::string_view text) {
     bool consequence = false;
     for (int l : d.layers) consequence |= m_brokenLayers.count(l) > 0;
     for (int c : d.connections) consequence |= m_brokenConnections.count(c) > 0;
-    if (!consequence) m_problems.push_back(std::move(d));
+    if (consequence) continue;
+    // A validation problem is shown at the first connection or layer it names.
+    if (!d.connections.empty())
+      m_where.push_back(memberPath("connections", d.connections.front(), {}));
+    else if (!d.layers.empty())
+      m_where.push_back(memberPath("layers", d.layers.front(), {}));
+    else
+      m_where.emplace_back();
+    m_problems.push_back(std::move(d));
   }
+  locateProblems(text);
   return {std::move(m_graph), std::move(m_problems)};
 }
 
 }  // namespace
 
 GraphLoadResult parseGraph(std::string_view text) { return GraphReader().read(text); }
+
+std::string problemPlace(const std::filesystem::path& file, const Diagnostic& problem) {
+  if (problem.line <= 0) return file.string();
+  return file.string() + ":" + std::to_string(problem.line) + ":" + std::to_string(problem.column);
+}
 
 GraphLoadResult loadGraphFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -312,7 +363,7 @@ Graph loadValidGraph(const std::filesystem::path& path) {
   GraphLoadResult result = loadGraphFile(path);
   if (!result.ok()) {
     for (Diagnostic& d : result.problems) {
-      d.message = path.string() + ": " + d.message;
+      d.message = problemPlace(path, d) + ": " + d.message;
       d.file = path.string();
     }
     throw GraphError(std::move(result.problems));

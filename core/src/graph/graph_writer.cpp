@@ -1,7 +1,4 @@
 // Writes graph files in a canonical, readable form: defaults left out, short objects on one line.
-#include <unistd.h>
-#include <fstream>
-#include <system_error>
 
 #include "rnnwb/core/graph_io.hpp"
 
@@ -95,29 +92,6 @@ std::string serializeGraph(const Graph& graph) {
   writePretty(doc, 0, out);
   out += '\n';
   return out;
-}
-
-void writeFileAtomically(const std::filesystem::path& path, std::string_view text) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error(path.string() + ": cannot write " + tmp.string());
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw std::runtime_error(path.string() + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw std::runtime_error(path.string() + ": cannot replace file: " + ec.message());
-  }
 }
 
 void saveGraphFile(const Graph& graph, const std::filesystem::path& path) {

@@ -48,4 +48,20 @@ std::uint64_t physicalMemoryBytes() {
   return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
 }
 
+std::optional<std::uint64_t> checkedProduct(std::initializer_list<std::uint64_t> factors) {
+  std::uint64_t product = 1;
+  for (std::uint64_t f : factors)
+    if (__builtin_mul_overflow(product, f, &product)) return std::nullopt;
+  return product;
+}
+
+void requireMemory(std::optional<std::uint64_t> bytes, const std::string& what) {
+  const std::uint64_t available = physicalMemoryBytes();
+  if (bytes && (available == 0 || *bytes <= available)) return;
+  const std::string need = bytes ? formatBytes(*bytes) + " (" + std::to_string(*bytes) + " bytes)"
+                                 : std::string("more bytes than 64 bits can count");
+  throw std::length_error(what + " would take " + need + ", more than the " +
+                          formatBytes(available) + " of memory this machine has");
+}
+
 }  // namespace rnnwb

@@ -5,7 +5,8 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <system_error>
+
+#include "rnnwb/core/graph_io.hpp"
 
 namespace rnnwb {
 
@@ -20,18 +21,16 @@ void writePngFile(const std::filesystem::path& path, int width, int height, int 
   png.width = static_cast<png_uint_32>(width);
   png.height = static_cast<png_uint_32>(height);
   png.format = channels == 1 ? PNG_FORMAT_GRAY : PNG_FORMAT_RGB;
-  const std::filesystem::path temporary = path.string() + ".part";
-  if (!png_image_write_to_file(&png, temporary.c_str(), 0, pixels, 0, nullptr)) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error("cannot write PNG '" + path.string() + "': " + png.message);
-  }
-  std::error_code ec;
-  std::filesystem::rename(temporary, path, ec);
-  if (ec) {
-    std::filesystem::remove(temporary, ec);
-    throw std::runtime_error("cannot write PNG '" + path.string() + "': " + ec.message());
-  }
+  // Encoded in memory, then written as every other file is (writeFileAtomically), so that a
+  // full disk names its reason and never leaves half a picture.
+  png_alloc_size_t bytes = 0;
+  if (!png_image_write_to_memory(&png, nullptr, &bytes, 0, pixels, 0, nullptr))
+    throw std::runtime_error("cannot encode PNG '" + path.string() + "': " + png.message);
+  std::string encoded(bytes, '\0');
+  if (!png_image_write_to_memory(&png, encoded.data(), &bytes, 0, pixels, 0, nullptr))
+    throw std::runtime_error("cannot encode PNG '" + path.string() + "': " + png.message);
+  encoded.resize(bytes);
+  writeFileAtomically(path, encoded);
 }
 
 }  // namespace rnnwb

@@ -58,8 +58,15 @@ std::vector<ExampleSize> readSizesFile(const fs::path& file) {
     std::string rest;
     if (!(fields >> s.height >> s.width) || (fields >> rest) || s.height <= 0 || s.width <= 0)
       throw std::runtime_error(file.string() + ":" + std::to_string(number) +
-                               ": expected 'height width' (two positive integers), got '" + line +
-                               "'");
+                               ": expected 'height width' (two positive integers), got '" +
+                               line.substr(0, 80) + "'");
+    // Sides above a million pixels (libpng's own limit) would overflow the cell counts of a
+    // batch; no handwriting scan comes near.
+    if (s.height > kMaxExampleSide || s.width > kMaxExampleSide)
+      throw std::runtime_error(file.string() + ":" + std::to_string(number) + ": an example of " +
+                               std::to_string(s.height) + " x " + std::to_string(s.width) +
+                               " pixels is larger than the " + std::to_string(kMaxExampleSide) +
+                               " pixels a side that packing supports");
     sizes.push_back(s);
   }
   return sizes;

@@ -47,8 +47,14 @@ std::vector<LabeledImageFile> readIamTranscriptions(const fs::path& transcriptio
     for (std::string field; fields >> field;) f.push_back(field);
     // words.txt: id ok gray x y w h tag text; lines.txt: id ok gray parts x y w h text.
     if (f.size() < 9 || (f[1] != "ok" && f[1] != "err"))
-      throw std::runtime_error(where + "expected 'ID ok|err ...' with 9 fields, got '" + line +
-                               "'");
+      throw std::runtime_error(where + "expected 'ID ok|err ...' with 9 fields, got '" +
+                               line.substr(0, 120) + "'");
+    // An id names a file inside the image folder; one with a path in it ('../..') could read
+    // any file on the machine.
+    if (f[0].find_first_of("/\\") != std::string::npos || f[0].find("..") != std::string::npos)
+      throw std::runtime_error(where + "the id '" + f[0].substr(0, 80) +
+                               "' holds '/', '\\' or '..': an IAM id names a file inside " +
+                               imageDir.string() + ", never a path");
     LabeledImageFile entry{f[0], f[1] == "ok", f[8], {}};
     for (std::size_t k = 9; k < f.size(); ++k) entry.text += " " + f[k];
     std::replace(entry.text.begin(), entry.text.end(), '|', ' ');

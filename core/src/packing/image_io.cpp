@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/png_file.hpp"
 
 namespace rnnwb::packing {
@@ -23,10 +24,36 @@ png_image beginRead(const std::filesystem::path& file) {
   return png;
 }
 
+// A header is only a claim: a 69-byte file may say 40000 x 40000. Deflate packs at most 1032
+// bytes into one, and every row holds a filter byte and at least one bit per pixel, so a file
+// too small for its claimed rows is damaged; a real one too large for memory is refused too.
+void checkClaimedSize(const std::filesystem::path& file, png_image& png) {
+  constexpr std::uint64_t kDeflateMaxRatio = 1032, kSlackBytes = 4096;
+  const std::uint64_t width = png.width, height = png.height;
+  const std::uint64_t leastRaw = height * (1 + (width + 7) / 8);
+  std::error_code ec;
+  const std::uint64_t fileBytes = std::filesystem::file_size(file, ec);
+  const std::string claim = "a " + std::to_string(width) + " x " + std::to_string(height) +
+                            " pixel image (" + formatBytes(width * height) + " in gray)";
+  if (!ec && leastRaw > kDeflateMaxRatio * fileBytes + kSlackBytes) {
+    png_image_free(&png);
+    throw std::runtime_error(file.string() + ": the PNG header claims " + claim + ", but " +
+                             std::to_string(fileBytes) +
+                             " bytes cannot hold that much: the file is damaged");
+  }
+  try {
+    requireMemory(checkedProduct({width, height}), file.string() + ": " + claim);
+  } catch (...) {
+    png_image_free(&png);
+    throw;
+  }
+}
+
 }  // namespace
 
 Image readGrayPng(const std::filesystem::path& file) {
   png_image png = beginRead(file);
+  checkClaimedSize(file, png);
   png.format = PNG_FORMAT_GRAY;
   Image image(static_cast<int>(png.height), static_cast<int>(png.width), 1);
   if (!png_image_finish_read(&png, nullptr, image.pixels.data(), 0, nullptr))

@@ -1,8 +1,10 @@
 #include "rnnwb/core/snap/rtrl_node_layout.hpp"
 
 #include <algorithm>
+#include <optional>
 
 #include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/memory_size.hpp"
 
 namespace rnnwb::snap {
 namespace {
@@ -59,7 +61,33 @@ RtrlNodeLayout::RtrlNodeLayout(const CompiledPlan& plan, int node) : m_plan(&pla
   collectParameters();
 }
 
+// Bytes the layout and the SnAp patterns built on it take at most: per weight of a full
+// connection its mask byte, its unit here and its column there (4 + 4); per other parameter 8.
+// Checked before any of it is allocated: a 65,536-unit layer needs 36 GiB, and finding that out
+// by bad_alloc took minutes.
+void RtrlNodeLayout::requireMemoryForParameters() const {
+  const Graph& g = m_plan->graph();
+  std::optional<std::uint64_t> bytes = 0;
+  auto add = [&](std::optional<std::uint64_t> more) {
+    if (bytes && more && !__builtin_add_overflow(*bytes, *more, &*bytes)) return;
+    bytes = std::nullopt;
+  };
+  for (int c = 0; c < static_cast<int>(g.connections.size()); ++c) {
+    const int to = m_plan->toLayer(c);
+    if (m_plan->nodeOfLayer(to) != m_node) continue;
+    const std::uint64_t rows = static_cast<std::uint64_t>(g.layers[to].size);
+    if (g.connections[c].type == ConnectionType::Full)
+      add(checkedProduct(
+          {rows, static_cast<std::uint64_t>(g.layers[m_plan->fromLayer(c)].size), 9}));
+    else
+      add(rows * 8);
+  }
+  for (int l : m_layers) add(static_cast<std::uint64_t>(g.layers[l].size) * 8);
+  requireMemory(bytes, "RTRL's parameter layout of " + nodeName(*m_plan, m_node));
+}
+
 void RtrlNodeLayout::collectParameters() {
+  requireMemoryForParameters();
   const Graph& g = m_plan->graph();
   for (int c = 0; c < static_cast<int>(g.connections.size()); ++c) {
     const int to = m_plan->toLayer(c);

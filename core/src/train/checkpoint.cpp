@@ -1,5 +1,7 @@
 #include "rnnwb/core/train/checkpoint.hpp"
 
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -39,9 +41,29 @@ class MetadataReader {
   std::int64_t integer(const std::string& key) const {
     const std::string& s = text(key);
     char* end = nullptr;
+    errno = 0;
     const long long value = std::strtoll(s.c_str(), &end, 10);
-    if (s.empty() || *end != '\0') bad(key, s);
+    if (s.empty() || *end != '\0' || errno == ERANGE) bad(key, s);
     return value;
+  }
+  /// A count or a position: an integer >= 0 (a checkpoint at step -5 cannot be continued).
+  std::int64_t count(const std::string& key) const {
+    const std::int64_t value = integer(key);
+    if (value < 0) impossible(key, text(key), "an integer >= 0");
+    return value;
+  }
+  /// A finite double >= 0 (> 0 when `positive`).
+  double amount(const std::string& key, bool positive = false) const {
+    const double value = real(key);
+    if (!std::isfinite(value) || value < 0 || (positive && value == 0))
+      impossible(key, text(key), positive ? "a finite number > 0" : "a finite number >= 0");
+    return value;
+  }
+
+  [[noreturn]] void impossible(const std::string& key, const std::string& value,
+                               const std::string& expected) const {
+    throw std::runtime_error(m_file.path.string() + ": checkpoint metadata '" + key + "' is " +
+                             value + ", which no run can reach (expected " + expected + ")");
   }
 
  private:
@@ -74,16 +96,21 @@ std::map<std::string, std::string> positionMetadata(const TrainingPosition& p,
 
 TrainingPosition readPosition(const MetadataReader& m) {
   TrainingPosition p;
-  p.step = m.integer("step");
-  p.cursor = m.integer("cursor");
-  p.wallSeconds = m.real("wall_s");
-  p.learningRate = m.real("lr");
+  p.step = m.count("step");
+  p.cursor = m.count("cursor");
+  p.wallSeconds = m.amount("wall_s");
+  p.learningRate = m.amount("lr");
   if (!m.text("previous_valid_loss").empty()) p.previousValidLoss = m.real("previous_valid_loss");
-  p.halvings = static_cast<int>(m.integer("halvings"));
+  const std::int64_t halvings = m.count("halvings");
+  if (halvings > 1000) m.impossible("halvings", m.text("halvings"), "at most 1000");
+  p.halvings = static_cast<int>(halvings);
   p.interval.lossSum = m.real("interval_loss_sum");
-  p.interval.predictedFrames = m.integer("interval_predicted_frames");
+  p.interval.predictedFrames = m.count("interval_predicted_frames");
   p.interval.gradNormSum = m.real("interval_grad_norm_sum");
-  p.interval.updates = m.integer("interval_updates");
+  p.interval.updates = m.count("interval_updates");
+  if (p.interval.updates > p.step)
+    m.impossible("interval_updates", m.text("interval_updates"),
+                 "at most the step, " + std::to_string(p.step));
   return p;
 }
 
@@ -115,7 +142,7 @@ TrainingPosition readCheckpointPosition(const TensorFile& file, OptimizerKind op
                              ": the checkpoint holds the state of another "
                              "optimizer than '" +
                              std::string(toString(optimizer)) + "'");
-  optimizerUpdates = meta.integer("optimizer_updates");
+  optimizerUpdates = meta.count("optimizer_updates");
   return readPosition(meta);
 }
 
@@ -152,6 +179,7 @@ Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan&
   if (anyState) c.streams = StreamState::fromTensors(plan, file, "streams.", streams);
   for (const auto& [key, tensor] : file.tensors)
     if (key.rfind("rtrl.", 0) == 0) c.backendState.emplace(key, tensor);
+  file.rejectUnread("a checkpoint of this graph", {"rtrl."});
   return c;
 }
 

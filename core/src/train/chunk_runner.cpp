@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "rnnwb/core/check.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
 
 namespace rnnwb::train {
 namespace {
@@ -100,6 +101,7 @@ ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const
   StreamState state;
   const std::int64_t length = task.validationLength();
   for (std::int64_t begin = 0; begin < length; begin += frames) {
+    throwIfStopRequested("validation");  // a huge validation set must not outlast a Ctrl-C
     const TaskChunk chunk = task.validationFrames(
         begin, static_cast<int>(std::min<std::int64_t>(frames, length - begin)));
     SequenceBatch batch = toBatch(chunk);

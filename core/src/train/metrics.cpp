@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -9,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/json_read.hpp"
 
 namespace rnnwb::train {
 namespace {
@@ -42,8 +45,9 @@ std::string toJsonLine(const MetricsRecord& r) {
 }
 
 std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
-  const json j = json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  const std::optional<json> parsed = tryParseJsonBounded(line);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  const json& j = *parsed;
   const auto step = j.find("step");
   if (step == j.end() || !step->is_number_integer()) return std::nullopt;
   MetricsRecord r;
@@ -102,7 +106,9 @@ std::vector<MetricsRecord> readMetricsFile(const std::filesystem::path& path) {
 
 MetricsWriter::MetricsWriter(const std::filesystem::path& path) : m_path(path) {
   m_file = std::fopen(path.c_str(), "ab");
-  if (!m_file) throw std::runtime_error(path.string() + ": cannot open for appending");
+  if (!m_file)
+    throw std::runtime_error(path.string() +
+                             ": cannot open for appending: " + std::strerror(errno));
 }
 
 MetricsWriter::~MetricsWriter() {
@@ -113,8 +119,11 @@ void MetricsWriter::append(const MetricsRecord& record) {
   // One fwrite of the whole line, then a flush, so that a follower never sees half a line
   // except while this very write is in progress.
   const std::string line = toJsonLine(record) + "\n";
+  errno = 0;
   if (std::fwrite(line.data(), 1, line.size(), m_file) != line.size() || std::fflush(m_file) != 0)
-    throw std::runtime_error(m_path.string() + ": write failed (disk full?)");
+    throw std::runtime_error(m_path.string() + ": cannot append the report of step " +
+                             std::to_string(record.step) + ": " +
+                             (errno ? std::strerror(errno) : "write error"));
 }
 
 void truncateMetricsAfter(const std::filesystem::path& path, std::int64_t lastStep) {

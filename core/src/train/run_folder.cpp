@@ -1,6 +1,10 @@
 #include "rnnwb/core/train/run_folder.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <stdexcept>
 
@@ -54,11 +58,39 @@ void RunFolder::pruneCheckpoints(int keep) const {
     std::error_code ignored;  // a checkpoint that cannot be removed only costs disk space
     fs::remove(all[i].second, ignored);
   }
+  removeStaleTemporaries();
+}
+
+static bool isTemporaryOfAnotherProcess(const fs::path& file) {
+  const std::string name = file.filename().string();
+  const auto at = name.rfind(".tmp-");
+  if (at == std::string::npos || at + 5 == name.size()) return false;
+  const std::string pid = name.substr(at + 5);
+  if (pid.find_first_not_of("0123456789") != std::string::npos) return false;
+  return pid != std::to_string(::getpid());  // this process may be writing its own right now
+}
+
+std::vector<fs::path> RunFolder::removeStaleTemporaries() const {
+  // Only the holder of the folder's lock writes here, so a temporary file of another process is
+  // what a killed writer left behind (writeFileAtomically's PATH.tmp-PID).
+  std::vector<fs::path> removed;
+  for (const fs::path& folder : {m_dir, checkpointDir()}) {
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+      std::error_code ignored;
+      if (entry.is_regular_file(ignored) && isTemporaryOfAnotherProcess(entry.path()) &&
+          fs::remove(entry.path(), ignored))
+        removed.push_back(entry.path());
+    }
+  }
+  return removed;
 }
 
 RunLog::RunLog(const fs::path& path) {
   m_file = std::fopen(path.c_str(), "ab");
-  if (!m_file) throw std::runtime_error(path.string() + ": cannot open the log for appending");
+  if (!m_file)
+    throw std::runtime_error(path.string() +
+                             ": cannot open the log for appending: " + std::strerror(errno));
 }
 
 RunLog::~RunLog() {

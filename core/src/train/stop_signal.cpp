@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <atomic>
+#include <iterator>
 
 namespace rnnwb::train {
 namespace {
@@ -19,8 +20,12 @@ extern "C" void onStopSignal(int signalNumber) {
   }
 }
 
-struct sigaction g_previousInt {
-}, g_previousTerm{};
+// SIGHUP (the terminal closed, ssh dropped) is a stop request like SIGTERM. SIGPIPE is ignored:
+// a reader of the output that went away (`rnnwb train ... | head`) makes the write fail instead
+// of killing the process mid-update, and stopOnOutputError turns that failure into a clean stop.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction g_previous[std::size(kStopSignals)] = {};
+struct sigaction g_previousPipe {};
 
 }  // namespace
 
@@ -29,17 +34,31 @@ StopSignalGuard::StopSignalGuard() {
   struct sigaction action {};
   action.sa_handler = onStopSignal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, &g_previousInt);
-  sigaction(SIGTERM, &action, &g_previousTerm);
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+    sigaction(kStopSignals[i], &action, &g_previous[i]);
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, &g_previousPipe);
 }
 
 StopSignalGuard::~StopSignalGuard() {
-  sigaction(SIGINT, &g_previousInt, nullptr);
-  sigaction(SIGTERM, &g_previousTerm, nullptr);
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i)
+    sigaction(kStopSignals[i], &g_previous[i], nullptr);
+  sigaction(SIGPIPE, &g_previousPipe, nullptr);
 }
 
 int stopRequested() { return g_stopSignal.load(); }
 void requestStop(int signalNumber) { g_stopSignal.store(signalNumber); }
 void clearStopRequest() { g_stopSignal.store(0); }
+
+void throwIfStopRequested(const std::string& during) {
+  if (const int signalNumber = stopRequested()) throw StopRequested(signalNumber, during);
+}
+
+void stopOnOutputError(std::FILE* stream) {
+  int none = 0;
+  if (std::ferror(stream)) g_stopSignal.compare_exchange_strong(none, SIGPIPE);
+}
 
 }  // namespace rnnwb::train

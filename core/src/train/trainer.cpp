@@ -8,6 +8,7 @@
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/learner.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
+#include "rnnwb/core/train/resume_point.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 #include "run_reporter.hpp"
@@ -219,8 +220,9 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   const int ranksBefore = config.ranks;
   config.ranks = world ? world->size() : 1;
   auto loop = std::make_unique<Loop>(config, runDir, observer, world);
-  const auto checkpoint = folder.newestCheckpoint();
-  if (checkpoint) loop->restore(*checkpoint);
+  const ResumePoint from = restoreNewestCheckpoint(
+      folder, [&](const fs::path& file) { return loop->restore(file), loop->position().step; });
+  const auto& checkpoint = from.checkpoint;
   if (loop->totalSteps() < loop->position().step)
     throw std::invalid_argument("the run is already at step " +
                                 std::to_string(loop->position().step) + "; it cannot end at step " +
@@ -233,6 +235,7 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
     writeConfig(folder, loop->learner().keptConfig(folder, config));
   loop->openOutputs();
   loop->describeStart(true);
+  for (const std::string& note : from.notes) loop->message(note);
   if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
   if (config.ranks != ranksBefore)
     loop->message("resumed under " + std::to_string(config.ranks) + " rank(s); the run had " +
@@ -241,6 +244,15 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
     loop->message("learning rate set to " + shortNumber(*overrides.learningRate) + " from step " +
                   std::to_string(loop->position().step) + " on (--lr)");
   return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
+}
+
+ResumeOverrides resumeOverrides(const std::map<std::string, nlohmann::json>& given) {
+  ResumeOverrides overrides;
+  if (given.count("steps")) overrides.steps = given.at("steps").get<std::int64_t>();
+  if (given.count("epochs")) overrides.epochs = given.at("epochs").get<double>();
+  if (given.count("optimizer.learning_rate"))
+    overrides.learningRate = given.at("optimizer.learning_rate").get<double>();
+  return overrides;
 }
 
 }  // namespace rnnwb::train

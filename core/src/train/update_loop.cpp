@@ -31,14 +31,17 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
     s.signal = signal;
     if (!steps.runDir.empty()) writeRunStatus(steps.runDir, s);
   };
+  auto stop = [&](int signal) {
+    steps.writeCheckpoint();
+    status(RunState::Stopped, {}, signal);
+    steps.message("stopped by signal " + std::to_string(signal) + " after step " +
+                  std::to_string(steps.step()) + "; continue with --resume");
+    outcome.stopSignal = signal;
+  };
   status(RunState::Running);
   while (steps.step() < totalSteps) {
     if (const int signal = stopSignal ? stopSignal() : stopRequested()) {
-      steps.writeCheckpoint();
-      status(RunState::Stopped, {}, signal);
-      steps.message("stopped by signal " + std::to_string(signal) + " after step " +
-                    std::to_string(steps.step()) + "; continue with --resume");
-      outcome.stopSignal = signal;
+      stop(signal);
       break;
     }
     try {
@@ -52,6 +55,9 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
       if (next.report || next.checkpoint) status(RunState::Running);
       if (next.report) outcome.lastReport = steps.report(next.validate);
       if (next.checkpoint) steps.writeCheckpoint();
+    } catch (const StopRequested& e) {  // inside a long validation
+      stop(e.signalNumber());
+      break;
     } catch (const std::exception& e) {
       steps.message(std::string("error: ") + e.what());
       try {
@@ -61,7 +67,7 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
       throw;
     }
   }
-  outcome.finished = steps.step() >= totalSteps;
+  outcome.finished = outcome.stopSignal == 0 && steps.step() >= totalSteps;
   outcome.step = steps.step();
   if (outcome.finished) {
     steps.message("finished at step " + std::to_string(steps.step()));

@@ -28,7 +28,11 @@ struct GraphLoadResult {
 GraphLoadResult parseGraph(std::string_view text);
 /// Reads and validates a file; a missing or unreadable file is a problem too.
 GraphLoadResult loadGraphFile(const std::filesystem::path& path);
-/// Reads a file that must be valid; throws GraphError listing every problem otherwise.
+/// "FILE:LINE:COLUMN" where the problem has a position in the file, else "FILE" (the prefix of
+/// a command-line message, as compilers write it; the message itself never repeats it).
+std::string problemPlace(const std::filesystem::path& file, const Diagnostic& problem);
+/// Reads a file that must be valid; throws GraphError listing every problem otherwise, each
+/// message prefixed with problemPlace().
 Graph loadValidGraph(const std::filesystem::path& path);
 
 /// The canonical text of a graph: fields equal to the spec's defaults are left out.
@@ -36,7 +40,14 @@ std::string serializeGraph(const Graph& graph);
 /// Writes atomically (a temporary file beside the target, then a rename): a failure never
 /// leaves a half-written file. Throws std::runtime_error with the path on failure.
 void saveGraphFile(const Graph& graph, const std::filesystem::path& path);
-/// Writes text to a file atomically, as saveGraphFile does.
+/// Writes text to a file atomically, as saveGraphFile does: a temporary file beside it
+/// (temporaryPathFor), fsync'ed, renamed over it, and the folder fsync'ed, so that a kill, a full
+/// disk or a power loss leaves the old or the new contents. An existing file keeps its mode and
+/// (as far as permitted) its owner; a symbolic link is followed and kept. Throws
+/// std::runtime_error naming the file, what failed and why (e.g. "No space left on device").
 void writeFileAtomically(const std::filesystem::path& path, std::string_view text);
+/// The temporary file writeFileAtomically uses: "PATH.tmp-PID" (stale ones are removed by whoever
+/// owns the folder, e.g. a resumed run).
+std::filesystem::path temporaryPathFor(const std::filesystem::path& path);
 
 }  // namespace rnnwb

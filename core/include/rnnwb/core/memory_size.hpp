@@ -2,6 +2,8 @@
 // Sizes of memory for people, and how much this machine has: what `rnnwb mask` prints beside
 // each Jacobian, and what a training run that would carry too much is refused against.
 #include <cstdint>
+#include <initializer_list>
+#include <optional>
 #include <string>
 
 namespace rnnwb {
@@ -15,5 +17,14 @@ std::uint64_t parseBytes(const std::string& text);
 
 /// The machine's physical memory in bytes; 0 when the system does not say.
 std::uint64_t physicalMemoryBytes();
+
+/// The product of the factors, or nullopt when it does not fit in 64 bits.
+std::optional<std::uint64_t> checkedProduct(std::initializer_list<std::uint64_t> factors);
+
+/// Refuses work whose memory cannot exist here, before allocating any of it: throws
+/// std::length_error "WHAT would take 5.4 GiB (5798205849 bytes), more than the 2.0 GiB of memory
+/// this machine has" when `bytes` exceeds the physical memory (nullopt: more than 64 bits can
+/// count).
+void requireMemory(std::optional<std::uint64_t> bytes, const std::string& what);
 
 }  // namespace rnnwb

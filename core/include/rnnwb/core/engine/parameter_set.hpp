@@ -55,7 +55,9 @@ class ParameterLayout {
 
  private:
   std::vector<ParameterView> m_views;
-  std::vector<int> m_viewOfConnection, m_viewOfLayer;  // -1 where none
+  std::vector<int> m_viewOfConnection, m_viewOfLayer;                    // -1 where none
+  static constexpr std::size_t kTooMany = static_cast<std::size_t>(-1);  // the sum overflowed
+  void addToSize(std::size_t count);
   std::size_t m_size = 0;
 };
 

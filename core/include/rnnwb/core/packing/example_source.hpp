@@ -47,6 +47,8 @@ std::size_t batchCount(std::size_t exampleCount, int batchSize);
 /// std::runtime_error "FILE: cannot open" or "FILE:LINE: expected 'height width' (two positive
 /// integers), got '...'".
 std::vector<ExampleSize> readSizesFile(const std::filesystem::path& file);
+/// The largest height or width a sizes file may give (libpng's limit for PNGs too).
+constexpr int kMaxExampleSide = 1'000'000;
 
 /// The examples of a sizes file (no pixels). Throws as readSizesFile, or "no examples to pack".
 ExampleSource loadSizesFile(const std::filesystem::path& file);

@@ -74,6 +74,7 @@ class RtrlNodeLayout {
 
  private:
   void collectParameters();
+  void requireMemoryForParameters() const;
 
   const CompiledPlan* m_plan;
   int m_node;

@@ -6,6 +6,7 @@
 //   metrics.jsonl                  one line per report (metrics.hpp)
 //   train.log                      what happened, one timestamped line per event
 //   checkpoints/step-NNNNNNNNN.safetensors   the newest few checkpoints (checkpoint.hpp)
+//   run.lock                       flock()ed while a process trains here (run_folder_lock.hpp)
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -36,8 +37,11 @@ class RunFolder {
   /// Checkpoints in the folder, oldest first, with their steps.
   std::vector<std::pair<std::int64_t, std::filesystem::path>> checkpoints() const;
   std::optional<std::filesystem::path> newestCheckpoint() const;
-  /// Deletes all but the newest `keep` checkpoints.
+  /// Deletes all but the newest `keep` checkpoints, then stale temporary files.
   void pruneCheckpoints(int keep) const;
+  /// Removes the "*.tmp-PID" files that writes of other (killed) processes left in the folder
+  /// and in checkpoints/; returns them. Call only while holding the folder's RunFolderLock.
+  std::vector<std::filesystem::path> removeStaleTemporaries() const;
 
  private:
   std::filesystem::path m_dir;

@@ -1,9 +1,32 @@
 #pragma once
-// SIGINT and SIGTERM as a request to stop: the training loop finishes its current update, writes
-// a checkpoint and returns, instead of dying with the update half done. A second signal while the
-// first is pending ends the process at once, as it would without the handler (a user who presses
-// Ctrl-C twice means it).
+// SIGINT, SIGTERM and SIGHUP as a request to stop: the training loop finishes its current update,
+// writes a checkpoint and returns, instead of dying with the update half done. A second signal
+// while the first is pending ends the process at once, as it would without the handler (a user who
+// presses Ctrl-C twice means it). SIGPIPE is ignored while the guard lives, so that a closed output
+// pipe shows as a write error (stopOnOutputError) rather than killing the process without a
+// checkpoint.
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
 namespace rnnwb::train {
+
+/// Thrown by long work inside one step (a validation pass over a huge set) when a stop was
+/// requested: the loop catches it, writes a checkpoint and stops as for a signal between steps.
+class StopRequested : public std::runtime_error {
+ public:
+  StopRequested(int signalNumber, const std::string& during)
+      : std::runtime_error("stopped by signal " + std::to_string(signalNumber) + " during " +
+                           during),
+        m_signal(signalNumber) {}
+  int signalNumber() const { return m_signal; }
+
+ private:
+  int m_signal;
+};
+
+/// Throws StopRequested when a stop was requested; for loops that may run for minutes.
+void throwIfStopRequested(const std::string& during);
 
 /// Installs the handlers (idempotent). Returns the previous handlers on destruction.
 class StopSignalGuard {
@@ -19,5 +42,8 @@ int stopRequested();
 /// Asks the loop to stop as a signal would (tests, the workbench's in-process use).
 void requestStop(int signalNumber);
 void clearStopRequest();
+/// Asks the loop to stop as SIGPIPE would when `stream` had a write error (its reader went away,
+/// the disk is full): the run ends cleanly with a checkpoint instead of writing into the void.
+void stopOnOutputError(std::FILE* stream);
 
 }  // namespace rnnwb::train

@@ -15,8 +15,12 @@
 // naming the step; nothing is written for that step, so the newest checkpoint is the last good one.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -65,6 +69,10 @@ struct ResumeOverrides {
   std::optional<double> epochs;
   std::optional<double> learningRate;
 };
+
+/// What --resume may change among settings already checked against the run spec (steps, epochs,
+/// optimizer.learning_rate); requireResumeMayChange refuses the others.
+ResumeOverrides resumeOverrides(const std::map<std::string, nlohmann::json>& given);
 
 struct BatchGradient;
 

@@ -1,0 +1,92 @@
+#include "rnnwb/core/train/run_folder_lock.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <sstream>
+#include <stdexcept>
+
+namespace rnnwb::train {
+namespace {
+namespace fs = std::filesystem;
+
+std::string readAll(int fd) {
+  std::string text;
+  char buffer[256];
+  ::lseek(fd, 0, SEEK_SET);
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0 && text.size() < 4096;)
+    text.append(buffer, static_cast<std::size_t>(n));
+  return text;
+}
+
+// "PID HOST SINCE" as written by holderLine(), told back in words.
+std::string describeHolder(const std::string& line) {
+  std::istringstream in(line);
+  std::string pid, host, since;
+  in >> pid >> host >> since;
+  if (pid.empty()) return "another process";
+  return "process " + pid + " on host " + (host.empty() ? "?" : host) +
+         (since.empty() ? "" : " since " + since);
+}
+
+std::string holderLine() {
+  char host[256] = "unknown";
+  ::gethostname(host, sizeof host - 1);
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char since[32];
+  std::strftime(since, sizeof since, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return std::to_string(::getpid()) + " " + host + " " + since + "\n";
+}
+
+}  // namespace
+
+RunFolderLock::RunFolderLock(const fs::path& dir) : m_dir(dir) {
+  std::error_code ec;
+  m_createdFolder = !fs::exists(dir, ec);
+  fs::create_directories(dir, ec);
+  if (ec)
+    throw std::runtime_error(dir.string() + ": cannot create the run folder: " + ec.message());
+  const fs::path path = lockPath(dir);
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (m_fd < 0)
+    throw std::runtime_error(path.string() +
+                             ": cannot open the lock file: " + std::strerror(errno));
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+    const int error = errno;
+    const std::string holder = readAll(m_fd);
+    ::close(m_fd);
+    m_fd = -1;
+    if (error == EWOULDBLOCK)
+      throw std::runtime_error(dir.string() + " is in use by " + describeHolder(holder) +
+                               "; wait until it ends or stop it, then try again");
+    throw std::runtime_error(path.string() + ": cannot lock: " + std::strerror(error));
+  }
+  // A holder line left behind means its process ended without releasing (killed, crashed).
+  if (const std::string previous = readAll(m_fd); !previous.empty())
+    m_takenOverFrom = describeHolder(previous);
+  const std::string line = holderLine();
+  if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, line.data(), line.size(), 0) < 0)
+    throw std::runtime_error(path.string() +
+                             ": cannot write the lock file: " + std::strerror(errno));
+}
+
+RunFolderLock::~RunFolderLock() {
+  if (m_fd < 0) return;
+  // An empty lock file tells the next holder that this one ended cleanly.
+  [[maybe_unused]] const int ignored = ::ftruncate(m_fd, 0);
+  ::close(m_fd);
+  if (!m_createdFolder) return;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(m_dir, ec))
+    if (entry.path().filename() != lockPath(m_dir).filename()) return;
+  fs::remove(lockPath(m_dir), ec);
+  fs::remove(m_dir, ec);
+}
+
+}  // namespace rnnwb::train

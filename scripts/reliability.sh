@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The reliability checks CI runs after the test suite (docs/reliability.md):
+#   coretype  the tests whose results depend on the product kernels (label blas) under other
+#             processors' kernels: oneDNN's AVX2 and SSE4.1 with OpenBLAS's Haswell and Prescott
+#             (scripts/test.sh runs this already; here to rerun it alone)
+#   asan      the whole suite built with ASan + UBSan (clang, GUI on, CUDA off) in build-asan/
+#   fuzz      every fuzz target for FUZZ_SECONDS (default 30) seconds, built in build-asan/
+#   tsan      ThreadSanitizer on the engine's and RTRL's thread tests
+#   scripts/reliability.sh [STEP...]   (default: asan fuzz tsan, in that order)
+# Needs the ./build of scripts/test.sh for coretype. Prints the time each step took.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+steps=("$@")
+((${#steps[@]})) || steps=(asan fuzz tsan)
+
+engineUnder() {
+  (cd build && ONEDNN_MAX_CPU_ISA=$1 OPENBLAS_CORETYPE=$2 QT_QPA_PLATFORM=offscreen \
+    ctest --output-on-failure -L blas)
+}
+
+run() {
+  case $1 in
+    coretype) engineUnder AVX2 Haswell && engineUnder SSE41 Prescott ;;
+    asan) scripts/sanitize.sh asan ;;
+    fuzz) scripts/fuzz.sh ;;
+    tsan) scripts/sanitize.sh tsan ;;
+    *) echo "reliability: unknown step '$1' (coretype, asan, fuzz, tsan)" >&2; return 2 ;;
+  esac
+}
+
+for step in "${steps[@]}"; do
+  start=$SECONDS
+  echo "== reliability: $step"
+  run "$step"
+  echo "== reliability: $step took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
+done

@@ -1,0 +1,26 @@
+# Sourced by scripts/sanitize.sh and scripts/fuzz.sh: configures a clang build tree with sanitizers.
+
+clangxx() {
+  command -v clang++ || command -v clang++-14 || {
+    echo "clang++ not found (scripts/install-deps.sh installs it)" >&2
+    return 1
+  }
+}
+
+# configureSanitizedTree DIR FLAGS [cmake options...]: configures DIR once, CUDA off.
+configureSanitizedTree() {
+  local dir=$1 flags=$2
+  shift 2
+  [[ -f $dir/CMakeCache.txt ]] && return 0
+  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$(clangxx)" -DCMAKE_BUILD_TYPE=Sanitize \
+    -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g" -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" \
+    -DCMAKE_EXE_LINKER_FLAGS="$flags" -DRNNWB_ENABLE_CUDA=OFF "$@"
+}
+
+# build-asan: ASan + UBSan for the whole suite, with coverage instrumentation (fuzzer-no-link) so
+# that the fuzz targets are built from the same objects.
+configureAsanTree() {
+  configureSanitizedTree build-asan \
+    "-fsanitize=address,undefined,fuzzer-no-link -fno-sanitize-recover=undefined" \
+    -DRNNWB_BUILD_FUZZERS=ON
+}
