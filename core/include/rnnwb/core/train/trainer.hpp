@@ -18,11 +18,11 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
-#include <span>
-#include <stdexcept>
 #include <string>
 
 #include "rnnwb/core/train/metrics.hpp"
