@@ -27,6 +27,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "rnnwb/ui/budget_panel.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
@@ -38,6 +39,8 @@
 #include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
 #include "rnnwb/ui/problems_panel.hpp"
+#include "rnnwb/ui/train_form.hpp"
+#include "rnnwb/ui/training_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -80,6 +83,7 @@ class TestMainWindow : public QObject {
   void malformedFileNamesItsPlaceOnce();
   void templateDialogShowsItsWholeTitle();
   void emptyWindowShowsAStartPage();
+  void budgetRowFillsTheTrainingForm();
 };
 
 void TestMainWindow::initTestCase() {
@@ -94,7 +98,7 @@ void TestMainWindow::docksAreToggledFromViewMenu() {
     if (action->text() == QStringLiteral("&View")) view = action->menu();
   QVERIFY(view);
   const auto docks = window.findChildren<QDockWidget*>();
-  QCOMPARE(docks.size(), 7);
+  QCOMPARE(docks.size(), 8);
   for (QDockWidget* dock : docks)
     QVERIFY(view->actions().contains(dock->findChild<QAction*>(QStringLiteral("dockToggle"))));
   // Sparsity and Packing wait to be asked for, like Training.
@@ -465,6 +469,35 @@ void TestMainWindow::emptyWindowShowsAStartPage() {
   QCOMPARE(window.document()->undoStack()->count(), 1);
   QVERIFY(!page->isVisible());
   window.document()->undoStack()->setClean();
+}
+
+// The Memory budget dock sits with the other bottom docks; a row that fits fills the Training
+// form (algorithm, streams, window) and brings it to the front, the run folder kept.
+void TestMainWindow::budgetRowFillsTheTrainingForm() {
+  MainWindow window;
+  QVERIFY(window.fileActions()->openFile(kElman));
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  auto* budget = window.findChild<QDockWidget*>(QStringLiteral("Memory budget"));
+  auto* training = window.findChild<QDockWidget*>(QStringLiteral("Training"));
+  QVERIFY(budget && budget->widget() == window.budgetPanel() && budget->isHidden());
+  window.trainingPanel()->form()->setRunDir(QStringLiteral("/tmp/kept-run-folder"));
+  window.budgetPanel()->setMeasuring(false);
+  window.budgetPanel()->setStreams(6);
+  window.budgetPanel()->setWindow(40, 20);
+  window.budgetPanel()->setBudgetBytes(std::uint64_t(1) << 30);
+  budget->show();
+  QTRY_VERIFY_WITH_TIMEOUT(window.budgetPanel()->isUpToDate(), 20000);
+  QVERIFY(window.tabifiedDockWidgets(budget).contains(training));
+  QVERIFY(window.budgetPanel()->selectAlgorithm(QStringLiteral("snap1")));
+  window.budgetPanel()->useButton()->click();
+  QVERIFY(!training->isHidden());
+  const train::TrainConfig config = window.trainingPanel()->form()->config();
+  QCOMPARE(config.algo, std::string("snap1"));
+  QCOMPARE(config.streams, 6);
+  QCOMPARE(config.hPrime, 20);
+  QCOMPARE(config.effectiveH(), 20);  // the RTRL family steps online: h = h'
+  QCOMPARE(window.trainingPanel()->form()->runDir(), QStringLiteral("/tmp/kept-run-folder"));
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -2,9 +2,14 @@
 // node the run does not have (edited since) left without a time, colours from the palette.
 #include <QtTest>
 
-#include "node_heat.hpp"
+#include <QUndoStack>
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/ui/graph_commands.hpp"
+#include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/node_heat.hpp"
+#include "rnnwb/ui/schedule_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -15,6 +20,7 @@ class TestNodeHeat : public QObject {
   void matchesNodesByLayers();
   void editedNodeHasNoTime();
   void colourRunsFromBaseToRed();
+  void scheduleAndCanvasShowTheRunsTimes();
 };
 
 namespace {
@@ -69,5 +75,35 @@ void TestNodeHeat::colourRunsFromBaseToRed() {
   QVERIFY(heatColour(0.5, light).red() > heatColour(0.5, light).blue());
 }
 
-QTEST_APPLESS_MAIN(TestNodeHeat)
+// The Schedule's time column and the canvas bars follow the run's times, and an edit that
+// changes a node leaves that node without a time (matched again after the edit).
+void TestNodeHeat::scheduleAndCanvasShowTheRunsTimes() {
+  GraphDocument doc;
+  QString error;
+  QVERIFY2(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/two-recurrent-nodes.rnn.json"), &error),
+           qPrintable(error));
+  GraphScene scene(&doc);
+  SchedulePanel panel(&doc, &scene);
+  const CompiledPlan plan(doc.graph());
+  const train::NodeTimesFile times = timesOf(plan);
+  panel.setNodeTimes(times);
+  QCOMPARE(panel.timeText(0), secondsText(0.003));
+  const int last = int(plan.nodes().size()) - 1;
+  QCOMPARE(panel.timeText(last), secondsText(0.003 * (last + 1)));
+  const std::string lastId = plan.graph().layers[plan.nodes()[last].layers[0]].id;
+  QCOMPARE(scene.layerHeat(lastId).value_or(-1), 1.0);
+  // Rename the last node's first layer: the run has no such node any more.
+  Layer renamed = doc.graph().layers[plan.nodes()[last].layers[0]];
+  renamed.id = "renamed";
+  doc.undoStack()->push(new EditLayerCommand(&doc, plan.nodes()[last].layers[0], renamed));
+  QCOMPARE(panel.timeText(last), QStringLiteral("–"));
+  QVERIFY(!scene.layerHeat("renamed"));
+  doc.undoStack()->undo();
+  QCOMPARE(panel.timeText(last), secondsText(0.003 * (last + 1)));
+  panel.setNodeTimes(std::nullopt);
+  QVERIFY(panel.timeText(0).isEmpty());
+  QVERIFY(!scene.layerHeat(lastId));
+}
+
+QTEST_MAIN(TestNodeHeat)
 #include "tst_nodeheat.moc"

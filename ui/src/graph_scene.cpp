@@ -104,6 +104,8 @@ void GraphScene::syncStructure() {
       addItem(item);
     }
     item->setLayer(layer);
+    const auto heat = m_heat.find(layer.id);
+    item->setHeat(heat == m_heat.end() ? std::nullopt : std::optional<double>(heat->second));
     item->setPos(m_document->position(layer.id));
     item->setOpacity(1.0);  // the overlay folds members away again if it must
     item->setVisible(true);
@@ -218,6 +220,19 @@ void GraphScene::selectItems(const std::vector<int>& layers, const std::vector<i
       item->setSelected(true);
   blocker.unblock();
   emit selectedIdsChanged();
+}
+
+void GraphScene::setLayerHeat(const std::map<std::string, double>& heat) {
+  m_heat = heat;
+  for (const auto& [id, item] : m_layers) {
+    const auto found = m_heat.find(id);
+    item->setHeat(found == m_heat.end() ? std::nullopt : std::optional<double>(found->second));
+  }
+}
+
+std::optional<double> GraphScene::layerHeat(const std::string& id) const {
+  const auto item = m_layers.find(id);
+  return item == m_layers.end() ? std::nullopt : item->second->heat();
 }
 
 void GraphScene::highlightLayers(const std::vector<int>& layers) {

@@ -4,12 +4,14 @@
 
 #include <QCursor>
 #include <QGraphicsSceneMouseEvent>
+#include <QGuiApplication>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
 #include "canvas_colours.hpp"
 #include "parameter_count.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/node_heat.hpp"
 
 namespace rnnwb::ui {
 namespace {
@@ -121,6 +123,7 @@ void LayerItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   painter->setBrush(m_highlighted ? canvas::fill(QColor(0xff, 0xd0, 0x00)) : look.fill);
   painter->setPen(QPen(look.border, framed ? 3.0 : 1.5));
   painter->drawPath(outline());
+  if (m_heat) paintHeat(painter);
   if (m_problem) {
     painter->setBrush(Qt::NoBrush);
     painter->setPen(QPen(canvas::line(QColor(0xe0, 0x10, 0x10)), 3.0, Qt::DashLine));
@@ -154,6 +157,24 @@ void LayerItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   painter->setBrush(canvas::background());
   if (!m_layer.isInput()) painter->drawEllipse(QPointF(-kWidth / 2, 0), kPortRadius, kPortRadius);
   painter->drawEllipse(QPointF(kWidth / 2, 0), kPortRadius, kPortRadius);
+}
+
+void LayerItem::setHeat(std::optional<double> fraction) {
+  if (fraction == m_heat) return;
+  m_heat = fraction;
+  update();
+}
+
+void LayerItem::paintHeat(QPainter* painter) const {
+  // A bar along the bottom as long as the node's share of the slowest node's time, in the heat
+  // colour of that share: the slow parts of a graph stand out at any zoom.
+  const QRectF box = boxRect();
+  const QRectF track(box.left() + 8, box.bottom() - 6, box.width() - 16, 3);
+  painter->setPen(Qt::NoPen);
+  painter->setBrush(heatColour(0.15, QGuiApplication::palette()));
+  painter->drawRect(track);
+  painter->setBrush(heatColour(std::max(0.25, *m_heat), QGuiApplication::palette()));
+  painter->drawRect(QRectF(track.left(), track.top(), track.width() * *m_heat, track.height()));
 }
 
 void LayerItem::paintText(QPainter* painter, const QColor& accent) const {

@@ -2,6 +2,8 @@
 // The canvas box of one layer: id, kind, size and activation, a look per kind (additive boxes,
 // multiplicative pills, input and output layers framed), ports to drag connections from.
 // It mirrors the document: GraphScene sets its Layer; moving it asks the scene for a command.
+#include <optional>
+
 #include <QGraphicsObject>
 
 #include "rnnwb/core/graph.hpp"
@@ -25,6 +27,10 @@ class LayerItem : public QGraphicsObject {
   void setLayer(const Layer& layer);
   void setProblem(bool problem);
   void setHighlighted(bool highlighted);
+  /// The share of a run's time its node took (node_heat.hpp), drawn as a bar along the box's
+  /// bottom; nothing: no bar.
+  void setHeat(std::optional<double> fraction);
+  std::optional<double> heat() const { return m_heat; }
   bool isProblem() const { return m_problem; }
   bool isHighlighted() const { return m_highlighted; }
   /// Scene points where incoming and outgoing connections attach.
@@ -54,10 +60,12 @@ class LayerItem : public QGraphicsObject {
   QPainterPath outline() const;
   QString detailLine() const;
   void paintText(QPainter* painter, const QColor& accent) const;
+  void paintHeat(QPainter* painter) const;
 
   GraphScene* m_scene;
   Layer m_layer;
   bool m_problem = false;
+  std::optional<double> m_heat;
   bool m_highlighted = false;
   enum class PortDrag { None, FromOut, FromIn } m_portDrag = PortDrag::None;
 };

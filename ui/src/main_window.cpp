@@ -14,6 +14,8 @@
 #include <QTimer>
 #include <QToolBar>
 
+#include "rnnwb/core/train/node_times_file.hpp"
+#include "rnnwb/ui/budget_panel.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/find_layer_field.hpp"
@@ -263,6 +265,31 @@ void MainWindow::createDockWindows() {
   QDockWidget* sparsity = addDock(m_masks, QStringLiteral("Sparsity"), Qt::BottomDockWidgetArea);
   tabifyDockWidget(training, sparsity);
   sparsity->hide();
+  // Where the selected run's time goes: its node_times.json on the Schedule and the canvas.
+  connect(m_training, &TrainingPanel::currentRunUpdated, this, [this](const QString& runDir) {
+    std::optional<train::NodeTimesFile> times;
+    const QString path = runDir + QStringLiteral("/node_times.json");
+    if (!runDir.isEmpty() && QFileInfo::exists(path)) {
+      try {
+        times = train::readNodeTimes(path.toStdString());
+      } catch (const std::exception&) {  // being replaced, or from another version: none shown
+      }
+    }
+    m_schedule->setNodeTimes(std::move(times));
+  });
+  // Memory budget (which algorithm fits, docs/snap.md) too; a row that fits fills the Training
+  // form, which comes to the front.
+  m_budget = new BudgetPanel(m_document, this);
+  QDockWidget* budget =
+      addDock(m_budget, QStringLiteral("Memory budget"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(training, budget);
+  budget->hide();
+  connect(m_budget, &BudgetPanel::useAlgorithm, this,
+          [this, training](const QString& algorithm, int streams, int h, int hPrime) {
+            m_training->useAlgorithm(algorithm, streams, h, hPrime);
+            training->show();
+            training->raise();
+          });
   menuBar()->addMenu(m_helpMenu);
 }
 

@@ -1,4 +1,4 @@
-#include "node_heat.hpp"
+#include "rnnwb/ui/node_heat.hpp"
 
 #include <algorithm>
 #include <set>

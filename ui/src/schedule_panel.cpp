@@ -32,9 +32,10 @@ SchedulePanel::SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget
   layout->addWidget(m_summary);
   layout->addWidget(m_tree);
   m_summary->setWordWrap(true);
-  m_tree->setColumnCount(4);
+  m_tree->setColumnCount(5);
   m_tree->setHeaderLabels({QStringLiteral("step"), QStringLiteral("node"), QStringLiteral("runs"),
-                           QStringLiteral("layers")});
+                           QStringLiteral("layers"), QStringLiteral("time / chunk")});
+  m_tree->setColumnHidden(4, true);
   m_tree->setRootIsDecorated(true);
   m_tree->setMouseTracking(true);
   // The layers column takes what is left of the dock's width and wraps there: a long list of
@@ -113,6 +114,7 @@ void SchedulePanel::refresh() {
     }
   }
   m_tree->expandAll();
+  showHeat();
   const int nodes = static_cast<int>(analysis->nodes.size());
   m_summary->setText(QStringLiteral("%1 node(s): %2 recurrent (frame by frame), %3 plain (all "
                                     "frames of a chunk at once). Hover a step to find it.")
@@ -133,6 +135,45 @@ void SchedulePanel::hoverStep(int row) {
 bool SchedulePanel::eventFilter(QObject* watched, QEvent* event) {
   if (watched == m_tree->viewport() && event->type() == QEvent::Leave) hoverStep(-1);
   return QWidget::eventFilter(watched, event);
+}
+
+void SchedulePanel::setNodeTimes(std::optional<train::NodeTimesFile> times) {
+  m_times = std::move(times);
+  refresh();
+  if (!m_document->analysis()) m_scene->setLayerHeat({});
+}
+
+QString SchedulePanel::timeText(int row) const {
+  const QTreeWidgetItem* item = m_tree->topLevelItem(row);
+  return item ? item->text(4) : QString();
+}
+
+void SchedulePanel::showHeat() {
+  const auto& analysis = m_document->analysis();
+  m_tree->setColumnHidden(4, !m_times || !analysis);
+  if (!m_times || !analysis) {
+    m_scene->setLayerHeat({});
+    return;
+  }
+  const NodeHeat heat = matchNodeTimes(m_document->graph(), analysis->nodes, *m_times);
+  const QString run = QStringLiteral("step %1 of the run (%2)")
+                          .arg(m_times->step)
+                          .arg(QString::fromStdString(m_times->backend));
+  for (int n = 0; n < m_tree->topLevelItemCount() && n < int(heat.secondsPerChunk.size()); ++n) {
+    QTreeWidgetItem* item = m_tree->topLevelItem(n);
+    if (!heat.secondsPerChunk[n]) {
+      item->setText(4, QStringLiteral("–"));
+      item->setToolTip(4, QStringLiteral("The run has no node with these layers (edited since)."));
+      continue;
+    }
+    const double share = heat.slowest > 0 ? *heat.secondsPerChunk[n] / heat.slowest : 0.0;
+    item->setText(4, secondsText(*heat.secondsPerChunk[n]));
+    item->setBackground(4, heatColour(share, palette()));
+    item->setToolTip(4, QStringLiteral("forward %1, backward %2 per chunk, at %3")
+                            .arg(secondsText(*heat.forwardPerChunk[n]),
+                                 secondsText(*heat.backwardPerChunk[n]), run));
+  }
+  m_scene->setLayerHeat(heat.layers);
 }
 
 }  // namespace rnnwb::ui

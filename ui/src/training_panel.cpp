@@ -69,6 +69,8 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   });
   connect(m_runs, &RunList::visibilityToggled, m_plot, &RunPlot::setRunVisible);
   connect(m_runs, &RunList::currentRunChanged, this, &TrainingPanel::updateButtons);
+  connect(m_runs, &RunList::currentRunChanged, this,
+          [this](const QString& key) { emit currentRunUpdated(key); });
   connect(m_plot, &RunPlot::lossUnitAvailable, m_lossUnit, &QComboBox::setEnabled);
   connect(m_document, &GraphDocument::filePathChanged, this, &TrainingPanel::proposeRunDir);
   proposeRunDir();
@@ -209,6 +211,7 @@ RunFollower* TrainingPanel::followRun(const QString& runDir) {
   auto refresh = [this, follower, key] {
     m_plot->setRecords(key, follower->records());
     m_runs->setProgress(key, follower->records(), follower->totalSteps(), follower->currentStep());
+    if (m_runs->currentRun() == key) emit currentRunUpdated(key);
   };
   connect(follower, &RunFollower::recordsAppended, this, refresh);
   connect(follower, &RunFollower::recordsReset, this, refresh);
@@ -357,6 +360,17 @@ bool TrainingPanel::resumeRun() {
   const bool started = m_process->resume(key, steps);
   m_log->appendPlainText(QStringLiteral("$ ") + m_process->command().join(QLatin1Char(' ')));
   return started;
+}
+
+void TrainingPanel::useAlgorithm(const QString& algorithm, int streams, int h, int hPrime) {
+  const QString runDir = m_form->runDir();
+  train::TrainConfig config = m_form->config();
+  config.algo = algorithm.toStdString();
+  config.streams = streams;
+  config.h = h;
+  config.hPrime = hPrime;
+  m_form->setConfig(config);
+  m_form->setRunDir(runDir);
 }
 
 void TrainingPanel::setProcessesOfRun(const QString& runDir) {

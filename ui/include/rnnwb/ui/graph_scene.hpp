@@ -5,6 +5,7 @@
 // document directly. Items stay private to ui; callers speak in layer ids and connection indices.
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -43,6 +44,10 @@ class GraphScene : public QGraphicsScene {
   void selectItems(const std::vector<int>& layers, const std::vector<int>& connections);
   /// Schedule hover: these layers (indices) are drawn highlighted; empty clears.
   void highlightLayers(const std::vector<int>& layers);
+  /// Each layer's share of a run's time (by layer id, in [0, 1]; node_heat.hpp) as a bar on its
+  /// box; layers not in the map, or an empty map, show none. Kept across edits.
+  void setLayerHeat(const std::map<std::string, double>& heat);
+  std::optional<double> layerHeat(const std::string& id) const;
   std::set<std::string> problemLayers() const;
   std::set<int> problemConnections() const;
 
@@ -96,6 +101,7 @@ class GraphScene : public QGraphicsScene {
   friend class CollapseOverlay;
   GraphDocument* m_document;
   std::map<std::string, LayerItem*> m_layers;
+  std::map<std::string, double> m_heat;
   std::vector<ConnectionItem*> m_connections;
   std::vector<std::string> m_layerOrder;  // layer ids in file order at the last sync
   std::size_t m_connectionCount = 0;      // connections in the document at the last sync

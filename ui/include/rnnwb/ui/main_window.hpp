@@ -17,6 +17,7 @@ class GraphDocument;
 class GraphScene;
 class GraphView;
 class PackingPanel;
+class BudgetPanel;
 class MaskPanel;
 class PalettePanel;
 class ProblemsPanel;
@@ -42,6 +43,7 @@ class MainWindow : public QMainWindow {
   void restoreLayout();
   PackingPanel* packingPanel() const { return m_packing; }
   MaskPanel* maskPanel() const { return m_masks; }
+  BudgetPanel* budgetPanel() const { return m_budget; }
   /// The first window's size on a screen whose free area is `available`.
   static QSize initialSize(const QRect& available);
   /// The View menu's action for a dock (also on the toolbar for Training).
@@ -76,6 +78,7 @@ class MainWindow : public QMainWindow {
   TrainingPanel* m_training = nullptr;
   PackingPanel* m_packing = nullptr;
   MaskPanel* m_masks = nullptr;
+  BudgetPanel* m_budget = nullptr;
   QMenu* m_viewMenu = nullptr;
   QMenu* m_helpMenu = nullptr;
   QLabel* m_problemCount = nullptr;

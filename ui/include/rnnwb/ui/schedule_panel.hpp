@@ -4,7 +4,11 @@
 // entry highlights its layers on the canvas; clicking one selects them and scrolls to them.
 #include <vector>
 
+#include <optional>
+
 #include <QWidget>
+
+#include "rnnwb/ui/node_heat.hpp"
 
 class QLabel;
 class QTreeWidget;
@@ -19,6 +23,12 @@ class SchedulePanel : public QWidget {
  public:
   SchedulePanel(GraphDocument* document, GraphScene* scene, QWidget* parent = nullptr);
   int stepCount() const;
+  /// A run's node_times.json: each step's time per chunk in a column (matched to the schedule
+  /// by its layers, again after every edit) and each layer's share as a bar on the canvas;
+  /// nothing hides both.
+  void setNodeTimes(std::optional<train::NodeTimesFile> times);
+  /// The time column's text of step `row` (empty when it has none).
+  QString timeText(int row) const;
   /// What hovering step `row` does; -1 clears (tests call it directly).
   void hoverStep(int row);
   /// What clicking an entry does: selects these layers (indices) and scrolls the canvas there.
@@ -29,10 +39,12 @@ class SchedulePanel : public QWidget {
 
  private:
   void refresh();
+  void showHeat();
   GraphDocument* m_document;
   GraphScene* m_scene;
   QLabel* m_summary;
   QTreeWidget* m_tree;
+  std::optional<train::NodeTimesFile> m_times;
 };
 
 }  // namespace rnnwb::ui

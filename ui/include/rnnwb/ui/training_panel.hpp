@@ -32,6 +32,9 @@ class TrainingPanel : public QWidget {
   ~TrainingPanel() override;
 
   TrainForm* form() const { return m_form; }
+  /// Shows this algorithm, N and window in the form (the Memory budget panel's choice), the
+  /// rest of the form as it was.
+  void useAlgorithm(const QString& algorithm, int streams, int h, int hPrime);
   RunPlot* plot() const { return m_plot; }
   RunList* runList() const { return m_runs; }
   TrainingProcess* process() const { return m_process; }
@@ -42,6 +45,11 @@ class TrainingPanel : public QWidget {
   QString message() const;
   bool messageIsError() const { return m_messageIsError; }
   QString logText() const;
+
+ signals:
+  /// The selected run, or what it reported, changed: its folder's node_times.json may be new
+  /// (the Schedule and the canvas show where its time goes). Empty when no run is selected.
+  void currentRunUpdated(const QString& runDir);
 
  public slots:
   /// Writes the document and the form's config into the run folder's launch/ and starts
