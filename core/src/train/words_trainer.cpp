@@ -12,6 +12,7 @@
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
 #include "rnnwb/core/train/resume_point.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/words_data.hpp"
 #include "run_reporter.hpp"
 #include "update_loop.hpp"
@@ -162,7 +163,9 @@ class WordsTrainer::Loop {
     double lossSum = 0.0;
     long long counted = 0, edits = 0, characters = 0;
     const std::size_t batch = static_cast<std::size_t>(m_config.task.batch);
+    const StopCheck checkStop("validation");
     for (std::size_t first = 0; first < m_data.valid.size(); first += batch) {
+      checkStop();
       const std::size_t end = std::min(m_data.valid.size(), first + batch);
       const std::vector<mdlstm::WordExample> part(m_data.valid.begin() + first,
                                                   m_data.valid.begin() + end);
