@@ -18,7 +18,12 @@ engineUnder() {
 
 run() {
   case $1 in
-    coretype) engineUnder Haswell && engineUnder Prescott ;;
+    coretype)
+      local status=0
+      engineUnder Haswell || status=1
+      engineUnder Prescott || status=1
+      return $status
+      ;;
     asan) scripts/sanitize.sh asan ;;
     fuzz) scripts/fuzz.sh ;;
     tsan) scripts/sanitize.sh tsan ;;
@@ -26,9 +31,15 @@ run() {
   esac
 }
 
+# Every step runs even when one fails, so that one CI run reports them all.
+failed=()
 for step in "${steps[@]}"; do
   start=$SECONDS
   echo "== reliability: $step"
-  run "$step"
+  run "$step" || failed+=("$step")
   echo "== reliability: $step took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
 done
+if ((${#failed[@]})); then
+  echo "== reliability: failed: ${failed[*]}" >&2
+  exit 1
+fi
