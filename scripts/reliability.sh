@@ -20,7 +20,12 @@ engineUnder() {
 
 run() {
   case $1 in
-    coretype) engineUnder AVX2 Haswell && engineUnder SSE41 Prescott ;;
+    coretype)
+      local status=0
+      engineUnder AVX2 Haswell || status=1
+      engineUnder SSE41 Prescott || status=1
+      return $status
+      ;;
     asan) scripts/sanitize.sh asan ;;
     fuzz) scripts/fuzz.sh ;;
     tsan) scripts/sanitize.sh tsan ;;
@@ -28,9 +33,15 @@ run() {
   esac
 }
 
+# Every step runs even when one fails, so that one CI run reports them all.
+failed=()
 for step in "${steps[@]}"; do
   start=$SECONDS
   echo "== reliability: $step"
-  run "$step"
+  run "$step" || failed+=("$step")
   echo "== reliability: $step took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
 done
+if ((${#failed[@]})); then
+  echo "== reliability: failed: ${failed[*]}" >&2
+  exit 1
+fi

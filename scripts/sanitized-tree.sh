@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by scripts/sanitize.sh and scripts/fuzz.sh: configures a clang build tree with sanitizers.
 
 clangxx() {

@@ -100,8 +100,9 @@ ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const
   ChunkLoss total;
   StreamState state;
   const std::int64_t length = task.validationLength();
+  const StopCheck checkStop("validation");  // a huge validation set must not outlast a Ctrl-C
   for (std::int64_t begin = 0; begin < length; begin += frames) {
-    throwIfStopRequested("validation");  // a huge validation set must not outlast a Ctrl-C
+    checkStop();
     const TaskChunk chunk = task.validationFrames(
         begin, static_cast<int>(std::min<std::int64_t>(frames, length - begin)));
     SequenceBatch batch = toBatch(chunk);

@@ -52,8 +52,13 @@ int stopRequested() { return g_stopSignal.load(); }
 void requestStop(int signalNumber) { g_stopSignal.store(signalNumber); }
 void clearStopRequest() { g_stopSignal.store(0); }
 
-void throwIfStopRequested(const std::string& during) {
-  if (const int signalNumber = stopRequested()) throw StopRequested(signalNumber, during);
+StopCheck::StopCheck(std::string during, std::chrono::milliseconds grace)
+    : m_during(std::move(during)), m_deadline(std::chrono::steady_clock::now() + grace) {}
+
+void StopCheck::operator()() const {
+  const int signalNumber = stopRequested();
+  if (signalNumber && std::chrono::steady_clock::now() > m_deadline)
+    throw StopRequested(signalNumber, m_during);
 }
 
 void stopOnOutputError(std::FILE* stream) {

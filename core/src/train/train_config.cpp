@@ -2,9 +2,11 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "rnnwb/core/engine/backend_registry.hpp"
+#include "rnnwb/core/json_read.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/train/learner.hpp"
 
@@ -51,11 +53,14 @@ std::optional<OptimizerKind> optimizerKindFromString(std::string_view text) {
 TrainConfig loadTrainConfig(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path.string() + ": cannot read the config file");
+  std::ostringstream text;
+  text << in.rdbuf();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw std::invalid_argument(path.string() + ": not JSON: " + e.what());
+    j = parseJsonBounded(text.str());  // bounded nesting: a deep value never reaches a recursion
+  } catch (const JsonReadError& e) {
+    throw std::invalid_argument(path.string() + ":" + std::to_string(e.position().line) + ":" +
+                                std::to_string(e.position().column) + ": not JSON: " + e.reason());
   }
   return trainConfigFromJson(j, path.string(), path.parent_path());
 }

@@ -7,6 +7,7 @@
 #include "rnnwb/core/dist/sharding.hpp"
 #include "rnnwb/core/mdlstm/recognizer_config.hpp"
 #include "rnnwb/core/safetensors.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 
 namespace rnnwb::train {
@@ -122,7 +123,9 @@ std::optional<Evaluation> WordsLearner::evaluate() {
   const std::size_t ranks = m_ranks ? static_cast<std::size_t>(m_ranks->ranks()) : 1;
   const std::size_t rank = m_ranks ? static_cast<std::size_t>(m_ranks->world().rank()) : 0;
   // Rank r evaluates the validation batches r, r + R, ...; the sums are added below.
+  const StopCheck checkStop("validation");  // a huge validation set must not outlast a Ctrl-C
   for (std::size_t first = rank * batch; first < m_data.valid.size(); first += ranks * batch) {
+    checkStop();
     const std::size_t end = std::min(m_data.valid.size(), first + batch);
     const std::vector<mdlstm::WordExample> part(m_data.valid.begin() + first,
                                                 m_data.valid.begin() + end);

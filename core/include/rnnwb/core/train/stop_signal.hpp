@@ -5,6 +5,7 @@
 // presses Ctrl-C twice means it). SIGPIPE is ignored while the guard lives, so that a closed output
 // pipe shows as a write error (stopOnOutputError) rather than killing the process without a
 // checkpoint.
+#include <chrono>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
@@ -25,8 +26,18 @@ class StopRequested : public std::runtime_error {
   int m_signal;
 };
 
-/// Throws StopRequested when a stop was requested; for loops that may run for minutes.
-void throwIfStopRequested(const std::string& during);
+/// For a loop inside one step that may run for minutes (a validation pass over a huge set): the
+/// call throws StopRequested when a stop was requested and the loop has run longer than `grace`.
+/// Shorter work finishes, so that what it is for (the step's report) is not lost to a Ctrl-C.
+class StopCheck {
+ public:
+  explicit StopCheck(std::string during, std::chrono::milliseconds grace = std::chrono::seconds(5));
+  void operator()() const;
+
+ private:
+  std::string m_during;
+  std::chrono::steady_clock::time_point m_deadline;
+};
 
 /// Installs the handlers (idempotent). Returns the previous handlers on destruction.
 class StopSignalGuard {

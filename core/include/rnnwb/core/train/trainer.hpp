@@ -23,7 +23,6 @@
 #include <string>
 
 #include <nlohmann/json.hpp>
-#include <string>
 
 #include "rnnwb/core/train/metrics.hpp"
 #include "rnnwb/core/train/train_config.hpp"
