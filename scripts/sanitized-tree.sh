@@ -8,12 +8,21 @@ clangxx() {
   }
 }
 
+clangc() {
+  command -v clang || command -v clang-14 || {
+    echo "clang not found (scripts/install-deps.sh installs it)" >&2
+    return 1
+  }
+}
+
 # configureSanitizedTree DIR FLAGS [cmake options...]: configures DIR once, CUDA off.
 configureSanitizedTree() {
   local dir=$1 flags=$2
   shift 2
   [[ -f $dir/CMakeCache.txt ]] && return 0
-  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$(clangxx)" -DCMAKE_BUILD_TYPE=Sanitize \
+  # The C compiler too: FindMPI enables C, and the sanitizer flags are clang's.
+  cmake -S . -B "$dir" -DCMAKE_CXX_COMPILER="$(clangxx)" -DCMAKE_C_COMPILER="$(clangc)" \
+    -DCMAKE_BUILD_TYPE=Sanitize -DCMAKE_C_FLAGS="$flags" \
     -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -g" -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" \
     -DCMAKE_EXE_LINKER_FLAGS="$flags" -DRNNWB_ENABLE_CUDA=OFF "$@"
 }

@@ -121,7 +121,8 @@ double microseconds(const std::function<void()>& call) {
 void benchVectorProducts() {
   openblas_set_num_threads(1);
   omp_set_num_threads(1);
-  for (const auto& [m, n] : {std::pair{64, 64}, {256, 256}, {1024, 256}, {256, 1024}}) {
+  for (const auto& shape : {std::pair{64, 64}, {256, 256}, {1024, 256}, {256, 1024}}) {
+    const int m = shape.first, n = shape.second;  // clang 14 cannot capture structured bindings
     float *w = a.data(), *x = b.data(), *y = c.data();
     const auto print = [&](const char* op, const char* kernel, double us) {
       std::cout << nlohmann::json{{"bench", "vector_products"}, {"op", op}, {"m", m}, {"n", n},

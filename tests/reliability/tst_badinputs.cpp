@@ -190,7 +190,7 @@ CompiledPlan chainPlan(int layers) {
 
 double bestSecondsOfLayout(const CompiledPlan& plan) {
   double best = 1e9;
-  for (int round = 0; round < 3; ++round) {
+  for (int round = 0; round < 5; ++round) {  // the best of five: other processes share the cores
     QElapsedTimer clock;
     clock.start();
     const ParameterLayout layout(plan);
@@ -202,11 +202,12 @@ double bestSecondsOfLayout(const CompiledPlan& plan) {
 
 void TestBadInputs::parameterLayoutScalesLinearly() {
   // rnnwb init on a 200,000-layer chain took 96 s: the layout compared every pair of
-  // connections. Four times the layers must cost about four times the time, not sixteen.
+  // connections. Eight times the layers must cost about eight times the time, not 64: the bound
+  // sits between the two, far from both, so that a loaded machine does not fail it.
   const double small = bestSecondsOfLayout(chainPlan(10000));
-  const double large = bestSecondsOfLayout(chainPlan(40000));
-  qInfo("layout of 10,000 layers %.4f s, of 40,000 layers %.4f s", small, large);
-  QVERIFY2(large < 8 * std::max(small, 1e-3), qPrintable(QString::number(large / small)));
+  const double large = bestSecondsOfLayout(chainPlan(80000));
+  qInfo("layout of 10,000 layers %.4f s, of 80,000 layers %.4f s", small, large);
+  QVERIFY2(large < 24 * std::max(small, 1e-3), qPrintable(QString::number(large / small)));
 }
 
 void TestBadInputs::impossibleCheckpointPositionsAreRefused_data() {
