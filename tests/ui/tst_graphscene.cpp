@@ -27,26 +27,16 @@
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
+#include "scene_test_support.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
 
 namespace {
 
-QString example(const char* name) { return QStringLiteral(RNNWB_EXAMPLES_DIR "/") + name; }
-
-LayerItem* layerItem(GraphScene& scene, const std::string& id) {
-  for (QGraphicsItem* item : scene.items())
-    if (auto* layer = qgraphicsitem_cast<LayerItem*>(item); layer && layer->layerId() == id)
-      return layer;
-  return nullptr;
-}
-
-int countItems(GraphScene& scene, int type) {
-  int n = 0;
-  for (QGraphicsItem* item : scene.items()) n += item->type() == type;
-  return n;
-}
+using testing::countItems;
+using testing::example;
+using testing::layerItem;
 
 // The first pair of layer boxes that overlap, as "a/b", or "" when none do.
 QString overlappingBoxes(const GraphScene& scene) {
