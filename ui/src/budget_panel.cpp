@@ -3,7 +3,6 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -70,17 +69,21 @@ BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
   m_rows->setHorizontalHeaderLabels(
       {tr("Algorithm"), tr("Memory"), tr("Time per frame"), tr("Fits")});
   m_rows->verticalHeader()->hide();
+  m_rows->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);  // five rows fit
   m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_rows->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_rows->setSelectionMode(QAbstractItemView::SingleSelection);
   m_rows->horizontalHeader()->setStretchLastSection(true);
   layout->addWidget(m_rows, 1);
+  // The shared bytes and the button on one line under the table.
+  auto* footer = new QHBoxLayout;
   m_shared = new QLabel(this);
   m_shared->setWordWrap(true);
-  layout->addWidget(m_shared);
+  footer->addWidget(m_shared, 1);
   m_use = new QPushButton(tr("Use in Training form"), this);
   m_use->setToolTip(tr("Fill the Training form with the chosen algorithm, streams, h and h'"));
-  layout->addWidget(m_use, 0, Qt::AlignLeft);
+  footer->addWidget(m_use);
+  layout->addLayout(footer);
   connect(m_rows, &QTableWidget::itemSelectionChanged, this, &BudgetPanel::updateUseButton);
   connect(m_rows, &QTableWidget::cellDoubleClicked, this, [this] { m_use->click(); });
   connect(m_use, &QPushButton::clicked, this, [this] {
@@ -101,25 +104,20 @@ BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
 BudgetPanel::~BudgetPanel() { m_watcher->waitForFinished(); }
 
 QWidget* BudgetPanel::buildControls() {
+  // One row of controls, so that the table keeps the dock's height at 720 px.
   auto* box = new QWidget(this);
-  auto* form = new QFormLayout(box);
-  form->setContentsMargins(0, 0, 0, 0);
-  m_streams = new QSpinBox(box);
-  m_streams->setRange(1, 1 << 16);
-  m_streams->setValue(32);
-  m_window = new QSpinBox(box);
-  m_window->setRange(1, 1 << 20);
-  m_window->setValue(64);
-  m_newFrames = new QSpinBox(box);
-  m_newFrames->setRange(1, 1 << 20);
-  m_newFrames->setValue(64);
-  auto* window = new QWidget(box);
-  auto* windowRow = new QHBoxLayout(window);
-  windowRow->setContentsMargins(0, 0, 0, 0);
-  windowRow->addWidget(new QLabel(QStringLiteral("h"), window));
-  windowRow->addWidget(m_window);
-  windowRow->addWidget(new QLabel(QStringLiteral("h′"), window));
-  windowRow->addWidget(m_newFrames);
+  auto* row = new QHBoxLayout(box);
+  row->setContentsMargins(0, 0, 0, 0);
+  const auto spin = [box](int value, const QString& tip) {
+    auto* field = new QSpinBox(box);
+    field->setRange(1, 1 << 20);
+    field->setValue(value);
+    field->setToolTip(tip);
+    return field;
+  };
+  m_streams = spin(32, tr("Streams N trained side by side"));
+  m_window = spin(64, tr("h: the frames BPTT backpropagates through"));
+  m_newFrames = spin(64, tr("h′: the frames each update advances (RTRL: h = h′)"));
   m_budget = new QDoubleSpinBox(box);
   m_budget->setRange(0.001, 1 << 20);
   m_budget->setDecimals(3);
@@ -129,13 +127,22 @@ QWidget* BudgetPanel::buildControls() {
   m_budget->setToolTip(tr("The memory a run may hold (default: this machine's memory)"));
   m_optimizer = new QComboBox(box);
   m_optimizer->addItems({QStringLiteral("adam"), QStringLiteral("sgd")});
-  m_measure = new QCheckBox(tr("Measure the algorithms that fit on this machine"), box);
+  m_optimizer->setToolTip(tr("Whose state counts: Adam keeps two moments, SGD one"));
+  m_measure = new QCheckBox(tr("Measure what fits"), box);
   m_measure->setChecked(true);
-  form->addRow(tr("Streams N"), m_streams);
-  form->addRow(tr("BPTT window"), window);
-  form->addRow(tr("Budget"), m_budget);
-  form->addRow(tr("Optimizer"), m_optimizer);
-  form->addRow(m_measure);
+  m_measure->setToolTip(tr("Time a short run of each algorithm that fits on this machine"));
+  const auto label = [box, row](const QString& text, QWidget* field) {
+    row->addWidget(new QLabel(text, box));
+    row->addWidget(field);
+    row->addSpacing(8);
+  };
+  label(tr("Streams N"), m_streams);
+  label(QStringLiteral("h"), m_window);
+  label(QStringLiteral("h′"), m_newFrames);
+  label(tr("Budget"), m_budget);
+  label(tr("Optimizer"), m_optimizer);
+  row->addWidget(m_measure);
+  row->addStretch(1);
   const auto changed = [this] { scheduleUpdate(kDebounceMs / 2); };
   connect(m_streams, &QSpinBox::valueChanged, this, changed);
   connect(m_window, &QSpinBox::valueChanged, this, changed);
