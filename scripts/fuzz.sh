@@ -2,6 +2,9 @@
 # Fuzzes the file readers with libFuzzer (Debian's clang), ASan and UBSan, a bounded time each.
 #   scripts/fuzz.sh                  every target for FUZZ_SECONDS (default 30) seconds
 #   scripts/fuzz.sh graph 3600       one target for an hour (on demand)
+#   FUZZ_RUNS=20000 scripts/fuzz.sh  every target for that many inputs from a fixed seed: the same
+#                                    inputs on every run of the same build (what CI does, so that
+#                                    a CI run never fails by chance on an input found only then)
 # Targets: graph (reader + validator), safetensors, config, metrics, sizes, png; see
 # docs/reliability.md. Builds build-asan/, fuzzes a copy of tests/fuzz/corpus/<target> (the
 # copy grows; the repository's corpus does not) and exits 1 at the first crash, leaving the
@@ -25,9 +28,15 @@ for t in "${targets[@]}"; do
   corpus=build-asan/corpus/$t crashes=build-asan/crashes/$t
   mkdir -p "$corpus" "$crashes"
   cp -n tests/fuzz/corpus/"$t"/* "$corpus"/
-  echo "fuzz: $t for ${seconds}s"
   # -rss_limit_mb: a reader must refuse what it cannot hold, not take it; -timeout: nor hang.
-  if ! build-asan/tests/fuzz/fuzz_"$t" "$corpus" -max_total_time="$seconds" -timeout=10 \
+  if [[ -n ${FUZZ_RUNS:-} ]]; then
+    budget=(-runs="$FUZZ_RUNS" -seed=1)
+    echo "fuzz: $t for $FUZZ_RUNS inputs from seed 1"
+  else
+    budget=(-max_total_time="$seconds")
+    echo "fuzz: $t for ${seconds}s"
+  fi
+  if ! build-asan/tests/fuzz/fuzz_"$t" "$corpus" "${budget[@]}" -timeout=10 \
       -rss_limit_mb=2048 -max_len=16384 -artifact_prefix="$crashes/" -print_final_stats=1 \
       2> >(grep -v -e '^#[0-9]' -e '^INFO:' -e '^MS:' -e 'NEW_FUNC' -e '^\s*$' >&2); then
     echo "fuzz: $t found a crash; the input is in $crashes/" >&2

@@ -73,6 +73,9 @@ void TestSafetensors::reportsErrors_data() {
                         << "safetensors header, line 1, column 2: malformed JSON: syntax error";
   QTest::newRow("dtype") << file(R"({"h":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}})", 2)
                          << "tensor 'h' has dtype 'F16'";
+  QTest::newRow("dtype not a string")
+      << file(R"({"h":{"dtype":[2],"shape":[1],"data_offsets":[0,4]}})", 4)
+      << "tensor 'h' has a dtype that is not a string: an array of 1";
   QTest::newRow("offsets") << file(R"({"w":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})", 8)
                            << "tensor 'w' has data_offsets [0, 16] outside the 8 data bytes";
   QTest::newRow("size") << file(R"({"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", 8)

@@ -78,7 +78,12 @@ void checkTiling(std::vector<std::tuple<std::uint64_t, std::uint64_t, std::strin
 Tensor parseTensor(const std::string& key, const nlohmann::json& entry, std::string_view data,
                    const std::filesystem::path& origin) {
   if (!entry.is_object()) fail(origin, "header entry '" + key + "' is not an object");
-  const std::string dtypeText = entry.value("dtype", std::string());
+  const auto dtypeEntry = entry.find("dtype");
+  if (dtypeEntry != entry.end() && !dtypeEntry->is_string())
+    fail(origin, "tensor '" + key +
+                     "' has a dtype that is not a string: " + describeJsonValue(*dtypeEntry));
+  const std::string dtypeText =
+      dtypeEntry == entry.end() ? std::string() : dtypeEntry->get<std::string>();
   DType dtype;
   if (dtypeText == "F32")
     dtype = DType::F32;
