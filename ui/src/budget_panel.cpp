@@ -18,6 +18,7 @@
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/ui/graph_document.hpp"
+#include "rnnwb/ui/node_heat.hpp"
 
 namespace rnnwb::ui {
 namespace {
@@ -41,10 +42,7 @@ BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, b
 
 QString timeText(const snap::AlgorithmEstimate& row) {
   if (row.secondsPerFrame <= 0) return QStringLiteral("–");
-  const double s = row.secondsPerFrame;
-  const QString value = s < 1e-3 ? QStringLiteral("%1 µs").arg(s * 1e6, 0, 'g', 3)
-                        : s < 1  ? QStringLiteral("%1 ms").arg(s * 1e3, 0, 'g', 3)
-                                 : QStringLiteral("%1 s").arg(s, 0, 'g', 3);
+  const QString value = secondsText(row.secondsPerFrame);
   return row.measured ? value : QStringLiteral("~") + value;
 }
 

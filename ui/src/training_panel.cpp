@@ -354,7 +354,7 @@ bool TrainingPanel::resumeRun() {
     }
     steps = wanted.steps;
   }
-  setProcessesOfRun(key);
+  setProcessesOfRun(*run);
   m_message->setVisible(false);
   m_runs->setState(key, QStringLiteral("starting"));
   const bool started = m_process->resume(key, steps);
@@ -373,19 +373,12 @@ void TrainingPanel::useAlgorithm(const QString& algorithm, int streams, int h, i
   m_form->setRunDir(runDir);
 }
 
-void TrainingPanel::setProcessesOfRun(const QString& runDir) {
-  // A resumed run keeps the launch it was started with: its config says how many ranks.
-  int ranks = 1;
-  QString hostfile;
-  try {
-    const train::TrainConfig config =
-        train::loadTrainConfig(toPath(runDir + QStringLiteral("/config.json")));
-    ranks = config.ranks;
-    hostfile = QString::fromStdString(config.hostfile);
-  } catch (const std::exception&) {
-    // rnnwb train --resume names what is wrong with the folder; it runs as one process.
-  }
-  m_process->setProcesses(ranks, hostfile);
+void TrainingPanel::setProcessesOfRun(const RunFollower& run) {
+  // A resumed run keeps the launch it was started with: its config says how many ranks. Without
+  // a readable config, rnnwb train --resume names what is wrong with the folder.
+  const auto& config = run.config();
+  m_process->setProcesses(config ? config->ranks : 1,
+                          config ? QString::fromStdString(config->hostfile) : QString());
 }
 
 void TrainingPanel::stopTraining() {

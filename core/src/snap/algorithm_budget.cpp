@@ -1,6 +1,7 @@
 #include "rnnwb/core/snap/algorithm_budget.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <random>
 #include <stdexcept>
@@ -12,7 +13,6 @@
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/snap/rtrl_node_layout.hpp"
 #include "rnnwb/core/snap/snap_patterns.hpp"
-#include "rnnwb/core/snap/sparse_matrix.hpp"
 
 namespace rnnwb::snap {
 namespace {
@@ -49,35 +49,40 @@ double nodeStepFlops(const CompiledPlan& plan, int node) {
   return flops;
 }
 
-struct NodeCost {
-  std::uint64_t jacobianBytes = 0;  // Ĵ of one stream
-  double flops = 0;                 // per frame of one stream, beyond forward + backward
+// The SnAp levels of the table's rows after BPTT, in order: SnAp-1, 2, 3 and exact RTRL (0).
+constexpr std::array<int, 4> kLevels = {1, 2, 3, 0};
+
+struct NodeCosts {
+  std::array<std::uint64_t, kLevels.size()> jacobianBytes{};  // Ĵ of one stream, per level
+  std::array<double, kLevels.size()> flops{};  // per frame of one stream, beyond fwd + bwd
   std::optional<std::string> refusal;
 };
 
-// What RTRL (level 0) or SnAp-n adds for one recurrent node, per stream.
-NodeCost snapNodeCost(const CompiledPlan& plan, int node, int level) {
-  NodeCost cost;
+// What RTRL and SnAp-n add for one recurrent node at each level, per stream. The patterns, the
+// colourings and D's rows are built once for all levels (they take most of the time).
+NodeCosts snapNodeCosts(const CompiledPlan& plan, int node) {
+  NodeCosts costs;
   if (auto refusal = rtrlRefusal(plan, node)) {
-    cost.refusal = std::move(refusal);
-    return cost;
+    costs.refusal = std::move(refusal);
+    return costs;
   }
   const RtrlNodeLayout layout(plan, node);
   const SnapPatterns patterns(layout);
-  const auto nnz =
-      static_cast<double>(patterns.nnz(level == 0 ? patterns.exactMask() : patterns.mask(level)));
   double dynamicsNnz = 0;
   for (int column = 0; column < patterns.dynamics().columns(); ++column)
     dynamicsNnz += patterns.dynamics().countColumn(column);
   const double meanRowOfD = dynamicsNnz / std::max(1, patterns.stateSize());
   const int colours =
       colourRows(patterns.immediate()).colours + colourRows(patterns.dynamics()).colours;
-  // As rtrlJacobianBytes stores it: CSR by parameter plus the masked product's output.
-  cost.jacobianBytes = csrBytes(static_cast<std::uint64_t>(nnz),
-                                static_cast<std::uint64_t>(patterns.parameterCount())) +
-                       4 * static_cast<std::uint64_t>(nnz);
-  cost.flops = colours * nodeStepFlops(plan, node) + 2 * nnz * meanRowOfD + 4 * nnz;
-  return cost;
+  const double vjps = colours * nodeStepFlops(plan, node);
+  for (std::size_t k = 0; k < kLevels.size(); ++k) {
+    const int level = kLevels[k];
+    const auto nnz =
+        static_cast<double>(patterns.nnz(level == 0 ? patterns.exactMask() : patterns.mask(level)));
+    costs.jacobianBytes[k] = nodeJacobianBytes(patterns, level);
+    costs.flops[k] = vjps + 2 * nnz * meanRowOfD + 4 * nnz;
+  }
+  return costs;
 }
 
 void checkQuery(const BudgetQuery& query) {
@@ -104,25 +109,35 @@ AlgorithmEstimate bpttRow(const CompiledPlan& plan, const BudgetQuery& query) {
   return row;
 }
 
-AlgorithmEstimate snapRow(const CompiledPlan& plan, const BudgetQuery& query, int level,
-                          std::uint64_t parameters) {
-  AlgorithmEstimate row;
-  row.algorithm = level == 0 ? "rtrl" : "snap" + std::to_string(level);
-  row.label = level == 0 ? "exact RTRL" : "SnAp-" + std::to_string(level);
-  std::uint64_t jacobianPerStream = 0;
-  double flopsPerStream = 3 * forwardFlopsPerFrame(plan);
+// The rows of SnAp-1, 2, 3 and exact RTRL, from one pass over the recurrent nodes.
+std::vector<AlgorithmEstimate> snapRows(const CompiledPlan& plan, const BudgetQuery& query,
+                                        std::uint64_t parameters) {
+  std::vector<AlgorithmEstimate> rows(kLevels.size());
+  std::array<std::uint64_t, kLevels.size()> jacobianPerStream{};
+  std::array<double, kLevels.size()> flopsPerStream{};
+  flopsPerStream.fill(3 * forwardFlopsPerFrame(plan));
+  std::optional<std::string> refusal;
   for (int node = 0; node < static_cast<int>(plan.nodes().size()); ++node) {
     if (!plan.nodes()[node].recurrent) continue;
-    NodeCost cost = snapNodeCost(plan, node, level);
-    if (cost.refusal && !row.refusal) row.refusal = std::move(cost.refusal);
-    jacobianPerStream += cost.jacobianBytes;
-    flopsPerStream += cost.flops;
+    NodeCosts costs = snapNodeCosts(plan, node);
+    if (costs.refusal && !refusal) refusal = std::move(costs.refusal);
+    for (std::size_t k = 0; k < kLevels.size(); ++k) {
+      jacobianPerStream[k] += costs.jacobianBytes[k];
+      flopsPerStream[k] += costs.flops[k];
+    }
   }
   const auto streams = static_cast<std::uint64_t>(query.streams);
-  // Ĵ for every stream and the learner's own pattern; one gradient per stream.
-  row.ownBytes = jacobianPerStream * (streams + 1) + streams * parameters * 4;
-  row.flopsPerFrame = flopsPerStream * query.streams;
-  return row;
+  for (std::size_t k = 0; k < kLevels.size(); ++k) {
+    const int level = kLevels[k];
+    AlgorithmEstimate& row = rows[k];
+    row.algorithm = level == 0 ? "rtrl" : "snap" + std::to_string(level);
+    row.label = level == 0 ? "exact RTRL" : "SnAp-" + std::to_string(level);
+    row.refusal = refusal;
+    // Ĵ for every stream and the learner's own pattern; one gradient per stream.
+    row.ownBytes = jacobianPerStream[k] * (streams + 1) + streams * parameters * 4;
+    row.flopsPerFrame = flopsPerStream[k] * query.streams;
+  }
+  return rows;
 }
 
 }  // namespace
@@ -165,7 +180,8 @@ BudgetTable estimateAlgorithms(const CompiledPlan& plan, const BudgetQuery& quer
   table.sharedBytes = parameters * 4 * (2 + static_cast<std::uint64_t>(query.optimizerSlots));
   table.flopsPerSecond = std::max(flopsPerSecond, 0.0);
   table.rows.push_back(bpttRow(plan, query));
-  for (int level : {1, 2, 3, 0}) table.rows.push_back(snapRow(plan, query, level, parameters));
+  for (AlgorithmEstimate& row : snapRows(plan, query, parameters))
+    table.rows.push_back(std::move(row));
   for (AlgorithmEstimate& row : table.rows) {
     row.totalBytes = row.ownBytes + table.sharedBytes;
     row.fits = !row.refusal && row.totalBytes <= query.budgetBytes;

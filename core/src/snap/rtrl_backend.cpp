@@ -29,12 +29,15 @@ std::uint64_t rtrlJacobianBytes(const CompiledPlan& plan, int snapLevel, int str
   for (int node = 0; node < static_cast<int>(plan.nodes().size()); ++node) {
     if (!plan.nodes()[node].recurrent || rtrlRefusal(plan, node)) continue;
     const RtrlNodeLayout layout(plan, node);
-    const SnapPatterns patterns(layout);
-    const std::uint64_t nnz =
-        patterns.nnz(snapLevel == 0 ? patterns.exactMask() : patterns.mask(snapLevel));
-    perStream += csrBytes(nnz, static_cast<std::uint64_t>(patterns.parameterCount())) + 4 * nnz;
+    perStream += nodeJacobianBytes(SnapPatterns(layout), snapLevel);
   }
   return perStream * (static_cast<std::uint64_t>(std::max(streams, 0)) + 1);
+}
+
+std::uint64_t nodeJacobianBytes(const SnapPatterns& patterns, int snapLevel) {
+  const std::uint64_t nnz =
+      patterns.nnz(snapLevel == 0 ? patterns.exactMask() : patterns.mask(snapLevel));
+  return csrBytes(nnz, static_cast<std::uint64_t>(patterns.parameterCount())) + 4 * nnz;
 }
 
 RtrlBackend::RtrlBackend(const CompiledPlan& plan, std::string_view algorithm, int threads)

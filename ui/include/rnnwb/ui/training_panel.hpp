@@ -89,7 +89,7 @@ class TrainingPanel : public QWidget {
   void stopAndWait();
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
   void updateButtons();
-  void setProcessesOfRun(const QString& runDir);
+  void setProcessesOfRun(const RunFollower& run);
   bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);
 
   GraphDocument* m_document;

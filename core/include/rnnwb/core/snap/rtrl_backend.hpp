@@ -31,6 +31,10 @@ int snapLevelOfAlgorithm(std::string_view algorithm);
 /// a few queued frames linear in the node's size. Nodes RTRL refuses count 0.
 std::uint64_t rtrlJacobianBytes(const CompiledPlan& plan, int snapLevel, int streams);
 
+class SnapPatterns;
+/// One node's share of that, for one stream, from the node's patterns.
+std::uint64_t nodeJacobianBytes(const SnapPatterns& patterns, int snapLevel);
+
 class RtrlBackend final : public Backend {
  public:
   /// `threads`: the learner's (streams in parallel, see RtrlLearner) and the CPU engine's
