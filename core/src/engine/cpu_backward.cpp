@@ -146,7 +146,10 @@ void CpuBackend::Engine::backwardSteps(const cpu::NodeOp& node, int firstStream,
 
 void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;
-  if (node.recurrent)
+  const std::size_t n = static_cast<std::size_t>(&node - m_program.nodes.data());
+  if (node.recurrent && m_options.fusedSteps)
+    inParallel([&](int first, int count) { runSteps(m_backwardSteps[n], true, first, count); });
+  else if (node.recurrent)
     inParallel([&](int first, int count) { backwardSteps(node, first, count); });
   else
     onRowParts([&](Rows rows) { finishLayerBackward(node.layers.front(), rows); });

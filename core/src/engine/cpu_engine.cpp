@@ -32,6 +32,14 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
                               layers[l].activation == Activation::Identity &&
                               layers[l].loss == LossKind::None;
   }
+  m_stackWidth = m_program.widestGroupRows;
+  for (const cpu::NodeOp& node : m_program.nodes) {
+    int width = 0;  // compileSteps gives every stacked group of a node its own columns
+    for (const auto& g : node.delayedGroups) width += g.connections.size() > 1 ? g.rows : 0;
+    for (const auto& groups : node.zeroGroups)
+      for (const auto& g : groups) width += g.connections.size() > 1 ? g.rows : 0;
+    m_stackWidth = std::max(m_stackWidth, width);
+  }
   m_z.resize(m_program.zBufferCount);
   m_dz.resize(m_program.zBufferCount);
   nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);
@@ -56,7 +64,7 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     if (!readsSource(op)) m_z[op.zBuffer].resize(rows * op.rows);
     if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
   }
-  m_stack.resize(static_cast<std::size_t>(streams) * m_program.widestGroupRows);
+  m_stack.resize(static_cast<std::size_t>(streams) * m_stackWidth);
 }
 
 void CpuBackend::Engine::clearGradients() {
@@ -208,6 +216,7 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
   m_batch = &batch;
   prepare(batch.frames, batch.streams, gradients != nullptr);
   loadInputs(batch, stateIn);
+  if (m_options.fusedSteps) compileSteps();  // it points into this chunk's buffers
   for (std::size_t n = 0; n < m_program.nodes.size(); ++n) {
     const ScopeClock nodeClock(true, nodeTimes.forwardSeconds[n]);
     forwardNode(m_program.nodes[n]);

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "fused_step.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/engine_program.hpp"
 #include "worker_pool.hpp"
@@ -133,8 +134,7 @@ class CpuBackend::Engine {
   /// of group.rows floats each. Each stream owns widestGroupRows floats, so that workers stepping
   /// other streams through other groups at the same time never share a float.
   float* stackRows(Rows rows) {
-    return m_stack.data() +
-           static_cast<std::size_t>(rows.first % m_streams) * m_program.widestGroupRows;
+    return m_stack.data() + static_cast<std::size_t>(rows.first % m_streams) * m_stackWidth;
   }
 
   // cpu_forward.cpp
@@ -144,6 +144,26 @@ class CpuBackend::Engine {
   void forwardConnection(const cpu::ConnectionOp& op, Rows rows);
   void forwardGroup(const cpu::StackedGroup& group, Rows rows);
   void finishLayer(int layer, Rows rows);
+
+  // cpu_fused.cpp: the fused recurrent step (fused_step.hpp)
+  void compileSteps();
+  void compileForward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
+                      const std::vector<int>& columns);
+  void compileForwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
+  void compileForwardGroup(const cpu::StackedGroup& group, int column,
+                           std::vector<cpu::FusedStep>& program);
+  void compileFinishLayer(int layer, std::vector<cpu::FusedStep>& program);
+  void compileBackward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
+                       const std::vector<int>& columns);
+  void compileBackwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
+  void compileBackwardGroup(const cpu::StackedGroup& group, int column,
+                            std::vector<cpu::FusedStep>& program);
+  void compileFinishLayerBackward(int layer, std::vector<cpu::FusedStep>& program);
+  void runSteps(const std::vector<cpu::FusedStep>& program, bool backward, int first, int count);
+  cpu::RowOperand rowsOf(float* atRowZero, int width) const;
+  cpu::RowOperand stackColumns(int column);
+  cpu::RowOperand sourceRows(const cpu::ConnectionOp& op);
+  cpu::RowOperand sourceGradRows(const cpu::ConnectionOp& op);
 
   // cpu_backward.cpp
   void startBackward();
@@ -167,7 +187,11 @@ class CpuBackend::Engine {
   cpu::Program m_program;
   std::vector<LayerBuffers> m_layers;
   std::vector<std::vector<float>> m_z, m_dz;
-  std::vector<float> m_stack;  // [N, widest stacked group]
+  // [N, m_stackWidth]: per stream, the columns of every stacked group of the widest node.
+  std::vector<float> m_stack;
+  int m_stackWidth = 0;
+  // Per node of the schedule, its fused frame step forward and backward (empty when plain).
+  std::vector<std::vector<cpu::FusedStep>> m_forwardSteps, m_backwardSteps;
   const float* m_params = nullptr;
   const SequenceBatch* m_batch = nullptr;
   int m_frames = 0, m_streams = 0;

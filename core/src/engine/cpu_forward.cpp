@@ -140,7 +140,11 @@ void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
   });
   if (!node.recurrent) return;
   // Streams are independent inside a chunk: each worker steps its own through all frames.
-  inParallel([&](int first, int count) { forwardSteps(node, first, count); });
+  const std::size_t n = static_cast<std::size_t>(&node - m_program.nodes.data());
+  if (m_options.fusedSteps)
+    inParallel([&](int first, int count) { runSteps(m_forwardSteps[n], false, first, count); });
+  else
+    inParallel([&](int first, int count) { forwardSteps(node, first, count); });
 }
 
 }  // namespace rnnwb

@@ -26,6 +26,10 @@ struct CpuBackendOptions {
   int threads = 0;
   /// Time every sgemm and count its flops (stats()); costs a clock read per product.
   bool profile = false;
+  /// Run each recurrent node's frame step as one generated program (products, and blocks of
+  /// element-wise ops that run stream by stream) instead of one pass over the streams per layer
+  /// and connection. Both compute the same floats; false is the unfused path, kept for tests.
+  bool fusedSteps = true;
 };
 
 /// What the products and the passes cost since the last resetStats() (with options.profile).

@@ -1,0 +1,124 @@
+// The element-wise ops of the fused recurrent step (fused_step.hpp), one row at a time. Each loop
+// is the loop of the unfused pass it replaces (cpu_forward.cpp, cpu_backward.cpp) restricted to
+// one row, so both compute the same floats. Rows of different ops never overlap in part: they are
+// distinct rows or buffers, hence the __restrict.
+#include "fused_step.hpp"
+
+#include "cpu_engine.hpp"  // RNNWB_VECTOR_CLONES
+#include "rnnwb/core/engine/activation_math.hpp"
+
+namespace rnnwb::cpu {
+namespace {
+
+// Inlined into runFusedBlock's clones, so that they are built for the clone's instruction set
+// (not inlined, GCC builds them once for plain x86-64: other code, other rounding with no FMA).
+#if defined(__GNUC__)
+#define RNNWB_INTO_CLONES inline __attribute__((always_inline))
+#else
+#define RNNWB_INTO_CLONES inline
+#endif
+
+using Out = float* __restrict;
+using In = const float* __restrict;
+
+RNNWB_INTO_CLONES void activate(Activation activation, In s, Out y, int n) {
+  switch (activation) {  // one loop per activation, so that each vectorizes
+    case Activation::Softmax:
+      math::softmax(s, y, n);
+      break;
+    case Activation::Sigmoid:
+      for (int i = 0; i < n; ++i) y[i] = math::sigmoid(s[i]);
+      break;
+    case Activation::Tanh:
+      for (int i = 0; i < n; ++i) y[i] = math::tanhApprox(s[i]);
+      break;
+    case Activation::Relu:
+      for (int i = 0; i < n; ++i) y[i] = s[i] > 0.0f ? s[i] : 0.0f;
+      break;
+    case Activation::Identity:
+      for (int i = 0; i < n; ++i) y[i] = s[i];
+      break;
+  }
+}
+
+RNNWB_INTO_CLONES void activateBackward(Activation activation, In y, In dy, Out ds, int n) {
+  switch (activation) {
+    case Activation::Softmax:
+      math::softmaxBackward(y, dy, ds, n);
+      break;
+    case Activation::Sigmoid:
+      for (int i = 0; i < n; ++i) ds[i] = dy[i] * y[i] * (1.0f - y[i]);
+      break;
+    case Activation::Tanh:
+      for (int i = 0; i < n; ++i) ds[i] = dy[i] * (1.0f - y[i] * y[i]);
+      break;
+    case Activation::Relu:
+      for (int i = 0; i < n; ++i) ds[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+      break;
+    case Activation::Identity:
+      for (int i = 0; i < n; ++i) ds[i] = dy[i];
+      break;
+  }
+}
+
+RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
+  const int n = op.units;
+  float* __restrict dst = op.dst.at(t, stream);
+  switch (op.kind) {
+    case FusedKind::Add: {
+      In a = op.a.at(t, stream);
+      for (int i = 0; i < n; ++i) dst[i] += a[i];
+      break;
+    }
+    case FusedKind::AddScaled: {
+      In a = op.a.at(t, stream);
+      In w = op.weights;
+      for (int i = 0; i < n; ++i) dst[i] += w[i] * a[i];
+      break;
+    }
+    case FusedKind::Copy: {
+      In a = op.a.at(t, stream);
+      for (int i = 0; i < n; ++i) dst[i] = a[i];
+      break;
+    }
+    case FusedKind::Mul: {
+      In a = op.a.at(t, stream);
+      In b = op.b.at(t, stream);
+      for (int i = 0; i < n; ++i) dst[i] = a[i] * b[i];
+      break;
+    }
+    case FusedKind::MulInto: {
+      In a = op.a.at(t, stream);
+      for (int i = 0; i < n; ++i) dst[i] *= a[i];
+      break;
+    }
+    case FusedKind::Activate:
+      activate(op.activation, op.a.at(t, stream), dst, n);
+      break;
+    case FusedKind::ActivateBackward:
+      activateBackward(op.activation, op.a.at(t, stream), op.b.at(t, stream), dst, n);
+      break;
+    case FusedKind::CrossEntropyOnSums: {
+      const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(t) * op.streams + stream;
+      if (row < op.firstPredictedRow) break;
+      In y = op.a.at(t, stream);
+      for (int i = 0; i < n; ++i) dst[i] += y[i];
+      dst[op.classes[row]] -= 1.0f;
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+RNNWB_VECTOR_CLONES void runFusedBlock(const FusedStep& block, int t, int first, int count) {
+  for (int stream = first; stream < first + count; ++stream)
+    for (const FusedOp& op : block.block) runOp(op, t, stream);
+}
+
+void appendOp(std::vector<FusedStep>& program, const FusedOp& op) {
+  if (program.empty() || program.back().isProduct) program.emplace_back();
+  program.back().block.push_back(op);
+}
+
+}  // namespace rnnwb::cpu

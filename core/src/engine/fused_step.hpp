@@ -1,0 +1,73 @@
+#pragma once
+// The fused recurrent step of the CPU engine: the frame-by-frame work of one recurrent node as a
+// small program, generated from the node's lowering (engine_program.hpp) when a chunk starts.
+// A program is a list of steps, each either a product (one sgemm over a worker's streams of the
+// frame) or a block of element-wise ops. A block runs stream by stream: every op of the block on
+// one stream's row before the next stream, so that a row's sums, activations and factors stay in
+// the first-level cache between the ops instead of one pass over all the streams per layer.
+//
+// The ops are the engine's own element-wise rules in the order of the unfused passes, so the
+// fused step computes the same floats (each op is one row of the pass it replaces; a frame's
+// rows are independent: a row reads only its own stream at this frame or at earlier frames).
+// Private to the CPU engine.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "rnnwb/core/layer_types.hpp"
+
+namespace rnnwb::cpu {
+
+/// A row of a [frames, streams, width] buffer: the row of (frame t, stream) starts at
+/// base + t * frameStride + stream * streamStride (frameStride 0 for the per-stream workspace).
+struct RowOperand {
+  float* base = nullptr;
+  std::ptrdiff_t frameStride = 0, streamStride = 0;
+  float* at(int t, int stream) const { return base + t * frameStride + stream * streamStride; }
+};
+
+enum class FusedKind {
+  Add,                 // dst += a
+  AddScaled,           // dst += w * a (a diagonal connection)
+  Copy,                // dst = a
+  Mul,                 // dst = a * b
+  MulInto,             // dst *= a
+  Activate,            // dst = f(a)
+  ActivateBackward,    // dst = b * f'(y = a), softmax's Jacobian for softmax
+  CrossEntropyOnSums,  // dst += a - onehot(class of the row) on the predicted frames
+};
+
+struct FusedOp {
+  FusedKind kind = FusedKind::Add;
+  Activation activation = Activation::Identity;
+  int units = 0;
+  RowOperand dst, a, b;
+  const float* weights = nullptr;         // AddScaled
+  const std::int64_t* classes = nullptr;  // CrossEntropyOnSums: [T, N]
+  std::ptrdiff_t firstPredictedRow = 0;   // CrossEntropyOnSums: rows before it have no loss
+  int streams = 0;                        // CrossEntropyOnSums: row = t * streams + stream
+};
+
+/// c[rows, n] = beta * c + a[rows, k] * op(w): rows are the worker's streams of one frame.
+struct FusedProduct {
+  bool transposeWeights = false;
+  int n = 0, k = 0;
+  RowOperand a, c;
+  const float* weights = nullptr;
+  int ldw = 0;
+  float beta = 1.0f;
+};
+
+struct FusedStep {
+  bool isProduct = false;
+  FusedProduct product;
+  std::vector<FusedOp> block;
+};
+
+/// Runs a block for streams [first, first + count) of frame t.
+void runFusedBlock(const FusedStep& block, int t, int first, int count);
+
+/// Appends an element-wise op to the program, opening a block after a product.
+void appendOp(std::vector<FusedStep>& program, const FusedOp& op);
+
+}  // namespace rnnwb::cpu

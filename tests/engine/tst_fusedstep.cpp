@@ -1,0 +1,140 @@
+// The fused recurrent step (core/src/engine/fused_step.hpp) against the engine's unfused passes:
+// both compute the same floats (the loss, every gradient, the outputs and the carried state, bit
+// for bit) on every example graph, hand-made graphs for the cases the examples lack (three
+// factors, cross-entropy and softmax inside a recurrent node, delays 2 and 3, several stacked
+// groups), and random valid graphs; on one worker and on three (streams split unevenly).
+#include <QtTest>
+
+#include <cstring>
+
+#include "engine_test_support.hpp"
+#include "random_graph.hpp"
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::testing;
+
+namespace {
+
+// A recurrent node with a three-factor product, a softmax and a cross-entropy loss inside it,
+// an identity connection delayed by 2 and a diagonal one delayed by 3, and two stacked groups.
+constexpr const char* kInsideGraph = R"({
+  "format": "rnnwb.graph", "version": 1, "name": "inside",
+  "layers": [
+    {"id": "x", "kind": "input", "size": 6},
+    {"id": "a", "kind": "additive", "size": 6, "activation": "sigmoid"},
+    {"id": "b", "kind": "additive", "size": 6, "activation": "tanh"},
+    {"id": "c", "kind": "additive", "size": 6, "activation": "relu", "bias": false},
+    {"id": "m", "kind": "multiplicative", "size": 6, "activation": "tanh"},
+    {"id": "p", "kind": "additive", "size": 6, "activation": "softmax", "loss": "cross_entropy"},
+    {"id": "q", "kind": "additive", "size": 6, "loss": "mse"}
+  ],
+  "connections": [
+    {"from": "x", "to": "a"},
+    {"from": "m", "to": "a", "delay": 1},
+    {"from": "m", "to": "b", "delay": 1},
+    {"from": "m", "to": "c", "delay": 1},
+    {"from": "a", "to": "m", "type": "identity"},
+    {"from": "b", "to": "m"},
+    {"from": "c", "to": "m", "type": "diagonal"},
+    {"from": "x", "to": "c", "type": "diagonal"},
+    {"from": "m", "to": "p"},
+    {"from": "p", "to": "b", "delay": 2, "type": "identity"},
+    {"from": "p", "to": "c", "delay": 3, "type": "diagonal"},
+    {"from": "a", "to": "b"},
+    {"from": "a", "to": "p"},
+    {"from": "m", "to": "q"}
+  ]})";
+
+struct Run {
+  double loss = 0;
+  std::vector<float> gradients, outputs, state;
+};
+
+Run runEngine(const CompiledPlan& plan, const ParameterSet& params, const SequenceBatch& batch,
+              const StreamState& stateIn, int threads, bool fused) {
+  CpuBackend backend(plan, {.threads = threads, .fusedSteps = fused});
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  StreamState stateOut;
+  Run run;
+  run.loss = backend.forwardBackward(params, batch, stateIn, &stateOut, &gradients);
+  run.gradients.assign(gradients.values().begin(), gradients.values().end());
+  for (int l = 0; l < static_cast<int>(plan.graph().layers.size()); ++l) {
+    const auto frames = stateOut.layerFrames(l);
+    run.state.insert(run.state.end(), frames.begin(), frames.end());
+  }
+  std::vector<Tensor> outputs;
+  backend.forward(params, batch, stateIn, nullptr, &outputs);
+  for (const Tensor& t : outputs)
+    run.outputs.insert(run.outputs.end(), t.f32().begin(), t.f32().end());
+  return run;
+}
+
+bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+}  // namespace
+
+class TestFusedStep : public QObject {
+  Q_OBJECT
+ private slots:
+  void sameAsUnfused_data();
+  void sameAsUnfused();
+};
+
+void TestFusedStep::sameAsUnfused_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<QString>("json");
+  QTest::addColumn<int>("randomSeed");
+  QTest::addColumn<int>("threads");
+  const QDir examples(RNNWB_EXAMPLES_DIR);
+  for (int threads : {1, 3}) {
+    const QString suffix = QString(", %1 thread(s)").arg(threads);
+    for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name))
+      QTest::newRow(qPrintable(name + suffix)) << examples.filePath(name) << "" << 0 << threads;
+    QTest::newRow(qPrintable("inside" + suffix)) << "" << kInsideGraph << 0 << threads;
+    for (int seed = 1; seed <= 16; ++seed)
+      QTest::newRow(qPrintable("random " + QString::number(seed) + suffix))
+          << ""
+          << "" << seed << threads;
+  }
+}
+
+void TestFusedStep::sameAsUnfused() {
+  QFETCH(QString, file);
+  QFETCH(QString, json);
+  QFETCH(int, randomSeed);
+  QFETCH(int, threads);
+  Graph graph;
+  if (randomSeed > 0) {
+    RandomGraphOptions options;
+    options.layers = 8;
+    options.connections = 18;
+    options.inputs = 1 + randomSeed % 2;
+    options.delayedFraction = 0.4;
+    options.layerSize = 5;
+    graph = makeRandomGraph(static_cast<std::uint64_t>(randomSeed), options);
+  } else if (!file.isEmpty()) {
+    graph = withLayerSize(loadValidGraph(file.toStdString()), 7);
+  } else {
+    graph = graphFromJson(json.toStdString());
+  }
+  const CompiledPlan plan(graph);
+  ParameterSet params(plan);
+  randomizeParameters(params, 3 + randomSeed);
+  SequenceBatch batch = randomBatch(plan, 9, 5, 7 + randomSeed);
+  batch.firstPredictedFrame = 2;
+  const StreamState state = randomState(plan, 5, 13 + randomSeed);
+
+  const Run fused = runEngine(plan, params, batch, state, threads, true);
+  const Run unfused = runEngine(plan, params, batch, state, threads, false);
+  QCOMPARE(fused.loss, unfused.loss);
+  QVERIFY(sameBits(fused.gradients, unfused.gradients));
+  QVERIFY(sameBits(fused.outputs, unfused.outputs));
+  QVERIFY(sameBits(fused.state, unfused.state));
+}
+
+QTEST_APPLESS_MAIN(TestFusedStep)
+#include "tst_fusedstep.moc"
