@@ -1,0 +1,29 @@
+#!/bin/bash
+# The fused recurrent step against the unfused passes (CpuBackendOptions::fusedSteps), the whole
+# chunk of bench_engine, alternating per round, graph and thread count; the load average with
+# every line. Usage: tests/bench/run_fused_ab.sh [BUILD_DIR] [OUT.jsonl] [ROUNDS] [THREADS...]
+# Then: /usr/bin/python3 tests/bench/summarize_fused_ab.py OUT.jsonl
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build=${1:-$root/build}
+out=${2:-fused_ab.jsonl}
+rounds=${3:-5}
+shift $(( $# < 3 ? $# : 3 ))
+threads=("$@")
+[ ${#threads[@]} -eq 0 ] && threads=(1 2)
+shape=(--input 128 --hidden 256 --output 128 --streams 32 --frames 64)
+: > "$out"
+for round in $(seq "$rounds"); do
+  for k in "${threads[@]}"; do
+    for graph in "$here/lstm.rnn.json" "$root/examples/lstm-peephole.rnn.json" "$root/examples/gru.rnn.json"; do
+      for fused in 1 0; do
+        load=$(cut -d' ' -f1 /proc/loadavg)
+        OMP_NUM_THREADS=$k "$build/tests/bench/bench_engine" "$graph" "${shape[@]}" --repeat 15 \
+          --threads "$k" --fused "$fused" --sgemm 1024 |
+          sed "s/^{/{\"round\": $round, \"load_average\": $load, /" >> "$out"
+      done
+    done
+  done
+done
+echo "wrote $out"
