@@ -6,7 +6,7 @@
 // oneDNN also computes the gradient into the input (a 2048 x 128 x 1024 product the engine
 // leaves out for an input layer), so the comparison favours the engine by about that product.
 // Usage: bench_onednn_rnn GRAPH [--input N] [--hidden N] [--streams N] [--frames T]
-//                             [--repeat R] [--rounds K]
+//                             [--repeat R] [--rounds K] [--threads K]
 // Prints one JSON object per round and side.
 #include <algorithm>
 #include <chrono>
@@ -32,7 +32,7 @@ namespace {
 
 struct Options {
   std::string graph, label = "onednn-rnn";
-  int input = 128, hidden = 256, streams = 32, frames = 64, repeat = 10, rounds = 3;
+  int input = 128, hidden = 256, streams = 32, frames = 64, repeat = 10, rounds = 3, threads = 1;
 };
 
 double seconds(std::chrono::steady_clock::time_point start) {
@@ -135,7 +135,7 @@ double benchPrimitive(const Options& o) {
   return median(times);
 }
 
-/// Seconds per chunk (median) of the engine's recurrent node of the LSTM graph, one worker.
+/// Seconds per chunk (median) of the engine's recurrent node of the LSTM graph.
 double benchEngineNode(const Options& o, bool fused) {
   const CompiledPlan plan(
       engine_bench::resizedGraph(loadValidGraph(o.graph), o.input, o.hidden, o.hidden));
@@ -145,7 +145,7 @@ double benchEngineNode(const Options& o, bool fused) {
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   const SequenceBatch batch = engine_bench::randomTrainingBatch(plan, o.frames, o.streams);
-  CpuBackend backend(plan, {.threads = 1, .fusedSteps = fused});
+  CpuBackend backend(plan, {.threads = o.threads, .fusedSteps = fused});
   StreamState state;
   backend.forwardBackward(params, batch, state, &state, &gradients);
   std::vector<double> times;
@@ -163,7 +163,7 @@ double benchEngineNode(const Options& o, bool fused) {
 int main(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: bench_onednn_rnn GRAPH [--input N] [--hidden N] [--streams N] "
-                 "[--frames T] [--repeat R] [--rounds K]\n";
+                 "[--frames T] [--repeat R] [--rounds K] [--threads K]\n";
     return 2;
   }
   Options o;
@@ -174,9 +174,10 @@ int main(int argc, char** argv) {
                                         {"--streams", &o.streams},
                                         {"--frames", &o.frames},
                                         {"--repeat", &o.repeat},
-                                        {"--rounds", &o.rounds}}))
+                                        {"--rounds", &o.rounds},
+                                        {"--threads", &o.threads}}))
     return 2;
-  setComputeThreads(1);
+  setComputeThreads(o.threads);  // oneDNN's OpenMP threads for the primitive
   const double framesPerChunk = double(o.frames) * o.streams;
   for (int round = 1; round <= o.rounds; ++round) {
     const double primitive = benchPrimitive(o);
@@ -184,7 +185,7 @@ int main(int argc, char** argv) {
     const double unfused = benchEngineNode(o, false);
     std::cout << nlohmann::json{{"bench", "onednn_rnn"},
                                 {"round", round},
-                                {"threads", 1},
+                                {"threads", o.threads},
                                 {"shape", {o.input, o.hidden, o.streams, o.frames}},
                                 {"onednn_lstm_frames_per_s", framesPerChunk / primitive},
                                 {"engine_node_frames_per_s", framesPerChunk / engine},
