@@ -1,6 +1,7 @@
 // The products of the CPU engine's LSTM benchmark shapes (input 128, hidden 256, N = 32, h = 64)
 // on each candidate: OpenBLAS's cblas_sgemm, oneDNN's dnnl_sgemm, and oneDNN's matmul primitive
-// (made once per shape), on one thread; and on two threads, oneDNN's own (OpenMP) threads
+// (made once per shape; and with its weights reordered once into the layout it prefers), on one
+// thread; and on two threads, oneDNN's own (OpenMP) threads
 // against two threads of ours each multiplying half the rows on one oneDNN thread, meeting after
 // every product as the engine's workers do. Then RTRL's per-stream sgemv and sger (one thread):
 // OpenBLAS against oneDNN's sgemm with one column or k = 1 (oneDNN has neither of its own).
@@ -75,6 +76,32 @@ std::function<void()> matmulProduct(const Shape& s) {
   return [=]() mutable {
     memory am(ad, cpu, a.data()), bm(bd, cpu, b.data()), cm(cd, cpu, c.data());
     product.execute(queue, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+  };
+}
+
+/// The same primitive with its weights (B) in the layout it prefers (format `any`), reordered once
+/// outside the timing, as weights that stay fixed for a chunk could be.
+std::function<void()> matmulPrepacked(const Shape& s) {
+  using namespace dnnl;
+  static engine cpu(engine::kind::cpu, 0);
+  static dnnl::stream queue(cpu);
+  const auto f32 = memory::data_type::f32;
+  memory::desc ad({s.m, s.k}, f32, s.transA ? memory::dims{1, s.lda()} : memory::dims{s.lda(), 1});
+  memory::desc bd({s.k, s.n}, f32, s.transB ? memory::dims{1, s.ldb()} : memory::dims{s.ldb(), 1});
+  memory::desc anyB({s.k, s.n}, f32, memory::format_tag::any);
+  memory::desc cd({s.m, s.n}, f32, memory::dims{s.n, 1});
+  post_ops sum;
+  if (s.beta != 0.0f) sum.append_sum(s.beta);
+  primitive_attr attributes;
+  attributes.set_post_ops(sum);
+  const matmul::primitive_desc pd(matmul::desc(ad, anyB, cd), attributes, cpu);
+  matmul product(pd);
+  memory plain(bd, cpu, b.data()), packed(pd.weights_desc(), cpu);
+  reorder(plain, packed).execute(queue, plain, packed);
+  queue.wait();
+  return [=]() mutable {
+    memory am(ad, cpu, a.data()), cm(cd, cpu, c.data());
+    product.execute(queue, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, cm}});
   };
 }
 
@@ -176,6 +203,7 @@ int main(int argc, char** argv) {
     omp_set_num_threads(1);
     print("dnnl_sgemm", 1, rate(s, seconds, [&] { dnnlRows(s, 0, s.m); }));
     print("dnnl_matmul", 1, rate(s, seconds, matmulProduct(s)));
+    print("dnnl_matmul_prepacked", 1, rate(s, seconds, matmulPrepacked(s)));
     omp_set_num_threads(2);
     print("dnnl_sgemm", 2, rate(s, seconds, [&] { dnnlRows(s, 0, s.m); }));
     print("dnnl_sgemm_own_threads", 2, ownThreads(s, seconds));

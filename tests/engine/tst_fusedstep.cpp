@@ -1,16 +1,22 @@
 // The fused recurrent step (core/src/engine/fused_step.hpp) against the engine's unfused passes:
-// both compute the same floats (the loss, every gradient, the outputs and the carried state, bit
-// for bit) on every example graph, hand-made graphs for the cases the examples lack (three
-// factors, cross-entropy and softmax inside a recurrent node, delays 2 and 3, several stacked
-// groups), and random valid graphs; on one worker and on three (streams split unevenly).
+// with the same products (sgemm) both compute the same floats (the loss, every gradient, the
+// outputs and the carried state, bit for bit); with the step's products on packed weights
+// (packed_product.hpp, the default) they agree to rounding (rounding_tolerance.hpp). On every
+// example graph, hand-made graphs for the cases the examples lack (three factors, cross-entropy
+// and softmax inside a recurrent node, delays 2 and 3, several stacked groups), and random valid
+// graphs; on one worker and on three (streams split unevenly).
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "engine_test_support.hpp"
 #include "random_graph.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rounding_tolerance.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::testing;
@@ -53,8 +59,8 @@ struct Run {
 };
 
 Run runEngine(const CompiledPlan& plan, const ParameterSet& params, const SequenceBatch& batch,
-              const StreamState& stateIn, int threads, bool fused) {
-  CpuBackend backend(plan, {.threads = threads, .fusedSteps = fused});
+              const StreamState& stateIn, CpuBackendOptions options) {
+  CpuBackend backend(plan, options);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   StreamState stateOut;
   Run run;
@@ -128,12 +134,39 @@ void TestFusedStep::sameAsUnfused() {
   batch.firstPredictedFrame = 2;
   const StreamState state = randomState(plan, 5, 13 + randomSeed);
 
-  const Run fused = runEngine(plan, params, batch, state, threads, true);
-  const Run unfused = runEngine(plan, params, batch, state, threads, false);
+  const Run fused =
+      runEngine(plan, params, batch, state, {.threads = threads, .packedStepProducts = false});
+  const Run unfused =
+      runEngine(plan, params, batch, state, {.threads = threads, .fusedSteps = false});
   QCOMPARE(fused.loss, unfused.loss);
   QVERIFY(sameBits(fused.gradients, unfused.gradients));
   QVERIFY(sameBits(fused.outputs, unfused.outputs));
   QVERIFY(sameBits(fused.state, unfused.state));
+
+  // Packed products: the same maths, other sums.
+  const auto engineRun = [&](CpuBackendOptions options) {
+    CpuBackend backend(plan, options);
+    EngineRun run{0, ParameterSet::zerosLike(params), {}};
+    run.loss = backend.forwardBackward(params, batch, state, &run.state, &run.gradients);
+    return run;
+  };
+  const EngineRun reference = engineRun({.threads = threads, .fusedSteps = false});
+  const EngineRun packed = engineRun({.threads = threads});
+  RoundingSpread spread = measureRoundingSpread(plan, params, batch, state,
+                                                runCpuEngine(plan, params, batch, state, 1));
+  // A result that no one-ulp move of the inputs changed (a spread of 0: a saturated unit) may
+  // still round differently in other sums: at least 4 ulps of the array's largest value.
+  const auto floorAt = [](double& s, std::span<const float> values) {
+    float largest = 0;
+    for (float v : values) largest = std::max(largest, std::abs(v));
+    s = std::max(s, 4 * std::numeric_limits<float>::epsilon() * largest / kRoundingFactor);
+  };
+  floorAt(spread.gradient, reference.gradients.values());
+  spread.loss = std::max(spread.loss, 4 * std::numeric_limits<float>::epsilon() *
+                                          std::abs(reference.loss) / kRoundingFactor);
+  for (std::size_t l = 0; l < spread.state.size(); ++l)
+    floorAt(spread.state[l], reference.state.layerFrames(static_cast<int>(l)));
+  verifyWithinRounding(reference, packed, spread, "packed step products");
 }
 
 QTEST_APPLESS_MAIN(TestFusedStep)

@@ -148,7 +148,8 @@ void CpuBackend::Engine::backwardNode(const cpu::NodeOp& node) {
   if (m_plan.graph().layers[node.layers.front()].isInput()) return;
   const std::size_t n = static_cast<std::size_t>(&node - m_program.nodes.data());
   if (node.recurrent && m_options.fusedSteps)
-    inParallel([&](int first, int count) { runSteps(m_backwardSteps[n], true, first, count); });
+    onStreamParts(
+        [&](int worker, int first, int count) { runSteps(n, true, worker, first, count); });
   else if (node.recurrent)
     inParallel([&](int first, int count) { backwardSteps(node, first, count); });
   else

@@ -156,13 +156,23 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
     sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
     return;
   }
+  timedProduct(2.0 * m * n * k,
+               [&] { sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc); });
+}
+
+void CpuBackend::Engine::timedProduct(double flops, const std::function<void()>& product) {
+  const ProductThreadsScope oneThread(1);
+  if (!m_options.profile) {
+    product();
+    return;
+  }
   using Clock = std::chrono::steady_clock;
   const auto start = Clock::now();
   {
     const std::lock_guard<std::mutex> lock(m_statsMutex);
     if (m_productsRunning++ == 0) m_productsSince = start;
   }
-  sgemm(transA, transB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
+  product();
   const auto end = Clock::now();
   const std::lock_guard<std::mutex> lock(m_statsMutex);
   // blasSeconds counts the time during which any thread is in a product once: with several
@@ -170,7 +180,7 @@ void CpuBackend::Engine::gemm(bool transA, bool transB, int m, int n, int k, con
   if (--m_productsRunning == 0)
     stats.blasSeconds += std::chrono::duration<double>(end - m_productsSince).count();
   stats.blasThreadSeconds += std::chrono::duration<double>(end - start).count();
-  stats.blasFlops += 2.0 * m * n * k;
+  stats.blasFlops += flops;
   ++stats.blasCalls;
 }
 
@@ -190,6 +200,14 @@ void CpuBackend::Engine::inParallel(const std::function<void(int, int)>& step) {
   m_pool.run([&](int worker) {
     const auto [first, count] = part(m_streams, worker);
     if (count > 0) step(first, count);
+  });
+}
+
+void CpuBackend::Engine::onStreamParts(const std::function<void(int, int, int)>& step) {
+  const ScopeClock clock(m_options.profile, stats.stepSeconds);
+  m_pool.run([&](int worker) {
+    const auto [first, count] = part(m_streams, worker);
+    if (count > 0) step(worker, first, count);
   });
 }
 

@@ -8,16 +8,20 @@
 //                                          contiguous rows of frames [t0 - d, t1 - d)
 //   s, ds of layer k   [T, N, size]        pre-activation (sum, or product for multiplicative)
 //   z, dz of a connection into a multiplicative layer  [T, N, size]
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "fused_step.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/engine_program.hpp"
+#include "rnnwb/core/engine/packed_product.hpp"
 #include "worker_pool.hpp"
 
 // The element-wise loops are built twice, for plain x86-64 and for AVX2 + FMA (x86-64-v3), and
@@ -159,7 +163,12 @@ class CpuBackend::Engine {
   void compileBackwardGroup(const cpu::StackedGroup& group, int column,
                             std::vector<cpu::FusedStep>& program);
   void compileFinishLayerBackward(int layer, std::vector<cpu::FusedStep>& program);
-  void runSteps(const std::vector<cpu::FusedStep>& program, bool backward, int first, int count);
+  /// Worker `worker`'s streams [first, first + count) of node n through all frames.
+  void runSteps(std::size_t node, bool backward, int worker, int first, int count);
+  /// This worker's packed products of a node's program, in program order (packed with this
+  /// chunk's weights); made once per shape (compileSteps), since a primitive takes milliseconds.
+  std::vector<PackedProduct*> packedProducts(std::size_t node, bool backward, int worker);
+  void makePackedProducts(std::size_t node, bool backward);
   cpu::RowOperand rowsOf(float* atRowZero, int width) const;
   cpu::RowOperand stackColumns(int column);
   cpu::RowOperand sourceRows(const cpu::ConnectionOp& op);
@@ -178,6 +187,10 @@ class CpuBackend::Engine {
 
   /// Runs step(firstStream, streamCount) on every worker, each with its part of the streams.
   void inParallel(const std::function<void(int, int)>& step);
+  /// The same with the worker's index: step(worker, firstStream, streamCount).
+  void onStreamParts(const std::function<void(int, int, int)>& step);
+  /// Times a product of `flops` (profile only) and runs it on one thread.
+  void timedProduct(double flops, const std::function<void()>& product);
   /// Runs pass(rows) on every worker, each with its part of all the rows of the chunk.
   void onRowParts(const std::function<void(Rows)>& pass);
 
@@ -192,6 +205,13 @@ class CpuBackend::Engine {
   int m_stackWidth = 0;
   // Per node of the schedule, its fused frame step forward and backward (empty when plain).
   std::vector<std::vector<cpu::FusedStep>> m_forwardSteps, m_backwardSteps;
+  // The fused steps' products with their weights packed (options.packedStepProducts), by
+  // (node, backward, product in program order, worker); each with the shape it was made for.
+  struct PackedSlot {
+    std::array<long long, 8> shape{};
+    PackedProduct product;
+  };
+  std::map<std::tuple<std::size_t, bool, std::size_t, int>, PackedSlot> m_packed;
   const float* m_params = nullptr;
   const SequenceBatch* m_batch = nullptr;
   int m_frames = 0, m_streams = 0;

@@ -142,7 +142,8 @@ void CpuBackend::Engine::forwardNode(const cpu::NodeOp& node) {
   // Streams are independent inside a chunk: each worker steps its own through all frames.
   const std::size_t n = static_cast<std::size_t>(&node - m_program.nodes.data());
   if (m_options.fusedSteps)
-    inParallel([&](int first, int count) { runSteps(m_forwardSteps[n], false, first, count); });
+    onStreamParts(
+        [&](int worker, int first, int count) { runSteps(n, false, worker, first, count); });
   else
     inParallel([&](int first, int count) { forwardSteps(node, first, count); });
 }

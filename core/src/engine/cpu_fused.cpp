@@ -44,6 +44,10 @@ void CpuBackend::Engine::compileSteps() {
       for (const cpu::StackedGroup& group : groups) place(group);
     compileForward(node, m_forwardSteps[n], columns);
     compileBackward(node, m_backwardSteps[n], columns);
+    if (m_options.packedStepProducts) {
+      makePackedProducts(n, false);
+      makePackedProducts(n, true);
+    }
   }
 }
 
@@ -263,16 +267,73 @@ void CpuBackend::Engine::compileFinishLayerBackward(int layer,
   }
 }
 
-void CpuBackend::Engine::runSteps(const std::vector<cpu::FusedStep>& program, bool backward,
-                                  int first, int count) {
+void CpuBackend::Engine::makePackedProducts(std::size_t node, bool backward) {
+  const std::vector<cpu::FusedStep>& program =
+      backward ? m_backwardSteps[node] : m_forwardSteps[node];
+  std::size_t index = 0;
+  for (const cpu::FusedStep& step : program) {
+    if (!step.isProduct) continue;
+    const cpu::FusedProduct& p = step.product;
+    for (int worker = 0; worker < m_pool.size(); ++worker) {
+      const int rows = part(m_streams, worker).second;
+      if (rows == 0) continue;
+      const std::array<long long, 8> shape{rows,
+                                           p.n,
+                                           p.k,
+                                           p.transposeWeights,
+                                           p.a.streamStride,
+                                           p.ldw,
+                                           p.c.streamStride,
+                                           static_cast<long long>(p.beta)};
+      const auto key = std::make_tuple(node, backward, index, worker);
+      const auto it = m_packed.find(key);
+      if (it != m_packed.end() && it->second.shape == shape) continue;
+      if (it != m_packed.end()) m_packed.erase(it);
+      m_packed.emplace(
+          key, PackedSlot{shape, PackedProduct(rows, p.n, p.k, p.transposeWeights,
+                                               static_cast<int>(p.a.streamStride), p.ldw,
+                                               static_cast<int>(p.c.streamStride), p.beta)});
+    }
+    ++index;
+  }
+}
+
+std::vector<PackedProduct*> CpuBackend::Engine::packedProducts(std::size_t node, bool backward,
+                                                               int worker) {
+  std::vector<PackedProduct*> products;
+  if (!m_options.packedStepProducts) return products;
+  const std::vector<cpu::FusedStep>& program =
+      backward ? m_backwardSteps[node] : m_forwardSteps[node];
+  for (const cpu::FusedStep& step : program) {
+    if (!step.isProduct) continue;
+    PackedProduct& product =
+        m_packed.at(std::make_tuple(node, backward, products.size(), worker)).product;
+    product.pack(step.product.weights);  // this chunk's weights
+    products.push_back(&product);
+  }
+  return products;
+}
+
+void CpuBackend::Engine::runSteps(std::size_t node, bool backward, int worker, int first,
+                                  int count) {
+  const std::vector<cpu::FusedStep>& program =
+      backward ? m_backwardSteps[node] : m_forwardSteps[node];
+  const std::vector<PackedProduct*> packed = packedProducts(node, backward, worker);
   for (int f = 0; f < m_frames; ++f) {
     const int t = backward ? m_frames - 1 - f : f;
+    std::size_t index = 0;
     for (const cpu::FusedStep& step : program) {
       if (!step.isProduct) {
         cpu::runFusedBlock(step, t, first, count);
         continue;
       }
       const cpu::FusedProduct& p = step.product;
+      if (!packed.empty()) {
+        PackedProduct& product = *packed[index++];
+        timedProduct(2.0 * count * p.n * p.k,
+                     [&] { product.multiply(p.a.at(t, first), p.c.at(t, first)); });
+        continue;
+      }
       gemm(false, p.transposeWeights, count, p.n, p.k, p.a.at(t, first),
            static_cast<int>(p.a.streamStride), p.weights, p.ldw, p.beta, p.c.at(t, first),
            static_cast<int>(p.c.streamStride));

@@ -127,8 +127,10 @@ std::string productKernels() {
 #if RNNWB_WITH_ONEDNN
   const dnnl_version_t* v = dnnl_version();
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
-         std::to_string(v->patch) + " sgemm (CPU ISA " + isaName(dnnl_get_effective_cpu_isa()) +
-         "); sgemv, sger: OpenBLAS (" + openblas_get_corename() + " kernels)";
+         std::to_string(v->patch) +
+         " sgemm, matmul on packed weights for recurrent steps (CPU ISA " +
+         isaName(dnnl_get_effective_cpu_isa()) + "); sgemv, sger: OpenBLAS (" +
+         openblas_get_corename() + " kernels)";
 #else
   return std::string("OpenBLAS cblas_sgemm (") + openblas_get_config() + "; " +
          openblas_get_corename() + " kernels)";

@@ -30,6 +30,10 @@ struct CpuBackendOptions {
   /// element-wise ops that run stream by stream) instead of one pass over the streams per layer
   /// and connection. Both compute the same floats; false is the unfused path, kept for tests.
   bool fusedSteps = true;
+  /// With fusedSteps: the frame step's products on weights packed once per chunk
+  /// (packed_product.hpp) instead of sgemm, which repacks them on every frame. Same maths, other
+  /// order of the sums in the products (rounding); false is kept for tests and benchmarks.
+  bool packedStepProducts = true;
 };
 
 /// What the products and the passes cost since the last resetStats() (with options.profile).

@@ -47,8 +47,9 @@ class ProductThreadsScope {
   int m_saved;
 };
 
-/// Which kernels the products run, e.g. "oneDNN 2.6.3 sgemm (CPU ISA avx512_core_amx); sgemv,
-/// sger: OpenBLAS (SkylakeX kernels)" or "OpenBLAS cblas_sgemm (<its config>; SkylakeX kernels)".
+/// Which kernels the products run, e.g. "oneDNN 2.6.3 sgemm, matmul on packed weights for
+/// recurrent steps (CPU ISA avx512_core_amx); sgemv, sger: OpenBLAS (SkylakeX kernels)" or
+/// "OpenBLAS cblas_sgemm (<its config>; SkylakeX kernels)".
 std::string productKernels();
 
 /// Older names of setComputeThreads / computeThreads.
