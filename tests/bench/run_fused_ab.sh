@@ -3,6 +3,8 @@
 # chunk of bench_engine, alternating per round, graph and thread count; the load average with
 # every line. Usage: tests/bench/run_fused_ab.sh [BUILD_DIR] [OUT.jsonl] [ROUNDS] [THREADS...]
 # Then: /usr/bin/python3 tests/bench/summarize_fused_ab.py OUT.jsonl
+# AB_FLAG=--packed compares the step products on packed weights against sgemm instead
+# (summarize_fused_ab.py OUT.jsonl packed_step_products).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -12,6 +14,7 @@ rounds=${3:-5}
 shift $(( $# < 3 ? $# : 3 ))
 threads=("$@")
 [ ${#threads[@]} -eq 0 ] && threads=(1 2)
+flag=${AB_FLAG:---fused}
 shape=(--input 128 --hidden 256 --output 128 --streams 32 --frames 64)
 : > "$out"
 for round in $(seq "$rounds"); do
@@ -20,7 +23,7 @@ for round in $(seq "$rounds"); do
       for fused in 1 0; do
         load=$(cut -d' ' -f1 /proc/loadavg)
         OMP_NUM_THREADS=$k "$build/tests/bench/bench_engine" "$graph" "${shape[@]}" --repeat 15 \
-          --threads "$k" --fused "$fused" --sgemm 1024 |
+          --threads "$k" "$flag" "$fused" --sgemm 1024 |
           sed "s/^{/{\"round\": $round, \"load_average\": $load, /" >> "$out"
       done
     done
