@@ -151,6 +151,7 @@ class CpuBackend::Engine {
 
   // cpu_fused.cpp: the fused recurrent step (fused_step.hpp)
   void compileSteps();
+  bool gradientSkipsProduct(const cpu::ConnectionOp& op) const;
   void compileForward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
                       const std::vector<int>& columns);
   void compileForwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);

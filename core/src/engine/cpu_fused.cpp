@@ -25,6 +25,15 @@ cpu::RowOperand CpuBackend::Engine::sourceGradRows(const cpu::ConnectionOp& op) 
   return rowsOf(dy(op.from, -static_cast<std::ptrdiff_t>(op.delay) * m_streams), op.cols);
 }
 
+bool CpuBackend::Engine::gradientSkipsProduct(const cpu::ConnectionOp& op) const {
+  // An identity connection inside a node into a two-factor product: its dz = ds * (the other
+  // factor) only flows on to its source's dy (no weights), so the fused backward adds the
+  // product into dy where the unfused one added dz: one row less to write and read per frame.
+  return op.zBuffer >= 0 && op.type == ConnectionType::Identity &&
+         m_plan.nodeOfLayer(op.from) == m_plan.nodeOfLayer(op.to) &&
+         m_plan.anterior(op.to).size() == 2;
+}
+
 void CpuBackend::Engine::compileSteps() {
   m_forwardSteps.assign(m_program.nodes.size(), {});
   m_backwardSteps.assign(m_program.nodes.size(), {});
@@ -171,6 +180,18 @@ void CpuBackend::Engine::compileBackward(const cpu::NodeOp& node,
 void CpuBackend::Engine::compileBackwardConnection(const cpu::ConnectionOp& op,
                                                    std::vector<cpu::FusedStep>& program) {
   if (m_plan.graph().layers[op.from].isInput()) return;
+  if (gradientSkipsProduct(op)) {
+    const auto& factors = m_plan.anterior(op.to);
+    const int other = factors[0] == op.index ? factors[1] : factors[0];
+    cpu::FusedOp add;
+    add.kind = cpu::FusedKind::MulAdd;
+    add.units = op.rows;
+    add.dst = sourceGradRows(op);
+    add.a = rowsOf(ds(op.to, 0), op.rows);
+    add.b = rowsOf(destination(m_program.connections[other], 0), op.rows);
+    cpu::appendOp(program, add);
+    return;
+  }
   const cpu::RowOperand grad = rowsOf(destinationGrad(op, 0), op.rows);
   if (op.type == ConnectionType::Full) {
     cpu::FusedStep step;
@@ -247,6 +268,7 @@ void CpuBackend::Engine::compileFinishLayerBackward(int layer,
   // dz_m = ds * the product of the other factors, as finishLayerBackward.
   const auto& anterior = m_plan.anterior(layer);
   for (int c : anterior) {
+    if (gradientSkipsProduct(m_program.connections[c])) continue;  // added on into dy
     cpu::FusedOp factor;
     factor.units = spec.size;
     factor.dst = rowsOf(destinationGrad(m_program.connections[c], 0), spec.size);

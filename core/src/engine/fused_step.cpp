@@ -61,6 +61,21 @@ RNNWB_INTO_CLONES void activateBackward(Activation activation, In y, In dy, Out 
   }
 }
 
+// Not inlined, and not contracted into a fused multiply-add: the unfused passes round the product
+// (a z buffer) before adding it, and the fused step gives the same floats.
+#if defined(__GNUC__) && !defined(__clang__)
+#define RNNWB_NO_CONTRACT __attribute__((noinline, optimize("fp-contract=off")))
+#else
+#define RNNWB_NO_CONTRACT __attribute__((noinline))
+#endif
+
+RNNWB_VECTOR_CLONES RNNWB_NO_CONTRACT void mulAddRow(Out dst, In a, In b, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+  for (int i = 0; i < n; ++i) dst[i] += a[i] * b[i];
+}
+
 RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
   const int n = op.units;
   float* __restrict dst = op.dst.at(t, stream);
@@ -87,6 +102,9 @@ RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
       for (int i = 0; i < n; ++i) dst[i] = a[i] * b[i];
       break;
     }
+    case FusedKind::MulAdd:
+      mulAddRow(dst, op.a.at(t, stream), op.b.at(t, stream), n);
+      break;
     case FusedKind::MulInto: {
       In a = op.a.at(t, stream);
       for (int i = 0; i < n; ++i) dst[i] *= a[i];

@@ -32,6 +32,7 @@ enum class FusedKind {
   Copy,                // dst = a
   Mul,                 // dst = a * b
   MulInto,             // dst *= a
+  MulAdd,              // dst += a * b, a * b rounded first (as the unfused dz = a * b; dst += dz)
   Activate,            // dst = f(a)
   ActivateBackward,    // dst = b * f'(y = a), softmax's Jacobian for softmax
   CrossEntropyOnSums,  // dst += a - onehot(class of the row) on the predicted frames
