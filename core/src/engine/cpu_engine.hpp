@@ -158,6 +158,7 @@ class CpuBackend::Engine {
   void compileForwardGroup(const cpu::StackedGroup& group, int column,
                            std::vector<cpu::FusedStep>& program);
   void compileFinishLayer(int layer, std::vector<cpu::FusedStep>& program);
+  void mergeLastAdd(std::vector<cpu::FusedStep>& program, cpu::FusedOp& activate);
   void compileBackward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
                        const std::vector<int>& columns);
   void compileBackwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);

@@ -41,6 +41,29 @@ RNNWB_INTO_CLONES void activate(Activation activation, In s, Out y, int n) {
   }
 }
 
+/// y = f(s + x) (s + w x with w), the sum rounded as the unfused pass stored it in s.
+RNNWB_INTO_CLONES void addActivate(Activation activation, In s, In x, In w, Out y, int n) {
+  const auto apply = [&](auto f) {
+    if (w)
+      for (int i = 0; i < n; ++i) y[i] = f(s[i] + w[i] * x[i]);
+    else
+      for (int i = 0; i < n; ++i) y[i] = f(s[i] + x[i]);
+  };
+  switch (activation) {  // one loop per activation, so that each vectorizes
+    case Activation::Sigmoid:
+      apply([](float v) { return math::sigmoid(v); });
+      break;
+    case Activation::Tanh:
+      apply([](float v) { return math::tanhApprox(v); });
+      break;
+    case Activation::Relu:
+      apply([](float v) { return v > 0.0f ? v : 0.0f; });
+      break;
+    default:  // compileFinishLayer merges only the element-wise activations
+      break;
+  }
+}
+
 RNNWB_INTO_CLONES void activateBackward(Activation activation, In y, In dy, Out ds, int n) {
   switch (activation) {
     case Activation::Softmax:
@@ -112,6 +135,9 @@ RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
     }
     case FusedKind::Activate:
       activate(op.activation, op.a.at(t, stream), dst, n);
+      break;
+    case FusedKind::AddActivate:
+      addActivate(op.activation, op.a.at(t, stream), op.b.at(t, stream), op.weights, dst, n);
       break;
     case FusedKind::ActivateBackward:
       activateBackward(op.activation, op.a.at(t, stream), op.b.at(t, stream), dst, n);

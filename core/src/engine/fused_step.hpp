@@ -34,6 +34,7 @@ enum class FusedKind {
   MulInto,             // dst *= a
   MulAdd,              // dst += a * b, a * b rounded first (as the unfused dz = a * b; dst += dz)
   Activate,            // dst = f(a)
+  AddActivate,         // dst = f(a + b) (a + w * b with weights); a itself is left as it was
   ActivateBackward,    // dst = b * f'(y = a), softmax's Jacobian for softmax
   CrossEntropyOnSums,  // dst += a - onehot(class of the row) on the predicted frames
 };
