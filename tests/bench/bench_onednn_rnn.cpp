@@ -13,6 +13,8 @@
 #include <iostream>
 #include <random>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,10 +54,16 @@ dnnl::memory filled(const dnnl::memory::desc& desc, const dnnl::engine& engine, 
   return m;
 }
 
-/// Seconds per chunk (median of `repeat`) of oneDNN's LSTM forward (training) + backward.
-double benchPrimitive(const Options& o) {
-  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  dnnl::stream stream(engine);
+using Arguments = std::unordered_map<int, dnnl::memory>;
+
+/// oneDNN's LSTM forward (training) and backward for the shapes, with random arguments.
+struct LstmPrimitives {
+  dnnl::lstm_forward forward;
+  dnnl::lstm_backward backward;
+  Arguments forwardArguments, backwardArguments;
+};
+
+LstmPrimitives makeLstm(const Options& o, const dnnl::engine& engine, dnnl::stream& stream) {
   const dnnl::memory::dim T = o.frames, N = o.streams, I = o.input, H = o.hidden;
   const auto md = [](dnnl::memory::dims dims, tag t) {
     return dnnl::memory::desc(dims, dt::f32, t);
@@ -63,66 +71,59 @@ double benchPrimitive(const Options& o) {
   const auto src = md({T, N, I}, tag::tnc), dst = md({T, N, H}, tag::tnc);
   const auto state = md({1, 1, N, H}, tag::ldnc), bias = md({1, 1, 4, H}, tag::ldgo);
   const auto anyW = md({1, 1, I, 4, H}, tag::any), anyU = md({1, 1, H, 4, H}, tag::any);
-  const dnnl::lstm_forward::desc fd(dnnl::prop_kind::forward_training,
-                                    dnnl::rnn_direction::unidirectional_left2right, src, state,
-                                    state, anyW, anyU, bias, dst, state, state);
-  const dnnl::lstm_forward::primitive_desc fpd(fd, engine);
-  const dnnl::lstm_backward::desc bd(
-      dnnl::prop_kind::backward, dnnl::rnn_direction::unidirectional_left2right, src, state, state,
-      anyW, anyU, bias, dst, state, state, src, state, state, anyW, anyU, bias, dst, state, state);
-  const dnnl::lstm_backward::primitive_desc bpd(bd, engine, fpd);
+  const auto direction = dnnl::rnn_direction::unidirectional_left2right;
+  const dnnl::lstm_forward::primitive_desc fpd(
+      dnnl::lstm_forward::desc(dnnl::prop_kind::forward_training, direction, src, state, state,
+                               anyW, anyU, bias, dst, state, state),
+      engine);
+  const dnnl::lstm_backward::primitive_desc bpd(
+      dnnl::lstm_backward::desc(dnnl::prop_kind::backward, direction, src, state, state, anyW, anyU,
+                                bias, dst, state, state, src, state, state, anyW, anyU, bias, dst,
+                                state, state),
+      engine, fpd);
   std::mt19937 rng(1);
-  auto x = filled(src, engine, rng), h0 = filled(state, engine, rng),
-       c0 = filled(state, engine, rng);
-  auto b = filled(bias, engine, rng), y = filled(dst, engine, rng);
-  auto hT = filled(state, engine, rng), cT = filled(state, engine, rng);
-  auto w = filled(fpd.weights_layer_desc(), engine, rng);
-  auto u = filled(fpd.weights_iter_desc(), engine, rng);
-  // The backward primitive may want the weights in another layout: reorder once, as a trainer
+  Arguments f, b;
+  for (const auto& [argument, desc] : std::vector<std::pair<int, dnnl::memory::desc>>{
+           {DNNL_ARG_SRC_LAYER, src},
+           {DNNL_ARG_SRC_ITER, state},
+           {DNNL_ARG_SRC_ITER_C, state},
+           {DNNL_ARG_BIAS, bias},
+           {DNNL_ARG_DST_LAYER, dst},
+           {DNNL_ARG_DST_ITER, state},
+           {DNNL_ARG_DST_ITER_C, state},
+           {DNNL_ARG_WORKSPACE, fpd.workspace_desc()},
+           {DNNL_ARG_WEIGHTS_LAYER, fpd.weights_layer_desc()},
+           {DNNL_ARG_WEIGHTS_ITER, fpd.weights_iter_desc()}})
+    f[argument] = filled(desc, engine, rng);
+  b = f;
+  // The backward primitive may want the weights in another layout: reordered once, as a trainer
   // would keep them.
-  auto wb = filled(bpd.weights_layer_desc(), engine, rng);
-  auto ub = filled(bpd.weights_iter_desc(), engine, rng);
-  dnnl::reorder(w, wb).execute(stream, w, wb);
-  dnnl::reorder(u, ub).execute(stream, u, ub);
-  auto workspace = dnnl::memory(fpd.workspace_desc(), engine);
-  auto dx = filled(src, engine, rng), dh0 = filled(state, engine, rng),
-       dc0 = filled(state, engine, rng);
-  auto dw = filled(bpd.diff_weights_layer_desc(), engine, rng);
-  auto du = filled(bpd.diff_weights_iter_desc(), engine, rng);
-  auto db = filled(bias, engine, rng), dy = filled(dst, engine, rng);
-  auto dhT = filled(state, engine, rng), dcT = filled(state, engine, rng);
-  const dnnl::lstm_forward forward(fpd);
-  const dnnl::lstm_backward backward(bpd);
+  b[DNNL_ARG_WEIGHTS_LAYER] = dnnl::memory(bpd.weights_layer_desc(), engine);
+  b[DNNL_ARG_WEIGHTS_ITER] = dnnl::memory(bpd.weights_iter_desc(), engine);
+  for (int w : {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER})
+    dnnl::reorder(f[w], b[w]).execute(stream, f[w], b[w]);
+  for (const auto& [argument, desc] : std::vector<std::pair<int, dnnl::memory::desc>>{
+           {DNNL_ARG_DIFF_SRC_LAYER, src},
+           {DNNL_ARG_DIFF_SRC_ITER, state},
+           {DNNL_ARG_DIFF_SRC_ITER_C, state},
+           {DNNL_ARG_DIFF_WEIGHTS_LAYER, bpd.diff_weights_layer_desc()},
+           {DNNL_ARG_DIFF_WEIGHTS_ITER, bpd.diff_weights_iter_desc()},
+           {DNNL_ARG_DIFF_BIAS, bias},
+           {DNNL_ARG_DIFF_DST_LAYER, dst},
+           {DNNL_ARG_DIFF_DST_ITER, state},
+           {DNNL_ARG_DIFF_DST_ITER_C, state}})
+    b[argument] = filled(desc, engine, rng);
+  return {dnnl::lstm_forward(fpd), dnnl::lstm_backward(bpd), f, b};
+}
+
+/// Seconds per chunk (median of `repeat`) of oneDNN's LSTM forward (training) + backward.
+double benchPrimitive(const Options& o) {
+  const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  LstmPrimitives lstm = makeLstm(o, engine, stream);
   const auto chunk = [&] {
-    forward.execute(stream, {{DNNL_ARG_SRC_LAYER, x},
-                             {DNNL_ARG_SRC_ITER, h0},
-                             {DNNL_ARG_SRC_ITER_C, c0},
-                             {DNNL_ARG_WEIGHTS_LAYER, w},
-                             {DNNL_ARG_WEIGHTS_ITER, u},
-                             {DNNL_ARG_BIAS, b},
-                             {DNNL_ARG_DST_LAYER, y},
-                             {DNNL_ARG_DST_ITER, hT},
-                             {DNNL_ARG_DST_ITER_C, cT},
-                             {DNNL_ARG_WORKSPACE, workspace}});
-    backward.execute(stream, {{DNNL_ARG_SRC_LAYER, x},
-                              {DNNL_ARG_SRC_ITER, h0},
-                              {DNNL_ARG_SRC_ITER_C, c0},
-                              {DNNL_ARG_WEIGHTS_LAYER, wb},
-                              {DNNL_ARG_WEIGHTS_ITER, ub},
-                              {DNNL_ARG_BIAS, b},
-                              {DNNL_ARG_DST_LAYER, y},
-                              {DNNL_ARG_DST_ITER, hT},
-                              {DNNL_ARG_DST_ITER_C, cT},
-                              {DNNL_ARG_WORKSPACE, workspace},
-                              {DNNL_ARG_DIFF_SRC_LAYER, dx},
-                              {DNNL_ARG_DIFF_SRC_ITER, dh0},
-                              {DNNL_ARG_DIFF_SRC_ITER_C, dc0},
-                              {DNNL_ARG_DIFF_WEIGHTS_LAYER, dw},
-                              {DNNL_ARG_DIFF_WEIGHTS_ITER, du},
-                              {DNNL_ARG_DIFF_BIAS, db},
-                              {DNNL_ARG_DIFF_DST_LAYER, dy},
-                              {DNNL_ARG_DIFF_DST_ITER, dhT},
-                              {DNNL_ARG_DIFF_DST_ITER_C, dcT}});
+    lstm.forward.execute(stream, lstm.forwardArguments);
+    lstm.backward.execute(stream, lstm.backwardArguments);
     stream.wait();
   };
   chunk();
