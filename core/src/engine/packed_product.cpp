@@ -3,6 +3,8 @@
 #include "rnnwb/core/engine/products.hpp"
 
 #if RNNWB_WITH_ONEDNN
+#include <unordered_map>
+
 #include <oneapi/dnnl/dnnl.hpp>
 #endif
 
@@ -22,7 +24,8 @@ dnnl::engine& cpuEngine() {
 struct PackedProduct::Impl {
   dnnl::memory::desc a, w, c;
   dnnl::matmul product;
-  dnnl::memory packed;
+  dnnl::memory packed, source, destination;  // the last two point at each call's rows
+  std::unordered_map<int, dnnl::memory> arguments;
   dnnl::stream stream{cpuEngine()};
 
   Impl(int m, int n, int k, bool transW, int lda, int ldw, int ldc, float beta) {
@@ -40,6 +43,9 @@ struct PackedProduct::Impl {
                                           cpuEngine());
     product = dnnl::matmul(pd);
     packed = dnnl::memory(pd.weights_desc(), cpuEngine());
+    source = dnnl::memory(a, cpuEngine(), DNNL_MEMORY_NONE);
+    destination = dnnl::memory(c, cpuEngine(), DNNL_MEMORY_NONE);
+    arguments = {{DNNL_ARG_SRC, source}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, destination}};
   }
 };
 
@@ -56,11 +62,10 @@ void PackedProduct::pack(const float* w) {
 
 void PackedProduct::multiply(const float* a, float* c) {
   const ProductThreadsScope oneThread(1);
-  dnnl::memory source(m_impl->a, cpuEngine(), const_cast<float*>(a));
-  dnnl::memory destination(m_impl->c, cpuEngine(), c);
-  m_impl->product.execute(
-      m_impl->stream,
-      {{DNNL_ARG_SRC, source}, {DNNL_ARG_WEIGHTS, m_impl->packed}, {DNNL_ARG_DST, destination}});
+  // The same memory objects every call, pointed at this call's rows (no allocation per frame).
+  m_impl->source.set_data_handle(const_cast<float*>(a));
+  m_impl->destination.set_data_handle(c);
+  m_impl->product.execute(m_impl->stream, m_impl->arguments);
   m_impl->stream.wait();
 }
 
