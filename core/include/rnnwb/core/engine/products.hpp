@@ -1,6 +1,7 @@
 #pragma once
 // Dense single-precision matrix products for every part of core (the CPU engine, RTRL / SnAp,
-// the 2-D LSTM), and the one place that owns how many threads the products may use.
+// the 2-D LSTM; the CPU engine's recurrent steps multiply by packed weights, packed_product.hpp),
+// and the one place that owns how many threads the products may use.
 //
 // Kernels: oneDNN's sgemm when the build found oneDNN (it picks its kernels from the instruction
 // set: AVX-512 on a Sapphire Rapids Xeon, AVX2 elsewhere), else OpenBLAS's cblas_sgemm; sgemv and
