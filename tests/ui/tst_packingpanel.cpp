@@ -16,6 +16,7 @@
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_ops.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/packing_table.hpp"
@@ -121,6 +122,7 @@ class TestPackingPanel : public QObject {
   void exportWritesReadablePng();
   void newerSettingsWinWhileWorkRuns();
   void dockIsHiddenAndIdleUntilShown();
+  void panelsScheduleThroughLatestOnlyRunner();
 };
 
 void TestPackingPanel::figuresOfSyntheticWords() {
@@ -308,6 +310,21 @@ void TestPackingPanel::dockIsHiddenAndIdleUntilShown() {
   WAIT_IDLE(*window.packingPanel());
   QVERIFY2(!window.packingPanel()->messageIsError(), qPrintable(window.packingPanel()->message()));
   compareWithCore(*window.packingPanel(), PackingSettings{});  // the defaults: 200 words
+}
+
+// The Packing and Sparsity panels schedule their background work through the one state machine
+// (LatestOnlyRunner: debounce, drop outdated results), not through copies of it.
+void TestPackingPanel::panelsScheduleThroughLatestOnlyRunner() {
+  MainWindow window;
+  auto* mask = window.findChild<MaskPanel*>();
+  QVERIFY(mask);
+  for (QWidget* panel :
+       {static_cast<QWidget*>(window.packingPanel()), static_cast<QWidget*>(mask)}) {
+    int runners = 0;
+    for (const QObject* child : panel->children())
+      runners += child->metaObject()->className() == QByteArray("rnnwb::ui::LatestOnlyRunner");
+    QVERIFY2(runners == 1, panel->metaObject()->className());
+  }
 }
 
 QTEST_MAIN(TestPackingPanel)

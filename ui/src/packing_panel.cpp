@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "latest_only_runner.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_table.hpp"
@@ -55,7 +56,10 @@ QString legendText(const PackingResult& r, long long batches) {
 
 }  // namespace
 
-PackingPanel::PackingPanel(QWidget* parent) : QWidget(parent), m_form(new PackingForm) {
+PackingPanel::PackingPanel(QWidget* parent)
+    : QWidget(parent),
+      m_runner(new LatestOnlyRunner(this, [this] { start(); })),
+      m_form(new PackingForm) {
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->addWidget(createFiguresSide());
   splitter->addWidget(createPictureSide());
@@ -65,9 +69,7 @@ PackingPanel::PackingPanel(QWidget* parent) : QWidget(parent), m_form(new Packin
   layout->addWidget(m_form);
   layout->addWidget(splitter, 1);
   m_settings = m_form->settings();
-  m_debounce.setSingleShot(true);
-  m_debounce.setInterval(250);
-  connect(&m_debounce, &QTimer::timeout, this, &PackingPanel::start);
+  m_runner->setActiveWhen([this] { return m_started; });
   connect(m_form, &PackingForm::settingsEdited, this, &PackingPanel::onSettingsEdited);
   connect(&m_watcher, &Watcher::finished, this, &PackingPanel::onJobFinished);
   connect(&m_watcher, &Watcher::progressRangeChanged, m_progress, &QProgressBar::setRange);
@@ -144,16 +146,20 @@ void PackingPanel::setSettings(const PackingSettings& settings) {
   m_settings = settings;
   m_form->setSettings(settings);
   m_started = true;
-  start();
+  reschedule(0);
 }
 
 void PackingPanel::onSettingsEdited(bool typing) {
   m_settings = m_form->settings();
-  if (!m_started) return;  // the first showing starts the work
-  if (typing)
-    m_debounce.start();
-  else
-    start();
+  if (!m_started) return;                   // the first showing starts the work
+  reschedule(typing ? kTypingPauseMs : 0);  // typing in a spin box: one job, not one per key
+}
+
+void PackingPanel::reschedule(int delayMs) {
+  // The running job's result will be for older settings: it stops at its next check, and the
+  // runner starts the newest once it is back.
+  m_watcher.future().cancel();
+  m_runner->schedule(delayMs);
 }
 
 int PackingPanel::batchCount() const {
@@ -162,10 +168,10 @@ int PackingPanel::batchCount() const {
 
 void PackingPanel::showBatch(int batch) {
   m_batch = std::max(batch, 0);
-  start();
+  reschedule(0);
 }
 
-bool PackingPanel::isBusy() const { return m_waiting || m_debounce.isActive(); }
+bool PackingPanel::isBusy() const { return m_runner->isRunning() || m_runner->isWaiting(); }
 
 const QImage& PackingPanel::image() const { return m_view->image(); }
 QString PackingPanel::summary() const { return m_summary->text(); }
@@ -176,14 +182,11 @@ void PackingPanel::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   if (!m_started) {  // nothing is generated until someone looks
     m_started = true;
-    start();
+    m_runner->schedule(0);
   }
 }
 
 void PackingPanel::start() {
-  m_debounce.stop();
-  m_watcher.future().cancel();  // its result, if any, is for older settings
-  m_waiting = false;
   const PackingSettings& s = m_settings;
   if (s.source.kind != Kind::SyntheticWords && s.source.path.isEmpty()) {
     clearShown();
@@ -200,18 +203,17 @@ void PackingPanel::start() {
               false);
   m_progress->setRange(0, 0);  // busy until the loader reports its total
   m_progress->show();
-  m_waiting = true;
+  m_runner->started();
   m_watcher.setFuture(
       QtConcurrent::run(&runPackingJob, s, static_cast<std::size_t>(m_batch), examples, figures));
 }
 
 void PackingPanel::onJobFinished() {
+  if (!m_runner->finished()) return;  // outdated meanwhile: dropped, the newest runs
   const QFuture<PackingResult> future = m_watcher.future();
-  if (future.isCanceled() || future.resultCount() == 0) return;  // a newer job replaces it
-  const PackingResult result = future.result();
-  if (!(result.settings == m_settings)) return;  // settings changed meanwhile: drop it
-  m_waiting = false;
   m_progress->hide();
+  if (future.isCanceled() || future.resultCount() == 0) return;
+  const PackingResult result = future.result();
   applyResult(result);
   emit resultShown();
 }
