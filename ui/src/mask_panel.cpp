@@ -18,6 +18,7 @@
 #include "latest_only_runner.hpp"
 #include "mask_computation.hpp"
 #include "mask_figures.hpp"
+#include "mask_hover.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/pixel_image_view.hpp"
 
@@ -314,6 +315,8 @@ void MaskPanel::display(const MaskResult& result) {
   m_levels->show();
   m_patternView->setExportName(QStringLiteral("snap-node%1").arg(m_node->currentIndex() + 1));
   m_patternView->setImage(result.patterns);
+  m_patternView->setDescriber(
+      [hover = result.hover](QPoint pixel) { return hover ? hover->describe(pixel) : QString(); });
   m_legend->setText(patternLegend(result, m_level->value()));
   emit updated();
 }

@@ -11,6 +11,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "latest_only_runner.hpp"
+#include "packing_hover.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_table.hpp"
@@ -272,6 +273,12 @@ void PackingPanel::showPicture(const PackingResult& r) {
   m_shownSettings = r.settings;
   m_picture = r.picture;
   m_view->setImage(r.image, keepZoom);
+  m_view->setLabels(packedExampleLabels(r.picture));
+  packing::BatchPicture geometry = r.picture;
+  geometry.image = {};  // the readout needs the layout, not a second copy of the pixels
+  m_view->setDescriber([geometry, examples = r.examples](QPoint pixel) {
+    return describePackedPixel(geometry, examples.get(), pixel);
+  });
   m_legend->setText(legendText(r, m_figures->batches));
   m_export->setEnabled(true);
 }
