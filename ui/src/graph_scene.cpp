@@ -12,6 +12,7 @@
 #include "canvas_colours.hpp"
 #include "collapse_overlay.hpp"
 #include "connection_item.hpp"
+#include "edge_routing.hpp"
 #include "layer_item.hpp"
 #include "recurrent_node_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
@@ -147,6 +148,20 @@ void GraphScene::rebuildConnections() {
     item->setLane(lanes[{key.first, key.second}]++);
     m_connections.push_back(item);
   }
+  nestLoops();
+}
+
+void GraphScene::nestLoops() {
+  std::vector<ConnectionItem*> loops;
+  std::vector<std::pair<double, double>> spans;
+  std::pair<double, double> span;
+  for (ConnectionItem* item : m_connections)
+    if (item->isBackward(&span)) {
+      loops.push_back(item);
+      spans.push_back(span);
+    }
+  const std::vector<int> lanes = nestedLanes(spans);
+  for (std::size_t i = 0; i < loops.size(); ++i) loops[i]->setLoopLane(lanes[i]);
 }
 
 void GraphScene::syncPositions(const QStringList& ids) {
@@ -158,6 +173,7 @@ void GraphScene::syncPositions(const QStringList& ids) {
     if (it->second->pos() != p) it->second->setPos(p);
     updateConnectionsOf(it->first);
   }
+  nestLoops();  // moved layers may have turned loops or changed their spans
   m_syncing = false;
   m_overlay->rebuild(m_collapsed);
 }

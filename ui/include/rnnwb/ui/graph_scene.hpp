@@ -96,6 +96,7 @@ class GraphScene : public QGraphicsScene {
   void syncPositions(const QStringList& ids);
   void syncProblems();
   void rebuildConnections();
+  void nestLoops();  // the lanes of backward connections (edge_routing.hpp)
   void updateConnectionsOf(const std::string& layerId);
 
   friend class CollapseOverlay;
