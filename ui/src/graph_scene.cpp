@@ -331,7 +331,10 @@ void GraphScene::layerItemMoved(LayerItem* item) {
   if (m_syncing) return;
   const std::string& id = item->layerId();
   const PositionMap before{{id, m_document->position(id)}};
-  const PositionMap after{{id, item->pos()}};
+  // The compact collapsed view draws layers away from their document positions: the document
+  // position moves by what the layer moved on screen.
+  const QPointF shown = m_overlay->shownPosition(before.at(id));
+  const PositionMap after{{id, before.at(id) + (item->pos() - shown)}};
   updateConnectionsOf(id);
   if (before.at(id).toPoint() == after.at(id).toPoint()) return;
   m_document->undoStack()->push(new MoveLayersCommand(m_document, before, after, m_dragId));
