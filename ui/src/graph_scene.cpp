@@ -13,6 +13,7 @@
 #include "collapse_overlay.hpp"
 #include "connection_item.hpp"
 #include "edge_routing.hpp"
+#include "frame_overlay.hpp"
 #include "layer_item.hpp"
 #include "recurrent_node_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
@@ -34,11 +35,13 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::selectedIdsChanged);
   syncStructure();
   syncProblems();
+  m_frames = new FrameOverlay(this);  // after the scene's own slots: it fits around synced boxes
 }
 
 GraphScene::~GraphScene() {
   // Deleting selected items emits selectionChanged; nobody may look at a half-destroyed scene.
   blockSignals(true);
+  delete m_frames;
   m_overlay.reset();
   // Connections point at layer items: they go first.
   for (ConnectionItem* item : m_connections) delete item;
