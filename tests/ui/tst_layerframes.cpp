@@ -40,7 +40,7 @@ namespace {
 struct Fixture {
   GraphDocument doc;
   GraphScene scene{&doc};
-  Fixture() { QVERIFY(doc.open(example("lstm-peephole.rnn.json"), nullptr)); }
+  Fixture() { QVERIFY(doc.open(example("adding-lstm.rnn.json"), nullptr)); }
   void select(const std::vector<std::string>& ids) {
     std::vector<int> layers;
     for (const std::string& id : ids) layers.push_back(doc.layerIndex(id));
@@ -162,6 +162,13 @@ void TestLayerFrames::framesAreSavedInUiAndRestored() {
   QCOMPARE(reopened.frames()[0].name, std::string("gates"));
   QCOMPARE(countItems(scene, FrameItem::Type), 1);
   QVERIFY(scene.frames()->frameRects()[0].contains(scene.layerBox("o")));
+  // The example carries two frames: both drawn, around their layers.
+  GraphDocument example;
+  QVERIFY(example.open(testing::example("lstm-peephole.rnn.json"), nullptr));
+  GraphScene exampleScene(&example);
+  QCOMPARE(example.frames().size(), std::size_t(2));
+  QCOMPARE(example.frames()[1].name, std::string("cell state"));
+  QVERIFY(exampleScene.frames()->frameRects()[1].contains(exampleScene.layerBox("ct")));
 }
 
 void TestLayerFrames::renamedLayerStaysInItsFrame() {
