@@ -1,8 +1,11 @@
 #include "frame_item.hpp"
 
+#include <algorithm>
+
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
+#include <QStyleOptionGraphicsItem>
 
 #include "canvas_colours.hpp"
 #include "frame_overlay.hpp"
@@ -56,8 +59,11 @@ void FrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidge
   painter->setPen(QPen(border, 1.5));
   painter->setBrush(fill);
   painter->drawRoundedRect(m_rect, 8, 8);
+  // Zoomed out, the name keeps about 11 screen pixels while the title bar holds it.
+  const double zoom =
+      QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
   QFont font = painter->font();
-  font.setPixelSize(13);
+  font.setPixelSize(int(std::clamp(11.0 / std::max(zoom, 0.01), 13.0, kTitleHeight - 2)));
   font.setBold(true);
   painter->setFont(font);
   painter->setPen(canvas::isDark() ? m_frame.colour.lighter(150) : m_frame.colour.darker(160));

@@ -1,6 +1,7 @@
 #include "frame_overlay.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QColorDialog>
 #include <QGraphicsSceneContextMenuEvent>
@@ -125,6 +126,9 @@ void FrameOverlay::beginDrag(int index) {
 
 void FrameOverlay::dragTo(int, QPointF delta) {
   if (m_dragBefore.empty()) return;
+  if (m_scene->snapsToGrid())  // by whole grid steps: layers on the grid stay on it
+    delta = QPointF(std::round(delta.x() / GraphScene::kGrid) * GraphScene::kGrid,
+                    std::round(delta.y() / GraphScene::kGrid) * GraphScene::kGrid);
   PositionMap after;
   for (const auto& [id, p] : m_dragBefore) after[id] = p + delta;
   GraphDocument* document = m_scene->document();
