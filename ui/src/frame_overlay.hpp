@@ -3,10 +3,11 @@
 // around its shown layers as they move, and the gestures on frames, each one undo step: frame the
 // selected layers, rename, recolour, delete a frame (its layers stay), drag a frame with its
 // layers. It also gives the canvas its context menu.
+#include <vector>
+
 #include <QList>
 #include <QObject>
 #include <QPointF>
-#include <vector>
 
 #include "rnnwb/ui/graph_document.hpp"
 
