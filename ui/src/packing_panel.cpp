@@ -38,10 +38,7 @@ QString legendText(const PackingResult& r, long long batches) {
   const std::size_t first = r.picture.first;
   return QStringLiteral(
              "Batch %1 of %2 packed by '%3': examples %4–%5 (numbered from 0 in the picture), "
-             "%6 rows, H × Wp = %7 × %8 cells, skewed H × Ws = %7 × %9; %10 a cell. "
-             "Blue bar: the packed examples, outlined and numbered (grey: separators and "
-             "padding). Green bar: the mask. Orange bar: the skewed batch a column-parallel "
-             "2-D layer computes (grey: cells outside the skewed mask).")
+             "%6 rows, H × Wp = %7 × %8 cells, skewed H × Ws = %7 × %9; %10 a cell.")
       .arg(r.batch + 1)
       .arg(batches)
       .arg(r.settings.packer)
@@ -54,6 +51,13 @@ QString legendText(const PackingResult& r, long long batches) {
       .arg(r.picture.scale == 1 ? QStringLiteral("1 pixel")
                                 : QStringLiteral("%1 × %1 pixels").arg(r.picture.scale));
 }
+
+// The key to the picture's colours: the legend's tool tip, so that at 720 px the picture keeps
+// the height.
+const QString kColourKey = QStringLiteral(
+    "Blue bar: the packed examples, outlined and numbered (grey: separators and padding). Green "
+    "bar: the mask. Orange bar: the skewed batch a column-parallel 2-D layer computes (grey: "
+    "cells outside the skewed mask). Hover the picture to see what a cell is.");
 
 }  // namespace
 
@@ -114,6 +118,7 @@ QWidget* PackingPanel::createPictureSide() {
   m_view = new PixelImageView;
   m_legend = new QLabel;
   m_legend->setWordWrap(true);
+  m_legend->setToolTip(kColourKey);
   m_export = new QPushButton(QStringLiteral("Export PNG…"));
   auto* fit = new QPushButton(QStringLiteral("Fit"));
   auto* actual = new QPushButton(QStringLiteral("1:1"));
