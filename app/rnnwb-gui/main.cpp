@@ -9,13 +9,16 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
 #include <QTimer>
 
 #include "rnnwb/ui/autosave.hpp"
+#include "rnnwb/ui/detached_runs.hpp"
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/training_panel.hpp"
 #include "screenshot.hpp"
 
 namespace {
@@ -92,6 +95,10 @@ int main(int argc, char** argv) {
   if (!graph.isEmpty() && !window.document()->isModified()) window.fileActions()->openFile(graph);
   window.fileActions()->startAutosave(autosaveDir, 30000);
   if (parser.isSet(run)) showRuns(window, parser.values(run));
+  // Runs a previous workbench left training: in the run list again, followed.
+  if (!rnnwb::ui::reopenDetachedRuns(*window.trainingPanel()).isEmpty())
+    if (auto* dock = qobject_cast<QDockWidget*>(window.trainingPanel()->parentWidget()))
+      dock->show();
   QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);
   return app.exec();
 }

@@ -56,6 +56,8 @@ class TestCanvasViews : public QObject {
   void canvasFollowsADarkPalette();
   void labelsNeverSitOnABox_data();
   void labelsNeverSitOnABox();
+  void delayedEdgesGoAroundTheBoxes_data();
+  void delayedEdgesGoAroundTheBoxes();
 };
 
 // Issue #14, defect 3: a connection to a missing layer and one with delay −2 are drawn,
@@ -332,6 +334,55 @@ void TestCanvasViews::labelsNeverSitOnABox() {
                qPrintable(QString::fromStdString(connection->connection().id + " on " + layer.id)));
   }
   QVERIFY(labels > 0);
+}
+
+void TestCanvasViews::delayedEdgesGoAroundTheBoxes_data() {
+  QTest::addColumn<QString>("file");
+  for (const char* name : {"lstm-peephole.rnn.json", "gru.rnn.json", "stacked-lstm.rnn.json",
+                           "char-lstm.rnn.json", "jordan.rnn.json", "mi-rnn.rnn.json"})
+    QTest::newRow(name) << QString::fromLatin1(name);
+}
+
+// Gap (node editors, Graphviz's feedback edges): a connection that runs backwards (a loop
+// closing through a delay) goes around the boxes between its ends, over or under them: it
+// crosses no box, and between its ends it runs outside the boxes' vertical extent rather than
+// across the graph.
+void TestCanvasViews::delayedEdgesGoAroundTheBoxes() {
+  QFETCH(QString, file);
+  Fixture f(file.toLatin1().constData());
+  int loops = 0;
+  for (QGraphicsItem* item : f.scene.items()) {
+    auto* connection = qgraphicsitem_cast<ConnectionItem*>(item);
+    if (!connection || connection->connection().from == connection->connection().to) continue;
+    const QRectF from = f.scene.layerBox(connection->connection().from);
+    const QRectF to = f.scene.layerBox(connection->connection().to);
+    if (to.left() >= from.right()) continue;  // forward
+    ++loops;
+    double top = std::min(from.top(), to.top()), bottom = std::max(from.bottom(), to.bottom());
+    QList<QRectF> others;
+    for (const Layer& layer : f.doc.graph().layers) {
+      const QRectF box = f.scene.layerBox(layer.id);
+      if (box == from || box == to) continue;
+      others << box;
+      if (box.right() > to.left() && box.left() < from.right()) {
+        top = std::min(top, box.top());
+        bottom = std::max(bottom, box.bottom());
+      }
+    }
+    const QString name = QString::fromStdString(connection->connection().id);
+    for (int i = 1; i < 100; ++i) {
+      const QPointF p = connection->path().pointAtPercent(i / 100.0);
+      for (const QRectF& box : others)
+        QVERIFY2(!box.adjusted(2, 2, -2, -2).contains(p), qPrintable(name + " crosses a box"));
+      if (p.x() > to.right() && p.x() < from.left())
+        QVERIFY2(p.y() < top || p.y() > bottom,
+                 qPrintable(QStringLiteral("%1 runs across the graph at (%2, %3)")
+                                .arg(name)
+                                .arg(p.x())
+                                .arg(p.y())));
+    }
+  }
+  QVERIFY(loops > 0);
 }
 
 QTEST_MAIN(TestCanvasViews)

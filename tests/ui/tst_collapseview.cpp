@@ -41,8 +41,16 @@ void checkShown(const GraphScene& scene, const GraphDocument& doc, bool collapse
   QCOMPARE(scene.recurrentNodeBoxes(), collapsed ? boxes : decltype(boxes){});
   for (const Layer& layer : doc.graph().layers) {
     QCOMPARE(scene.isLayerShown(layer.id), !collapsed || !folded.count(layer.id));
-    if (scene.isLayerShown(layer.id))
-      QCOMPARE(scene.layerBox(layer.id).center(), doc.position(layer.id));
+    if (!scene.isLayerShown(layer.id)) continue;
+    const QPointF shown = scene.layerBox(layer.id).center(), home = doc.position(layer.id);
+    if (!collapsed) {
+      QCOMPARE(shown, home);
+    } else {  // the compact view: the columns of folded nodes take their boxes' width
+      QCOMPARE(shown.y(), home.y());
+      for (const Layer& other : doc.graph().layers)  // the left-to-right order stays
+        if (scene.isLayerShown(other.id) && doc.position(other.id).x() < home.x())
+          QVERIFY(scene.layerBox(other.id).center().x() < shown.x());
+    }
   }
   for (int i = 0; i < static_cast<int>(doc.graph().connections.size()); ++i) {
     const Connection& c = doc.graph().connections[i];
@@ -63,6 +71,8 @@ class TestCollapseView : public QObject {
   void clickingAProblemExpands();
   void fitShowsTheCollapsedViewReadably();
   void aRecurrentNodeUnfoldsAlone();
+  void collapsedViewIsCompact_data();
+  void collapsedViewIsCompact();
 };
 
 void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
@@ -224,6 +234,72 @@ void TestCollapseView::aRecurrentNodeUnfoldsAlone() {
   QTRY_COMPARE_WITH_TIMEOUT(scene.recurrentNodeBoxes().size(), std::size_t(2), 3000);
   QTRY_VERIFY_WITH_TIMEOUT(!scene.isLayerShown(unfolded.front()), 3000);
   QCOMPARE(doc.undoStack()->count(), 0);
+}
+
+void TestCollapseView::collapsedViewIsCompact_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<double>("widthRatio");  // the most the collapsed view may take of the width
+  QTest::newRow("lstm") << "lstm-peephole.rnn.json" << 0.75;
+  QTest::newRow("stacked") << "stacked-lstm.rnn.json" << 0.75;
+  QTest::newRow("gru") << "gru.rnn.json" << 0.75;
+  QTest::newRow("char-lstm") << "char-lstm.rnn.json" << 0.75;
+  // One layer a node: its box is wider than the layer, so the view widens to keep boxes apart.
+  QTest::newRow("two nodes of one layer") << "two-recurrent-nodes.rnn.json" << 1.6;
+}
+
+// The collapsed view has a compact layout of its own: a folded node takes its box's width, not
+// its members' (what lies right of it moves left), no two boxes overlap, and Fit fits it. A
+// layer dragged there moves in the document by what it moved on screen; unfolded, every layer
+// is back where the document has it.
+void TestCollapseView::collapsedViewIsCompact() {
+  QFETCH(QString, file);
+  QFETCH(double, widthRatio);
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/") + file, nullptr));
+  GraphScene scene(&doc);
+  auto shownWidth = [&scene] {
+    QRectF shown;
+    for (QGraphicsItem* item : scene.items())
+      if (item->isVisible() &&
+          (item->type() == LayerItem::Type || item->type() == RecurrentNodeItem::Type))
+        shown |= item->sceneBoundingRect();
+    return shown.width();
+  };
+  const double expanded = shownWidth();
+  scene.setCollapsed(true, false);
+  const double collapsed = shownWidth();
+  QVERIFY2(collapsed < widthRatio * expanded,
+           qPrintable(QStringLiteral("%1 collapsed, %2 expanded").arg(collapsed).arg(expanded)));
+  QList<QRectF> boxes;
+  for (QGraphicsItem* item : scene.items())
+    if (item->isVisible() &&
+        (item->type() == LayerItem::Type || item->type() == RecurrentNodeItem::Type))
+      boxes << item->sceneBoundingRect().adjusted(2, 2, -2, -2);
+  for (int i = 0; i < boxes.size(); ++i)
+    for (int j = i + 1; j < boxes.size(); ++j) QVERIFY(!boxes[i].intersects(boxes[j]));
+  GraphView view(&scene);
+  view.resize(800, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fitToWindow();
+  const QRectF visible = view.mapToScene(view.viewport()->rect()).boundingRect();
+  for (const QRectF& box : boxes) QVERIFY(visible.contains(box));
+  QVERIFY(view.zoom() > 0);
+  // Drag the last plain layer (the output) 40 units down: the document follows by 40.
+  scene.setSnapToGrid(false);
+  const std::string output = doc.graph().layers.back().id;
+  const QPointF home = doc.position(output);
+  const QPointF grab = view.mapFromScene(scene.layerBox(output).center()).toPointF();
+  const QPoint to = view.mapFromScene(scene.layerBox(output).center() + QPointF(0, 40));
+  QTest::mousePress(view.viewport(), Qt::LeftButton, {}, grab.toPoint());
+  QTest::mouseMove(view.viewport(), to);
+  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, to);
+  QVERIFY(std::abs(doc.position(output).x() - home.x()) < 2);
+  QVERIFY2(std::abs(doc.position(output).y() - home.y() - 40) < 2.0 / view.zoom() + 1,
+           qPrintable(QString::number(doc.position(output).y() - home.y())));
+  scene.setCollapsed(false, false);
+  for (const Layer& layer : doc.graph().layers)
+    QCOMPARE(scene.layerBox(layer.id).center(), doc.position(layer.id));
 }
 
 QTEST_MAIN(TestCollapseView)

@@ -50,6 +50,13 @@ void drawGraph(GraphDocument& doc, const Graph& target) {
       stack->push(new EditConnectionCommand(&doc, index, edited));
   }
   stack->push(new RenameGraphCommand(&doc, target.name));
+  // Its frames (Frame Selection's command), one step each.
+  std::vector<LayerFrame> frames;
+  for (const LayerFrame& frame : readFrames(target.ui)) {
+    const std::vector<LayerFrame> before = frames;
+    frames.push_back(frame);
+    stack->push(new SetFramesCommand(&doc, before, frames, QStringLiteral("Frame selection")));
+  }
 }
 
 // Pushes the command, checks it changed the graph, undoes it back to exactly the graph before

@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QSignalSpy>
 #include <QSvgRenderer>
@@ -19,6 +20,9 @@
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/node_summary.hpp"
 #include "rnnwb/core/snap/pattern_image.hpp"
+#include "rnnwb/core/snap/row_colouring.hpp"
+#include "rnnwb/core/snap/rtrl_node_layout.hpp"
+#include "rnnwb/core/snap/snap_patterns.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/mask_panel.hpp"
@@ -59,6 +63,7 @@ class TestMaskPanel : public QObject {
   void weightMaskIsConnectionMask();
   void exportsPngAndSvg();
   void pictureZoomsWithoutBlur();
+  void hoverSaysUnitsMaskAndColourGroup();
 
  private:
   void open(const QString& name);
@@ -363,6 +368,73 @@ void TestMaskPanel::pictureZoomsWithoutBlur() {
     for (int x = 0; x < shown.width(); ++x) colours.insert(shown.pixel(x, y) | 0xFF000000u);
   QVERIFY(colours.contains(qRgb(255, 0, 0)) && colours.contains(qRgb(0, 0, 255)));
   QVERIFY2(colours.size() <= 4, qPrintable(QString::number(colours.size())));
+}
+
+// Hovering the I | D | M_n picture names the entry's row unit (layer and index) and column (a
+// parameter and the unit it acts on, or a unit of h), says whether the SnAp mask holds it, and
+// gives the row's colour group: checked against core's patterns and colouring.
+void TestMaskPanel::hoverSaysUnitsMaskAndColourGroup() {
+  open(QStringLiteral("lstm-peephole.rnn.json"));
+  m_panel->setSnapLevel(1);
+  waitUntilUpToDate();
+  const CompiledPlan plan(m_doc->graph());
+  const int node = snap::recurrentNodes(plan.nodes()).front();
+  const snap::RtrlNodeLayout layout(plan, node);
+  const snap::SnapPatterns patterns(layout);
+  const snap::BitMatrix mask = patterns.mask(1);
+  const snap::RowColouring colours = snap::colourRows(patterns.immediate());
+  PixelImageView* view = m_panel->patternView();
+  const QImage& image = view->image();
+  const auto& columnOf = patterns.parameterColumns();
+  int checkedIn = 0, checkedOut = 0, checkedD = 0;
+  for (int y = 0; y < image.height(); y += 3)
+    for (int x = 0; x < image.width(); x += 2) {
+      const snap::PatternPixel at = snap::locatePatternPixel(patterns, x, y);
+      view->hoverPixel({x, y});
+      const QString text = view->hoverText();
+      if (at.panel == snap::PatternPixel::Panel::None) {
+        QVERIFY2(text.isEmpty(), qPrintable(text));
+        continue;
+      }
+      const snap::StateLayer* row = nullptr;
+      for (const auto& s : layout.stateLayers())
+        if (at.row >= s.offset && at.row < s.offset + s.size) row = &s;
+      const QString unit = QStringLiteral("row %1[%2]")
+                               .arg(QString::fromStdString(plan.graph().layers[row->layer].id))
+                               .arg(at.row - row->offset);
+      QVERIFY2(text.contains(unit), qPrintable(text + " / " + unit));
+      if (at.panel == snap::PatternPixel::Panel::Dynamics) {
+        if (checkedD++ > 50) continue;
+        const bool nonzero = patterns.dynamics().test(at.row, at.column);
+        QVERIFY2(text.contains(nonzero ? "Nonzero: yes" : "Nonzero: no"), qPrintable(text));
+        continue;
+      }
+      if (at.panel != snap::PatternPixel::Panel::Mask) continue;
+      bool inMask = false, inI = false;  // a binned pixel column: any parameter of its bin
+      for (std::int64_t p = at.firstParameter; p < at.lastParameter; ++p) {
+        inMask |= mask.test(at.row, columnOf[std::size_t(p)]);
+        inI |= patterns.immediate().test(at.row, columnOf[std::size_t(p)]);
+      }
+      QVERIFY2(text.startsWith(QStringLiteral("M_1: ")), qPrintable(text));
+      QVERIFY2(text.contains(QStringLiteral("In the SnAp mask M_1: %1; in I: %2")
+                                 .arg(inMask ? "yes" : "no", inI ? "yes" : "no")),
+               qPrintable(text));
+      QVERIFY2(text.contains(QStringLiteral("Colour group %1 of %2")
+                                 .arg(colours.colourOfRow[at.row] + 1)
+                                 .arg(colours.colours)),
+               qPrintable(text));
+      (inMask ? checkedIn : checkedOut)++;
+    }
+  QVERIFY(checkedIn > 0 && checkedOut > 0 && checkedD > 0);
+  // The mouse does the same: a move over the picture shows the readout.
+  view->hoverPixel({-1, -1});
+  QVERIFY(view->hoverText().isEmpty());
+  const QPoint inside = view->mapFromScene(QPointF(image.width() - 12.5, image.height() / 2.0));
+  QMouseEvent move(QEvent::MouseMove, inside, view->viewport()->mapToGlobal(inside), Qt::NoButton,
+                   Qt::NoButton, Qt::NoModifier);
+  QApplication::sendEvent(view->viewport(), &move);
+  QVERIFY2(view->hoverText().startsWith(QStringLiteral("M_1: row ")),
+           qPrintable(view->hoverText()));
 }
 
 QTEST_MAIN(TestMaskPanel)

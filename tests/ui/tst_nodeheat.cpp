@@ -1,5 +1,7 @@
 // A run's node times on the document: matched by each node's layers, the slowest node at 1, a
 // node the run does not have (edited since) left without a time, colours from the palette.
+#include <QHeaderView>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <QUndoStack>
@@ -21,6 +23,8 @@ class TestNodeHeat : public QObject {
   void editedNodeHasNoTime();
   void colourRunsFromBaseToRed();
   void scheduleAndCanvasShowTheRunsTimes();
+  void subMicrosecondTimesShowNanoseconds();
+  void timeColumnIsVisibleInANarrowDock();
 };
 
 namespace {
@@ -103,6 +107,45 @@ void TestNodeHeat::scheduleAndCanvasShowTheRunsTimes() {
   panel.setNodeTimes(std::nullopt);
   QVERIFY(panel.timeText(0).isEmpty());
   QVERIFY(!scene.layerHeat(lastId));
+}
+
+// A node faster than half a microsecond a chunk is not "0 µs".
+void TestNodeHeat::subMicrosecondTimesShowNanoseconds() {
+  QCOMPARE(secondsText(4.2e-7), QStringLiteral("420 ns"));
+  QCOMPARE(secondsText(3e-8), QStringLiteral("30 ns"));
+  QCOMPARE(secondsText(1e-10), QStringLiteral("< 1 ns"));
+  QCOMPARE(secondsText(0), QStringLiteral("0 ns"));
+  QCOMPARE(secondsText(2.5e-6), QStringLiteral("3 µs"));
+  QCOMPARE(secondsText(0.0123), QStringLiteral("12.3 ms"));
+}
+
+// The Schedule dock is about 290 px wide in a 1280×720 window: the time / chunk column is on
+// screen whole there, the layers column (which wraps, and whose rows list the layers) gives way.
+void TestNodeHeat::timeColumnIsVisibleInANarrowDock() {
+  GraphDocument doc;
+  QString error;
+  QVERIFY2(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json"), &error),
+           qPrintable(error));
+  GraphScene scene(&doc);
+  SchedulePanel panel(&doc, &scene);
+  train::NodeTimesFile times = timesOf(CompiledPlan(doc.graph()));
+  for (auto& row : times.nodes) row.forwardPerChunk *= 5.2;  // "12.4 ms", "19.6 ms"
+  panel.setNodeTimes(times);
+  panel.resize(290, 300);
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  auto* tree = panel.findChild<QTreeWidget*>();
+  QVERIFY(tree);
+  const QHeaderView* header = tree->header();
+  const int left = header->sectionViewportPosition(4);
+  const int right = left + header->sectionSize(4);
+  QVERIFY2(left >= 0 && right <= tree->viewport()->width(),
+           qPrintable(QStringLiteral("time column at %1..%2, viewport %3 wide")
+                          .arg(left)
+                          .arg(right)
+                          .arg(tree->viewport()->width())));
+  const QString text = panel.timeText(1);
+  QVERIFY(header->sectionSize(4) >= tree->fontMetrics().horizontalAdvance(text));
 }
 
 QTEST_MAIN(TestNodeHeat)

@@ -15,7 +15,9 @@
 #include "rnnwb/core/packing/image_io.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_ops.hpp"
+#include "rnnwb/core/packing/packing_picture.hpp"
 #include "rnnwb/ui/main_window.hpp"
+#include "rnnwb/ui/mask_panel.hpp"
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_panel.hpp"
 #include "rnnwb/ui/packing_table.hpp"
@@ -121,6 +123,9 @@ class TestPackingPanel : public QObject {
   void exportWritesReadablePng();
   void newerSettingsWinWhileWorkRuns();
   void dockIsHiddenAndIdleUntilShown();
+  void panelsScheduleThroughLatestOnlyRunner();
+  void hoverSaysWhichExampleOrPadding();
+  void exampleNumbersReadAtFit();
 };
 
 void TestPackingPanel::figuresOfSyntheticWords() {
@@ -308,6 +313,99 @@ void TestPackingPanel::dockIsHiddenAndIdleUntilShown() {
   WAIT_IDLE(*window.packingPanel());
   QVERIFY2(!window.packingPanel()->messageIsError(), qPrintable(window.packingPanel()->message()));
   compareWithCore(*window.packingPanel(), PackingSettings{});  // the defaults: 200 words
+}
+
+// Hovering the packed batch names the example under the mouse (its number in the batch and in
+// the source, its size, its place) or says it is padding; the skewed panel maps back.
+void TestPackingPanel::hoverSaysWhichExampleOrPadding() {
+  PackingPanel panel;
+  panel.resize(1200, 600);
+  panel.show();
+  panel.setSettings(smallWords(20));
+  WAIT_IDLE(panel);
+  const packing::BatchPicture& picture = panel.picture();
+  const int s = picture.scale, bar = packing::kPictureTitleBar;
+  QVERIFY(picture.layout.places.size() > 3);
+  PixelImageView* view = panel.view();
+  for (const packing::ExamplePlace& p : picture.layout.places) {
+    view->hoverPixel({p.x * s + s / 2 + (p.width - 1) * s, bar + p.y * s + s / 2});
+    const QString expected = QStringLiteral("example %1 of the batch (%2 of %3; #%4 in the source)")
+                                 .arg(p.index)
+                                 .arg(p.index + 1)
+                                 .arg(picture.layout.places.size())
+                                 .arg(picture.first + p.index);
+    QVERIFY2(view->hoverText().contains(expected), qPrintable(view->hoverText()));
+    QVERIFY2(view->hoverText().contains(QStringLiteral("%1 × %2 cells").arg(p.height).arg(p.width)),
+             qPrintable(view->hoverText()));
+    QVERIFY(view->hoverText().startsWith(QStringLiteral("Packed batch")));
+  }
+  // A cell of a row that no example covers is padding; a separator row too.
+  const packing::PackedRow& row = picture.layout.rows.front();
+  int paddingX = -1;
+  for (int x = 0; x < picture.layout.width && paddingX < 0; ++x) {
+    bool covered = false;
+    for (const auto& p : picture.layout.places)
+      covered |= p.row == 0 && x >= p.x && x < p.x + p.width && row.top + row.height - 1 >= p.y &&
+                 row.top + row.height - 1 < p.y + p.height;
+    if (!covered) paddingX = x;
+  }
+  QVERIFY(paddingX >= 0);
+  view->hoverPixel({paddingX * s, bar + (row.top + row.height - 1) * s});
+  QVERIFY2(view->hoverText().contains(QStringLiteral("padding in row 1")),
+           qPrintable(view->hoverText()));
+  // The skewed panel: row dy of a row block is shifted right by dy.
+  const packing::ExamplePlace& p = picture.layout.places.front();
+  const int panelH = picture.layout.height * s;
+  const int dy = p.height - 1, y = p.y + dy;
+  const int skewedTop = 3 * bar + 2 * (panelH + packing::kPicturePanelGap);
+  view->hoverPixel({(p.x + dy - picture.layout.rows[p.row].top + p.y) * s, skewedTop + y * s});
+  QVERIFY2(view->hoverText().startsWith(QStringLiteral("Skewed batch")) &&
+               view->hoverText().contains(QStringLiteral("example %1 of").arg(p.index)),
+           qPrintable(view->hoverText()));
+}
+
+// At Fit the example numbers are drawn at the view's font size, whatever the zoom: every
+// example whose box is large enough on screen carries its number, readable.
+void TestPackingPanel::exampleNumbersReadAtFit() {
+  PackingPanel panel;
+  panel.resize(900, 420);  // about the Packing dock's size at 1280×720
+  panel.show();
+  PackingSettings words;  // the default word images, 16 to a batch
+  words.source.wordCount = 32;
+  words.batchSize = 16;
+  panel.setSettings(words);
+  WAIT_IDLE(panel);
+  PixelImageView* view = panel.view();
+  view->fitToWindow();
+  QVERIFY2(view->zoom() < 1.0, qPrintable(QString::number(view->zoom())));  // the picture shrinks
+  view->viewport()->grab();
+  const auto& places = panel.picture().layout.places;
+  // Every example whose box holds a line of the smallest label size on screen is numbered.
+  const double boxScale = view->zoom() * panel.picture().scale;
+  int large = 0;
+  for (const auto& p : places) large += p.height * boxScale >= PixelImageView::kMinLabelPixels + 4;
+  QVERIFY2(large >= int(places.size()) / 2, qPrintable(QString::number(large)));
+  QVERIFY2(
+      view->drawnLabels().size() >= large,
+      qPrintable(
+          QStringLiteral("%1 labels, %2 large boxes").arg(view->drawnLabels().size()).arg(large)));
+  for (const QRect& label : view->drawnLabels())
+    QVERIFY(label.height() >= PixelImageView::kMinLabelPixels);
+}
+
+// The Packing and Sparsity panels schedule their background work through the one state machine
+// (LatestOnlyRunner: debounce, drop outdated results), not through copies of it.
+void TestPackingPanel::panelsScheduleThroughLatestOnlyRunner() {
+  MainWindow window;
+  auto* mask = window.findChild<MaskPanel*>();
+  QVERIFY(mask);
+  for (QWidget* panel :
+       {static_cast<QWidget*>(window.packingPanel()), static_cast<QWidget*>(mask)}) {
+    int runners = 0;
+    for (const QObject* child : panel->children())
+      runners += child->metaObject()->className() == QByteArray("rnnwb::ui::LatestOnlyRunner");
+    QVERIFY2(runners == 1, panel->metaObject()->className());
+  }
 }
 
 QTEST_MAIN(TestPackingPanel)

@@ -1,5 +1,7 @@
 #include "collapse_overlay.hpp"
 
+#include <algorithm>
+
 #include <QVariantAnimation>
 
 #include "connection_item.hpp"
@@ -31,6 +33,8 @@ void CollapseOverlay::clear() {
   }
   m_boxes.clear();
   m_boxOfNode.clear();
+  m_squeezes.clear();
+  m_compactness = 0;
 }
 
 void CollapseOverlay::rebuild(bool collapsed) {
@@ -66,8 +70,73 @@ void CollapseOverlay::rebuild(bool collapsed) {
     m_boxOfNode[n] = static_cast<int>(m_boxes.size());
     m_boxes.push_back(box);
   }
+  computeSqueezes();
   rebuildEdges();
   apply(1.0);
+}
+
+namespace {
+// Scene units the columns of a folded node keep beyond its box's width: room, on either side,
+// for the label of a condensed edge ("4 connections").
+constexpr double kEdgeRoom = 60.0;
+}  // namespace
+
+void CollapseOverlay::computeSqueezes() {
+  const GraphDocument& doc = *m_scene->document();
+  std::vector<Squeeze> ranges;
+  for (const Box& box : m_boxes) {
+    Squeeze s{box.centre.x(), box.centre.x(), 0};
+    for (const std::string& id : box.members) {
+      s.left = std::min(s.left, doc.position(id).x());
+      s.right = std::max(s.right, doc.position(id).x());
+    }
+    // The folded box is wider than a layer: the columns keep the difference (more than the
+    // members' spread when the node is one or two layers: then the view widens there).
+    s.keep = std::max(0.0, box.item->boundingRect().width() - LayerItem::kWidth + kEdgeRoom);
+    ranges.push_back(s);
+  }
+  std::sort(ranges.begin(), ranges.end(),
+            [](const Squeeze& a, const Squeeze& b) { return a.left < b.left; });
+  m_squeezes.clear();
+  for (const Squeeze& s : ranges) {
+    if (!m_squeezes.empty() && s.left <= m_squeezes.back().right) {
+      Squeeze& last = m_squeezes.back();  // nodes side by side in one column range
+      last.right = std::max(last.right, s.right);
+      last.keep = std::max(last.keep, s.keep);
+    } else {
+      m_squeezes.push_back(s);
+    }
+  }
+}
+
+double CollapseOverlay::squeezedX(double x) const {
+  double removed = 0;
+  for (const Squeeze& s : m_squeezes) {
+    const double gives = (s.right - s.left - s.keep) * m_compactness;  // < 0: widens
+    const double width = s.right - s.left;
+    const double part = width > 0     ? std::clamp((x - s.left) / width, 0.0, 1.0)
+                        : x > s.left  ? 1.0
+                        : x == s.left ? 0.5
+                                      : 0.0;
+    removed += gives * part;
+  }
+  return x - removed;
+}
+
+QPointF CollapseOverlay::shownPosition(QPointF home) const {
+  return {squeezedX(home.x()), home.y()};
+}
+
+QPointF CollapseOverlay::shownCentre(const Box& box) const {
+  // Folded, a box sits in the middle of the room its columns keep, wherever among them its
+  // members' centre was.
+  const QPointF centre = shownPosition(box.centre);
+  for (const Squeeze& s : m_squeezes)
+    if (box.centre.x() >= s.left && box.centre.x() <= s.right) {
+      const double middle = (squeezedX(s.left) + squeezedX(s.right)) / 2;
+      return {centre.x() + (middle - centre.x()) * m_compactness, centre.y()};
+    }
+  return centre;
 }
 
 int CollapseOverlay::boxOfLayer(const std::string& id) const {
@@ -143,30 +212,43 @@ void CollapseOverlay::apply(double progress) {
   const GraphDocument& doc = *m_scene->document();
   const bool wasSyncing = m_scene->m_syncing;
   m_scene->m_syncing = true;  // members fly to their box: a view effect, not a move
+  m_compactness = m_boxes.empty() ? 0.0 : 1.0;
   for (Box& box : m_boxes) {
-    const double t = box.from + (box.target - box.from) * progress;
-    box.t = t;
+    box.t = box.from + (box.target - box.from) * progress;
+    m_compactness = std::min(m_compactness, box.t);  // compact only while every node is folded
+  }
+  std::set<std::string> members;
+  for (Box& box : m_boxes) {
+    const QPointF centre = shownCentre(box);
     for (const std::string& id : box.members) {
+      members.insert(id);
       const auto it = m_scene->m_layers.find(id);
       if (it == m_scene->m_layers.end()) continue;
-      const QPointF home = doc.position(id);
-      it->second->setPos(home + (box.centre - home) * t);
-      it->second->setOpacity(1.0 - t);
-      it->second->setVisible(t < 1.0);
+      const QPointF home = shownPosition(doc.position(id));
+      it->second->setPos(home + (centre - home) * box.t);
+      it->second->setOpacity(1.0 - box.t);
+      it->second->setVisible(box.t < 1.0);
     }
-    box.item->setOpacity(t);
-    box.item->setScale(0.4 + 0.6 * t);
-    box.item->setVisible(t > 0.0);
-    box.frame->setOpacity(1.0 - t);
-    box.frame->setVisible(t < 1.0);
+    box.item->setPos(centre);
+    box.item->setOpacity(box.t);
+    box.item->setScale(0.4 + 0.6 * box.t);
+    box.item->setVisible(box.t > 0.0);
+    box.frame->setOpacity(1.0 - box.t);
+    box.frame->setVisible(box.t < 1.0);
   }
+  for (const auto& [id, item] : m_scene->m_layers)  // the plain layers, in the compact columns
+    if (!members.count(id)) item->setPos(shownPosition(doc.position(id)));
   m_scene->m_syncing = wasSyncing;
+  applyToConnections();
+}
+
+void CollapseOverlay::applyToConnections() {
   for (ConnectionItem* item : m_scene->m_connections) {
+    item->updatePath();
     const Connection& c = item->connection();
     const int a = boxOfLayer(c.from), b = boxOfLayer(c.to);
     if (a < 0 && b < 0) continue;
     const double t = std::max(a < 0 ? 0.0 : m_boxes[a].t, b < 0 ? 0.0 : m_boxes[b].t);
-    item->updatePath();
     item->setOpacity(1.0 - t);
     item->setVisible(t < 1.0);
   }

@@ -9,6 +9,7 @@
 
 #include <QObject>
 #include <QPointF>
+#include <QRectF>
 
 class QGraphicsItem;
 class QVariantAnimation;
@@ -38,6 +39,11 @@ class CollapseOverlay : public QObject {
   void highlight(const std::vector<int>& layers);
   /// Members of each box, in schedule order, while the boxes are shown.
   std::vector<std::vector<std::string>> shownBoxes() const;
+  /// Where a layer at `home` (its document position) is drawn now. Folded, the view is compact:
+  /// the columns a recurrent node's members spread over shrink (or grow) to its box's width,
+  /// and what lies right of them moves by the difference. A drag moves the document position by
+  /// what the mouse moved.
+  QPointF shownPosition(QPointF home) const;
 
  private:
   struct Box {
@@ -49,7 +55,16 @@ class CollapseOverlay : public QObject {
     double from = 0;    // where the running animation started
     double target = 0;  // where it goes
   };
+  /// The x-range (member centres) that a folded node's members spread over, and the width it
+  /// keeps once folded (room for its box); overlapping ranges are merged.
+  struct Squeeze {
+    double left = 0, right = 0, keep = 0;
+  };
   void apply(double progress);  // of the running change, 0 to 1
+  void computeSqueezes();
+  void applyToConnections();
+  double squeezedX(double x) const;
+  QPointF shownCentre(const Box& box) const;
   void rebuildEdges();
   void startChange(bool animated);
   int boxOfLayer(const std::string& id) const;
@@ -59,6 +74,8 @@ class CollapseOverlay : public QObject {
   std::vector<Box> m_boxes;
   std::vector<int> m_boxOfNode;  // SCC node index -> index into m_boxes, or -1
   std::vector<CondensedEdgeItem*> m_edges;
+  std::vector<Squeeze> m_squeezes;     // sorted, disjoint
+  double m_compactness = 0;            // 0: the document's layout, 1: fully compact (all folded)
   std::set<std::string> m_exceptions;  // first members of nodes shown against the view's state
   QVariantAnimation* m_animation;
 };

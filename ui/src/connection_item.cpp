@@ -8,6 +8,7 @@
 #include <QStyleOptionGraphicsItem>
 
 #include "canvas_colours.hpp"
+#include "edge_routing.hpp"
 #include "layer_item.hpp"
 #include "parameter_count.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
@@ -64,6 +65,19 @@ void ConnectionItem::setLane(int lane) {
   updatePath();
 }
 
+void ConnectionItem::setLoopLane(int lane) {
+  if (lane == m_loopLane) return;
+  m_loopLane = lane;
+  updatePath();
+}
+
+bool ConnectionItem::isBackward(std::pair<double, double>* span) const {
+  if (!m_from || !m_to || m_from == m_to) return false;
+  const double start = m_from->outPort().x(), end = m_to->inPort().x();
+  if (span) *span = {std::min(start, end), std::max(start, end)};
+  return end < start;
+}
+
 void ConnectionItem::setProblem(bool problem) {
   m_problem = problem;
   update();
@@ -84,35 +98,12 @@ void ConnectionItem::updatePath() {
     m_missingAt = m_from ? path.pointAtPercent(1.0) : start;
   } else if (m_from == m_to) {
     path = selfLoop(m_from, m_lane);
+  } else if (isBackward()) {
+    // A loop closing: around the boxes between the ends, never across the graph.
+    path =
+        routeBackEdge(m_from->outPort(), m_to->inPort(), visibleLayerBoxes(), m_loopLane + m_lane);
   } else {
-    const QPointF start = m_from->outPort();
-    const QPointF end = m_to->inPort();
-    const double dx = end.x() - start.x();
-    // Forward: a gentle S. Backward (a loop closing): swing out right, around, and in from the
-    // left, below or above depending on where the target is, so it does not cross the boxes.
-    const double reach = dx > 40 ? std::max(40.0, dx * 0.45) : 70.0 + 0.12 * std::abs(dx);
-    double bend = 0;
-    if (dx <= 40) {
-      const double side = end.y() >= start.y() ? 1.0 : -1.0;
-      bend = side * (LayerItem::kHeight * 0.9 + 0.1 * std::abs(dx));
-    }
-    bend += (m_lane % 2 ? 1 : -1) * 26.0 * ((m_lane + 1) / 2);
-    // A connection that would run through another box bends around it: of a few bends, the
-    // one with the fewest points inside other boxes wins (the first, the plain one, on a tie).
-    std::array<QPointF, 4> best{};
-    int fewest = -1;
-    for (double extra : {0.0, 55.0, -55.0, 110.0, -110.0, 165.0, -165.0, 220.0, -220.0}) {
-      const std::array<QPointF, 4> curve{start, start + QPointF(reach, bend + extra),
-                                         end + QPointF(-reach, bend + extra), end};
-      const int inside = pointsInOtherLayers(curve);
-      if (fewest < 0 || inside < fewest) {
-        fewest = inside;
-        best = curve;
-      }
-      if (fewest == 0) break;
-    }
-    path.moveTo(best[0]);
-    path.cubicTo(best[1], best[2], best[3]);
+    path = forwardPath();
   }
   const QPointF tip = path.pointAtPercent(1.0);
   const double angle = qDegreesToRadians(path.angleAtPercent(0.98));
@@ -121,6 +112,43 @@ void ConnectionItem::updatePath() {
   m_arrowHead = QPolygonF({tip, tip + back + side, tip + back - side});
   m_labelAt = labelPlace(path);
   setPath(path);
+}
+
+QPainterPath ConnectionItem::forwardPath() const {
+  const QPointF start = m_from->outPort();
+  const QPointF end = m_to->inPort();
+  // A gentle S; parallel connections in lanes above and below.
+  const double reach = std::max(40.0, (end.x() - start.x()) * 0.45);
+  const double bend = (m_lane % 2 ? 1 : -1) * 26.0 * ((m_lane + 1) / 2);
+  // A connection that would run through another box bends around it: of a few bends, the one
+  // with the fewest points inside other boxes wins (the first, the plain one, on a tie).
+  std::array<QPointF, 4> best{};
+  int fewest = -1;
+  for (double extra : {0.0, 55.0, -55.0, 110.0, -110.0, 165.0, -165.0, 220.0, -220.0}) {
+    const std::array<QPointF, 4> curve{start, start + QPointF(reach, bend + extra),
+                                       end + QPointF(-reach, bend + extra), end};
+    const int inside = pointsInOtherLayers(curve);
+    if (fewest < 0 || inside < fewest) {
+      fewest = inside;
+      best = curve;
+    }
+    if (fewest == 0) break;
+  }
+  QPainterPath path(best[0]);
+  path.cubicTo(best[1], best[2], best[3]);
+  return path;
+}
+
+QList<QRectF> ConnectionItem::visibleLayerBoxes() const {
+  QList<QRectF> boxes;
+  if (!scene()) {
+    for (const LayerItem* end : {m_from, m_to}) boxes << end->boxRect().translated(end->pos());
+    return boxes;
+  }
+  for (QGraphicsItem* item : scene()->items())
+    if (item->type() == LayerItem::Type && item->isVisible())
+      boxes << static_cast<const LayerItem*>(item)->boxRect().translated(item->pos());
+  return boxes;
 }
 
 QRectF ConnectionItem::labelRectAt(QPointF centre) const {

@@ -28,6 +28,11 @@ class ConnectionItem : public QGraphicsPathItem {
   /// Bends a parallel connection (same two layers, either direction) so it does not hide the
   /// other: lane 0 is straight, lanes 1, 2, ... curve further out.
   void setLane(int lane);
+  /// A backward connection's lane among the loops it overlaps (GraphScene: nestedLanes).
+  void setLoopLane(int lane);
+  /// True when it runs backwards (its target's in port is left of its source's out port):
+  /// a loop closing, routed around the boxes. Its x-range in *span.
+  bool isBackward(std::pair<double, double>* span = nullptr) const;
   void setProblem(bool problem);
   void updatePath();
   /// Where its label is drawn (scene units): on the path, clear of every box where it can be.
@@ -45,6 +50,10 @@ class ConnectionItem : public QGraphicsPathItem {
 
  private:
   QString label() const;
+  /// A forward connection: a gentle S, bent around boxes in its way.
+  QPainterPath forwardPath() const;
+  /// The boxes of the visible layers (scene units): what a backward connection goes around.
+  QList<QRectF> visibleLayerBoxes() const;
   /// How many of 23 points along the path lie in boxes other than its ends (0: a clear path).
   int pointsInOtherLayers(const std::array<QPointF, 4>& curve) const;
   double labelWidth() const;
@@ -56,6 +65,7 @@ class ConnectionItem : public QGraphicsPathItem {
   const LayerItem* m_from;
   const LayerItem* m_to;
   int m_lane = 0;
+  int m_loopLane = 0;
   bool m_problem = false;
   QPolygonF m_arrowHead;
   QPointF m_labelAt;

@@ -15,8 +15,10 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QSpinBox>
+#include <QToolTip>
 #include <QUndoStack>
 
+#include "frame_overlay.hpp"
 #include "rnnwb/ui/auto_layout.hpp"
 #include "rnnwb/ui/free_placement.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
@@ -88,6 +90,10 @@ void EditActions::createActions() {
   selectAll = makeAction(this, QStringLiteral("Select &All"), QKeySequence::SelectAll, {});
   autoLayout = makeAction(this, QStringLiteral("Auto-&layout"), QKeySequence(Qt::CTRL | Qt::Key_L),
                           QStringLiteral("Lay the graph out left to right in schedule order"));
+  // Ctrl+J as Blender's "Join in New Frame".
+  frameSelection =
+      makeAction(this, QStringLiteral("&Frame Selection"), QKeySequence(Qt::CTRL | Qt::Key_J),
+                 QStringLiteral("Put the selected layers in a named, coloured frame"));
   zoomIn = makeAction(this, QStringLiteral("Zoom &In"), QKeySequence::ZoomIn, {});
   // Ctrl+= is Ctrl++ without Shift on most keyboards.
   if (!zoomIn->shortcuts().contains(QKeySequence(Qt::CTRL | Qt::Key_Equal)))
@@ -129,14 +135,19 @@ void EditActions::createActions() {
         item->setSelected(true);
   });
   connect(autoLayout, &QAction::triggered, this, &EditActions::applyAutoLayout);
+  connect(frameSelection, &QAction::triggered, m_scene, [this] {
+    if (!m_scene->frames()->frameSelection())
+      QToolTip::showText(QCursor::pos(), QStringLiteral("Select the layers to frame first."));
+  });
+  m_scene->frames()->setCanvasActions({frameSelection, paste, selectAll, autoLayout});
   connect(zoomIn, &QAction::triggered, m_view, &GraphView::zoomIn);
   connect(zoomOut, &QAction::triggered, m_view, &GraphView::zoomOut);
   connect(resetZoom, &QAction::triggered, m_view, &GraphView::resetZoom);
   connect(fitToWindow, &QAction::triggered, m_view, &GraphView::fitToWindow);
   connect(collapse, &QAction::toggled, m_scene, [this](bool on) { m_scene->setCollapsed(on); });
   connect(m_scene, &GraphScene::collapsedChanged, collapse, &QAction::setChecked);
-  for (QAction* action : {cut, copy, paste, remove, selectAll, autoLayout, zoomIn, zoomOut,
-                          resetZoom, fitToWindow, find, collapse, minimap})
+  for (QAction* action : {cut, copy, paste, remove, selectAll, autoLayout, frameSelection, zoomIn,
+                          zoomOut, resetZoom, fitToWindow, find, collapse, minimap})
     showShortcutInToolTip(action);
   updateUndoActions();
   // Undo and redo work from every widget of the window: see eventFilter.

@@ -208,4 +208,14 @@ RenameGraphCommand::RenameGraphCommand(GraphDocument* document, std::string name
 void RenameGraphCommand::redo() { m_document->setName(m_after); }
 void RenameGraphCommand::undo() { m_document->setName(m_before); }
 
+SetFramesCommand::SetFramesCommand(GraphDocument* document, std::vector<LayerFrame> before,
+                                   std::vector<LayerFrame> after, const QString& text)
+    : QUndoCommand(text),
+      m_document(document),
+      m_before(std::move(before)),
+      m_after(std::move(after)) {}
+
+void SetFramesCommand::redo() { m_document->setFrames(m_after); }
+void SetFramesCommand::undo() { m_document->setFrames(m_before); }
+
 }  // namespace rnnwb::ui

@@ -203,7 +203,14 @@ void GraphDocument::replaceLayer(int index, const Layer& layer) {
 }
 
 void GraphDocument::renamePosition(const std::string& from, const std::string& to) {
-  if (from == to || !hasPosition(from)) return;
+  if (from == to) return;
+  std::vector<LayerFrame> frames = this->frames();
+  bool framed = false;
+  for (LayerFrame& frame : frames)
+    for (std::string& id : frame.layers)
+      if (id == from) id = to, framed = true;
+  if (framed) setFrames(frames);
+  if (!hasPosition(from)) return;
   EditScope scope(*this);
   nlohmann::json& positions = positionsJson();
   positions[to] = positions[from];
@@ -228,6 +235,12 @@ void GraphDocument::replaceConnection(int index, const Connection& connection) {
 void GraphDocument::setConnections(std::vector<Connection> connections) {
   EditScope scope(*this);
   m_graph.connections = std::move(connections);
+}
+
+void GraphDocument::setFrames(const std::vector<LayerFrame>& frames) {
+  writeFrames(m_graph.ui, frames);
+  // Not an EditScope: frames change neither the structure nor the problems.
+  emit framesChanged();
 }
 
 void GraphDocument::setName(const std::string& name) {

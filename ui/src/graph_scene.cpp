@@ -12,6 +12,8 @@
 #include "canvas_colours.hpp"
 #include "collapse_overlay.hpp"
 #include "connection_item.hpp"
+#include "edge_routing.hpp"
+#include "frame_overlay.hpp"
 #include "layer_item.hpp"
 #include "recurrent_node_item.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
@@ -33,11 +35,13 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::selectedIdsChanged);
   syncStructure();
   syncProblems();
+  m_frames = new FrameOverlay(this);  // after the scene's own slots: it fits around synced boxes
 }
 
 GraphScene::~GraphScene() {
   // Deleting selected items emits selectionChanged; nobody may look at a half-destroyed scene.
   blockSignals(true);
+  delete m_frames;
   m_overlay.reset();
   // Connections point at layer items: they go first.
   for (ConnectionItem* item : m_connections) delete item;
@@ -147,6 +151,20 @@ void GraphScene::rebuildConnections() {
     item->setLane(lanes[{key.first, key.second}]++);
     m_connections.push_back(item);
   }
+  nestLoops();
+}
+
+void GraphScene::nestLoops() {
+  std::vector<ConnectionItem*> loops;
+  std::vector<std::pair<double, double>> spans;
+  std::pair<double, double> span;
+  for (ConnectionItem* item : m_connections)
+    if (item->isBackward(&span)) {
+      loops.push_back(item);
+      spans.push_back(span);
+    }
+  const std::vector<int> lanes = nestedLanes(spans);
+  for (std::size_t i = 0; i < loops.size(); ++i) loops[i]->setLoopLane(lanes[i]);
 }
 
 void GraphScene::syncPositions(const QStringList& ids) {
@@ -158,6 +176,7 @@ void GraphScene::syncPositions(const QStringList& ids) {
     if (it->second->pos() != p) it->second->setPos(p);
     updateConnectionsOf(it->first);
   }
+  nestLoops();  // moved layers may have turned loops or changed their spans
   m_syncing = false;
   m_overlay->rebuild(m_collapsed);
 }
@@ -315,7 +334,10 @@ void GraphScene::layerItemMoved(LayerItem* item) {
   if (m_syncing) return;
   const std::string& id = item->layerId();
   const PositionMap before{{id, m_document->position(id)}};
-  const PositionMap after{{id, item->pos()}};
+  // The compact collapsed view draws layers away from their document positions: the document
+  // position moves by what the layer moved on screen.
+  const QPointF shown = m_overlay->shownPosition(before.at(id));
+  const PositionMap after{{id, before.at(id) + (item->pos() - shown)}};
   updateConnectionsOf(id);
   if (before.at(id).toPoint() == after.at(id).toPoint()) return;
   m_document->undoStack()->push(new MoveLayersCommand(m_document, before, after, m_dragId));

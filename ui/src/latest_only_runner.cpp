@@ -5,7 +5,10 @@
 namespace rnnwb::ui {
 
 LatestOnlyRunner::LatestOnlyRunner(QWidget* owner, std::function<void()> start)
-    : QObject(owner), m_owner(owner), m_start(std::move(start)) {
+    : QObject(owner),
+      m_owner(owner),
+      m_start(std::move(start)),
+      m_active([owner] { return owner->isVisible(); }) {
   m_debounce.setSingleShot(true);
   connect(&m_debounce, &QTimer::timeout, this, &LatestOnlyRunner::fire);
 }
@@ -39,11 +42,11 @@ bool LatestOnlyRunner::finished() {
 }
 
 bool LatestOnlyRunner::isUpToDate() const {
-  return m_owner->isVisible() && !m_dirtyWhileHidden && !m_debounce.isActive() && !m_running;
+  return m_active() && !m_dirtyWhileHidden && !m_debounce.isActive() && !m_running;
 }
 
 void LatestOnlyRunner::fire() {
-  if (!m_owner->isVisible()) {
+  if (!m_active()) {
     m_dirtyWhileHidden = true;
     return;
   }

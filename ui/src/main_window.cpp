@@ -161,7 +161,7 @@ void MainWindow::createMenus() {
   edit->addSeparator();
   edit->addActions({m_edit->cut, m_edit->copy, m_edit->paste, m_edit->remove});
   edit->addSeparator();
-  edit->addActions({m_edit->selectAll, m_edit->find, m_edit->autoLayout});
+  edit->addActions({m_edit->selectAll, m_edit->find, m_edit->autoLayout, m_edit->frameSelection});
 
   m_viewMenu = menuBar()->addMenu(QStringLiteral("&View"));
   m_viewMenu->addActions({m_edit->zoomIn, m_edit->zoomOut, m_edit->resetZoom, m_edit->fitToWindow});

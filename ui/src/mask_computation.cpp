@@ -4,6 +4,7 @@
 #include <exception>
 #include <stdexcept>
 
+#include "mask_hover.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/connection_mask.hpp"
 
@@ -17,7 +18,8 @@ QStringList idsOf(const Graph& graph, const std::vector<int>& layers) {
 }
 
 void computeNode(const MaskRequest& request, MaskResult& result) {
-  const CompiledPlan plan(request.graph);
+  const auto shared = std::make_shared<const CompiledPlan>(request.graph);
+  const CompiledPlan& plan = *shared;
   const std::vector<int> recurrent = snap::recurrentNodes(plan.nodes());
   if (request.recurrentIndex >= int(recurrent.size()))
     throw std::out_of_range("recurrent node " + std::to_string(request.recurrentIndex + 1) +
@@ -28,8 +30,11 @@ void computeNode(const MaskRequest& request, MaskResult& result) {
       snap::summarizeNode(plan, node, snap::reportedLevels(request.level), request.bpttLength);
   result.layerIds = idsOf(plan.graph(), result.summary->layers);
   result.stateLayerIds = idsOf(plan.graph(), result.summary->stateLayers);
-  if (!result.summary->refusal)
-    result.patterns = toQImage(snap::drawRecurrentNode(plan, node, request.level));
+  if (!result.summary->refusal) {
+    auto hover = std::make_shared<const PatternHover>(shared, node, request.level);
+    result.patterns = hover->draw();
+    result.hover = std::move(hover);
+  }
 }
 
 }  // namespace

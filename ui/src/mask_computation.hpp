@@ -2,6 +2,7 @@
 // The work behind the Sparsity panel, run off the UI thread (QtConcurrent): a copy of the graph
 // goes in, the figures of `rnnwb mask` and the pictures come out. It never throws: an exception
 // from core comes back as text. Nothing here touches a widget, so any thread may run it.
+#include <memory>
 #include <optional>
 
 #include <QImage>
@@ -22,6 +23,8 @@ struct MaskRequest {
   int weightConnection = -1;  // index into graph.connections of a mask to draw; -1 for none
 };
 
+class PatternHover;
+
 struct WeightMaskPicture {
   QImage image;  // to.size rows x from.size columns, one pixel per weight
   int rows = 0, columns = 0;
@@ -33,7 +36,8 @@ struct MaskResult {
   std::optional<snap::NodeSummary> summary;
   QStringList layerIds, stateLayerIds;  // the summary's layers and state layers, by id
   QImage patterns;                      // drawNodePatterns's I | D | M_n; null for a refused node
-  WeightMaskPicture weightMask;         // null image when none was asked for
+  std::shared_ptr<const PatternHover> hover;  // what each pixel of `patterns` shows
+  WeightMaskPicture weightMask;               // null image when none was asked for
 };
 
 MaskResult computeMasks(const MaskRequest& request);

@@ -11,13 +11,14 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
-#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "latest_only_runner.hpp"
 #include "mask_computation.hpp"
 #include "mask_figures.hpp"
+#include "mask_hover.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/pixel_image_view.hpp"
 
@@ -56,11 +57,9 @@ QTableWidget* makeTable(QWidget* parent, const QStringList& headers, const QStri
 MaskPanel::MaskPanel(GraphDocument* document, QWidget* parent)
     : QWidget(parent),
       m_document(document),
-      m_debounce(new QTimer(this)),
+      m_runner(new LatestOnlyRunner(this, [this] { startComputation(); })),
       m_watcher(new QFutureWatcher<MaskResult>(this)) {
-  m_debounce->setSingleShot(true);
   buildControls();
-  connect(m_debounce, &QTimer::timeout, this, &MaskPanel::startComputation);
   connect(m_watcher, &QFutureWatcher<MaskResult>::finished, this, &MaskPanel::computationFinished);
   auto documentChanged = [this] {
     refreshNodeList();
@@ -223,32 +222,18 @@ int MaskPanel::recurrentNodeCount() const { return m_node->count(); }
 void MaskPanel::setSnapLevel(int n) { m_level->setValue(n); }
 void MaskPanel::setBpttLength(int frames) { m_bptt->setValue(frames); }
 QString MaskPanel::message() const { return m_message->text(); }
-bool MaskPanel::isComputing() const { return m_computing; }
+bool MaskPanel::isComputing() const { return m_runner->isRunning(); }
 
-bool MaskPanel::isUpToDate() const {
-  return isVisible() && !m_dirtyWhileHidden && !m_debounce->isActive() && !isComputing();
-}
+bool MaskPanel::isUpToDate() const { return m_runner->isUpToDate(); }
 
-void MaskPanel::scheduleUpdate(int delayMs) {
-  ++m_generation;
-  m_debounce->start(delayMs);
-}
+void MaskPanel::scheduleUpdate(int delayMs) { m_runner->schedule(delayMs); }
 
 void MaskPanel::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (m_dirtyWhileHidden) scheduleUpdate(0);
+  m_runner->ownerShown();
 }
 
 void MaskPanel::startComputation() {
-  if (!isVisible()) {
-    m_dirtyWhileHidden = true;
-    return;
-  }
-  m_dirtyWhileHidden = false;
-  if (m_computing) {
-    m_restartWhenDone = true;
-    return;
-  }
   const auto& problems = m_document->problems();
   if (!problems.empty()) {
     QString text = QStringLiteral("Fix the problems first: %1")
@@ -271,25 +256,13 @@ void MaskPanel::startComputation() {
                                     [&](const Connection& c) { return c.id == id; });
     if (found != connections.end()) request.weightConnection = int(found - connections.begin());
   }
-  m_runningGeneration = m_generation;
-  m_computing = true;
+  m_runner->started();
   m_message->setText(QStringLiteral("computing…"));
   m_watcher->setFuture(QtConcurrent::run(computeMasks, std::move(request)));
 }
 
 void MaskPanel::computationFinished() {
-  // The future reports finished before this slot runs: until here the panel still computes.
-  m_computing = false;
-  const MaskResult result = m_watcher->result();
-  if (m_runningGeneration != m_generation) {  // outdated meanwhile: dropped
-    if (m_restartWhenDone || !m_debounce->isActive()) {
-      m_restartWhenDone = false;
-      startComputation();
-    }
-    return;
-  }
-  m_restartWhenDone = false;
-  display(result);
+  if (m_runner->finished()) display(m_watcher->result());
 }
 
 void MaskPanel::showMessageOnly(const QString& text) {
@@ -342,6 +315,8 @@ void MaskPanel::display(const MaskResult& result) {
   m_levels->show();
   m_patternView->setExportName(QStringLiteral("snap-node%1").arg(m_node->currentIndex() + 1));
   m_patternView->setImage(result.patterns);
+  m_patternView->setDescriber(
+      [hover = result.hover](QPoint pixel) { return hover ? hover->describe(pixel) : QString(); });
   m_legend->setText(patternLegend(result, m_level->value()));
   emit updated();
 }

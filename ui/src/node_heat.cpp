@@ -56,6 +56,9 @@ QColor heatColour(double fraction, const QPalette& palette) {
 }
 
 QString secondsText(double seconds) {
+  // A small plain node takes well under a microsecond a chunk: nanoseconds, never "0 µs".
+  if (seconds > 0 && seconds < 0.5e-9) return QStringLiteral("< 1 ns");
+  if (seconds < 1e-6) return QStringLiteral("%1 ns").arg(seconds * 1e9, 0, 'f', 0);
   if (seconds < 1e-3) return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
   if (seconds < 1) return QStringLiteral("%1 ms").arg(seconds * 1e3, 0, 'g', 3);
   return QStringLiteral("%1 s").arg(seconds, 0, 'f', 2);

@@ -10,6 +10,8 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "latest_only_runner.hpp"
+#include "packing_hover.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/packing_form.hpp"
 #include "rnnwb/ui/packing_table.hpp"
@@ -36,10 +38,7 @@ QString legendText(const PackingResult& r, long long batches) {
   const std::size_t first = r.picture.first;
   return QStringLiteral(
              "Batch %1 of %2 packed by '%3': examples %4–%5 (numbered from 0 in the picture), "
-             "%6 rows, H × Wp = %7 × %8 cells, skewed H × Ws = %7 × %9; %10 a cell. "
-             "Blue bar: the packed examples, outlined and numbered (grey: separators and "
-             "padding). Green bar: the mask. Orange bar: the skewed batch a column-parallel "
-             "2-D layer computes (grey: cells outside the skewed mask).")
+             "%6 rows, H × Wp = %7 × %8 cells, skewed H × Ws = %7 × %9; %10 a cell.")
       .arg(r.batch + 1)
       .arg(batches)
       .arg(r.settings.packer)
@@ -53,9 +52,19 @@ QString legendText(const PackingResult& r, long long batches) {
                                 : QStringLiteral("%1 × %1 pixels").arg(r.picture.scale));
 }
 
+// The key to the picture's colours: the legend's tool tip, so that at 720 px the picture keeps
+// the height.
+const QString kColourKey = QStringLiteral(
+    "Blue bar: the packed examples, outlined and numbered (grey: separators and padding). Green "
+    "bar: the mask. Orange bar: the skewed batch a column-parallel 2-D layer computes (grey: "
+    "cells outside the skewed mask). Hover the picture to see what a cell is.");
+
 }  // namespace
 
-PackingPanel::PackingPanel(QWidget* parent) : QWidget(parent), m_form(new PackingForm) {
+PackingPanel::PackingPanel(QWidget* parent)
+    : QWidget(parent),
+      m_runner(new LatestOnlyRunner(this, [this] { start(); })),
+      m_form(new PackingForm) {
   auto* splitter = new QSplitter(Qt::Horizontal);
   splitter->addWidget(createFiguresSide());
   splitter->addWidget(createPictureSide());
@@ -65,9 +74,7 @@ PackingPanel::PackingPanel(QWidget* parent) : QWidget(parent), m_form(new Packin
   layout->addWidget(m_form);
   layout->addWidget(splitter, 1);
   m_settings = m_form->settings();
-  m_debounce.setSingleShot(true);
-  m_debounce.setInterval(250);
-  connect(&m_debounce, &QTimer::timeout, this, &PackingPanel::start);
+  m_runner->setActiveWhen([this] { return m_started; });
   connect(m_form, &PackingForm::settingsEdited, this, &PackingPanel::onSettingsEdited);
   connect(&m_watcher, &Watcher::finished, this, &PackingPanel::onJobFinished);
   connect(&m_watcher, &Watcher::progressRangeChanged, m_progress, &QProgressBar::setRange);
@@ -111,6 +118,7 @@ QWidget* PackingPanel::createPictureSide() {
   m_view = new PixelImageView;
   m_legend = new QLabel;
   m_legend->setWordWrap(true);
+  m_legend->setToolTip(kColourKey);
   m_export = new QPushButton(QStringLiteral("Export PNG…"));
   auto* fit = new QPushButton(QStringLiteral("Fit"));
   auto* actual = new QPushButton(QStringLiteral("1:1"));
@@ -144,16 +152,20 @@ void PackingPanel::setSettings(const PackingSettings& settings) {
   m_settings = settings;
   m_form->setSettings(settings);
   m_started = true;
-  start();
+  reschedule(0);
 }
 
 void PackingPanel::onSettingsEdited(bool typing) {
   m_settings = m_form->settings();
-  if (!m_started) return;  // the first showing starts the work
-  if (typing)
-    m_debounce.start();
-  else
-    start();
+  if (!m_started) return;                   // the first showing starts the work
+  reschedule(typing ? kTypingPauseMs : 0);  // typing in a spin box: one job, not one per key
+}
+
+void PackingPanel::reschedule(int delayMs) {
+  // The running job's result will be for older settings: it stops at its next check, and the
+  // runner starts the newest once it is back.
+  m_watcher.future().cancel();
+  m_runner->schedule(delayMs);
 }
 
 int PackingPanel::batchCount() const {
@@ -162,10 +174,10 @@ int PackingPanel::batchCount() const {
 
 void PackingPanel::showBatch(int batch) {
   m_batch = std::max(batch, 0);
-  start();
+  reschedule(0);
 }
 
-bool PackingPanel::isBusy() const { return m_waiting || m_debounce.isActive(); }
+bool PackingPanel::isBusy() const { return m_runner->isRunning() || m_runner->isWaiting(); }
 
 const QImage& PackingPanel::image() const { return m_view->image(); }
 QString PackingPanel::summary() const { return m_summary->text(); }
@@ -176,14 +188,11 @@ void PackingPanel::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   if (!m_started) {  // nothing is generated until someone looks
     m_started = true;
-    start();
+    m_runner->schedule(0);
   }
 }
 
 void PackingPanel::start() {
-  m_debounce.stop();
-  m_watcher.future().cancel();  // its result, if any, is for older settings
-  m_waiting = false;
   const PackingSettings& s = m_settings;
   if (s.source.kind != Kind::SyntheticWords && s.source.path.isEmpty()) {
     clearShown();
@@ -200,18 +209,17 @@ void PackingPanel::start() {
               false);
   m_progress->setRange(0, 0);  // busy until the loader reports its total
   m_progress->show();
-  m_waiting = true;
+  m_runner->started();
   m_watcher.setFuture(
       QtConcurrent::run(&runPackingJob, s, static_cast<std::size_t>(m_batch), examples, figures));
 }
 
 void PackingPanel::onJobFinished() {
+  if (!m_runner->finished()) return;  // outdated meanwhile: dropped, the newest runs
   const QFuture<PackingResult> future = m_watcher.future();
-  if (future.isCanceled() || future.resultCount() == 0) return;  // a newer job replaces it
-  const PackingResult result = future.result();
-  if (!(result.settings == m_settings)) return;  // settings changed meanwhile: drop it
-  m_waiting = false;
   m_progress->hide();
+  if (future.isCanceled() || future.resultCount() == 0) return;
+  const PackingResult result = future.result();
   applyResult(result);
   emit resultShown();
 }
@@ -270,6 +278,12 @@ void PackingPanel::showPicture(const PackingResult& r) {
   m_shownSettings = r.settings;
   m_picture = r.picture;
   m_view->setImage(r.image, keepZoom);
+  m_view->setLabels(packedExampleLabels(r.picture));
+  packing::BatchPicture geometry = r.picture;
+  geometry.image = {};  // the readout needs the layout, not a second copy of the pixels
+  m_view->setDescriber([geometry, examples = r.examples](QPoint pixel) {
+    return describePackedPixel(geometry, examples.get(), pixel);
+  });
   m_legend->setText(legendText(r, m_figures->batches));
   m_export->setEnabled(true);
 }

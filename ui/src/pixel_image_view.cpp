@@ -4,11 +4,15 @@
 #include <cmath>
 
 #include <QAction>
+#include <QCursor>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGraphicsPixmapItem>
 #include <QGraphicsScene>
 #include <QMessageBox>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
 #include <QWheelEvent>
 
 #include "rnnwb/ui/canvas_export.hpp"
@@ -40,6 +44,9 @@ PixelImageView::PixelImageView(QWidget* parent)
   add(QStringLiteral("Fit"), &PixelImageView::fitToWindow);
   add(QStringLiteral("Export…"), &PixelImageView::exportWithDialog);
   setContextMenuPolicy(Qt::ActionsContextMenu);
+  setMouseTracking(true);
+  // The overlays (labels, readout) are drawn in screen coordinates: a scroll must repaint them.
+  setViewportUpdateMode(QGraphicsView::FullViewportUpdate);
 }
 
 void PixelImageView::setImage(const QImage& image) {
@@ -48,6 +55,8 @@ void PixelImageView::setImage(const QImage& image) {
 
 void PixelImageView::setImage(const QImage& image, bool keepZoom) {
   m_image = image;
+  m_labels.clear();
+  m_hoverText.clear();
   m_item->setPixmap(QPixmap::fromImage(image));
   scene()->setSceneRect(m_item->boundingRect());
   if (!keepZoom || m_fitting) fitToWindow();
@@ -94,6 +103,82 @@ void PixelImageView::wheelEvent(QWheelEvent* event) {
 void PixelImageView::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (m_fitting) fitToWindow();
+}
+
+void PixelImageView::hoverPixel(QPoint pixel) {
+  const bool inside = QRect(QPoint(0, 0), m_image.size()).contains(pixel);
+  const QString text = inside && m_describer ? m_describer(pixel) : QString();
+  if (text == m_hoverText) return;
+  m_hoverText = text;
+  viewport()->update();
+}
+
+void PixelImageView::mouseMoveEvent(QMouseEvent* event) {
+  QGraphicsView::mouseMoveEvent(event);  // a drag pans
+  const QPointF at = mapToScene(event->position().toPoint());
+  hoverPixel(QPoint(int(std::floor(at.x())), int(std::floor(at.y()))));
+  if (m_hoverText.isEmpty())
+    QToolTip::hideText();
+  else
+    QToolTip::showText(event->globalPosition().toPoint(), m_hoverText, viewport());
+}
+
+void PixelImageView::leaveEvent(QEvent* event) {
+  QGraphicsView::leaveEvent(event);
+  hoverPixel(QPoint(-1, -1));
+}
+
+void PixelImageView::setLabels(QList<Label> labels) {
+  m_labels = std::move(labels);
+  viewport()->update();
+}
+
+void PixelImageView::drawForeground(QPainter* painter, const QRectF& rect) {
+  QGraphicsView::drawForeground(painter, rect);
+  painter->save();
+  painter->resetTransform();  // viewport pixels: the text keeps its size at every zoom
+  drawLabels(painter);
+  drawReadout(painter);
+  painter->restore();
+}
+
+void PixelImageView::drawLabels(QPainter* painter) {
+  m_drawnLabels.clear();
+  for (const Label& label : m_labels) {
+    const QRect box = mapFromScene(QRectF(label.rect)).boundingRect();
+    // The view's font, smaller in a small box down to kMinLabelPixels; where even that does not
+    // fit on screen (zoomed far out), the picture's own digits stay.
+    QFont font = this->font();
+    const int fontPixels = std::min(QFontMetrics(font).height(), box.height() - 2);
+    if (fontPixels < kMinLabelPixels) continue;
+    font.setPixelSize(std::min(fontPixels, QFontInfo(font).pixelSize()));
+    const QFontMetrics metrics(font);
+    const QRect text(box.topLeft() + QPoint(1, 1),
+                     QSize(metrics.horizontalAdvance(label.text) + 4, metrics.height()));
+    if (text.right() > box.right() || text.bottom() > box.bottom()) continue;
+    painter->setFont(font);
+    painter->fillRect(text, QColor(255, 255, 255, 215));
+    painter->setPen(QColor(20, 60, 140));
+    painter->drawText(text, Qt::AlignCenter, label.text);
+    m_drawnLabels << text;
+  }
+  painter->setFont(font());
+}
+
+void PixelImageView::drawReadout(QPainter* painter) {
+  if (m_hoverText.isEmpty()) return;
+  const QRect area = viewport()->rect().adjusted(4, 4, -4, -4);
+  QRect box = painter->fontMetrics().boundingRect(area, Qt::TextWordWrap, m_hoverText);
+  box.adjust(-4, -2, 4, 2);
+  // Along the bottom, or the top while the mouse is in the lower half: never over the pixel.
+  const QPoint mouse = viewport()->mapFromGlobal(QCursor::pos());
+  if (mouse.y() > viewport()->height() / 2)
+    box.moveTopLeft(area.topLeft());
+  else
+    box.moveBottomLeft(area.bottomLeft());
+  painter->fillRect(box, palette().color(QPalette::ToolTipBase));
+  painter->setPen(palette().color(QPalette::ToolTipText));
+  painter->drawText(box.adjusted(4, 2, -4, -2), Qt::TextWordWrap, m_hoverText);
 }
 
 bool PixelImageView::exportTo(const QString& path, QString* error) const {

@@ -1,5 +1,6 @@
 // The training panel's form side: the banner that follows the form's problems, Load config, the
-// proposed run folder, the log view, and the question when the window closes during a run.
+// proposed run folder, the log view, and the question when the window closes during a run
+// (stop it, leave it running and detach, or cancel).
 #include <QDate>
 #include <QEventLoop>
 #include <QFileInfo>
@@ -10,6 +11,7 @@
 #include <QScrollBar>
 
 #include "rnnwb/core/train/train_config.hpp"
+#include "rnnwb/ui/detached_runs.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
@@ -48,14 +50,23 @@ void TrainingPanel::onFormChanged() {
 bool TrainingPanel::confirmClose() {
   if (!m_process->isRunning()) return true;
   QMessageBox ask(QMessageBox::Question, QStringLiteral("A run is training"),
-                  QStringLiteral("%1 is still training. Stop it (it writes a checkpoint, and "
-                                 "Resume continues it) and close?")
+                  QStringLiteral("%1 is still training.\n\nStop it: it writes a checkpoint, and "
+                                 "Resume continues it.\nLeave it running: it goes on without the "
+                                 "workbench (its output in console.log in the run folder), and "
+                                 "the next start follows it again.")
                       .arg(m_process->runDir()),
                   QMessageBox::NoButton, this);
-  QPushButton* stop = ask.addButton(QStringLiteral("Stop and close"), QMessageBox::AcceptRole);
+  QPushButton* stop = ask.addButton(QStringLiteral("Stop it"), QMessageBox::AcceptRole);
+  QPushButton* detach =
+      ask.addButton(QStringLiteral("Leave it running and detach"), QMessageBox::AcceptRole);
   ask.addButton(QMessageBox::Cancel);
   ask.setDefaultButton(stop);
   ask.exec();
+  if (ask.clickedButton() == detach) {
+    rememberDetachedRun(m_process->runDir());
+    m_process->detach();
+    return true;
+  }
   if (ask.clickedButton() != stop) return false;
   stopAndWait();
   return true;

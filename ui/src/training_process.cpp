@@ -7,20 +7,37 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcessEnvironment>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QThread>
+#include <QTimer>
 
 namespace rnnwb::ui {
 
-TrainingProcess::TrainingProcess(QObject* parent) : QObject(parent), m_process(new QProcess(this)) {
+TrainingProcess::TrainingProcess(QObject* parent)
+    : QObject(parent), m_outputPoll(new QTimer(this)) {
+  m_outputPoll->setInterval(200);
+  connect(m_outputPoll, &QTimer::timeout, this, &TrainingProcess::readOutput);
+  createProcess();
+}
+
+void TrainingProcess::createProcess() {
+  m_process = new QProcess(this);
   // The progress lines go to stderr; stdout is merged so that nothing the child says is lost.
   m_process->setProcessChannelMode(QProcess::MergedChannels);
-  connect(m_process, &QProcess::readyRead, this, &TrainingProcess::readOutput);
+  m_process->setStandardInputFile(QProcess::nullDevice());
+  // A session of its own: the workbench's terminal (its Ctrl+C, its hangup) and the workbench's
+  // exit never reach the trainer; only Stop does.
+  m_process->setChildProcessModifier([] { ::setsid(); });
   connect(m_process, &QProcess::finished, this, &TrainingProcess::onFinished);
   connect(m_process, &QProcess::errorOccurred, this, &TrainingProcess::onError);
+}
+
+QString TrainingProcess::outputPath(const QString& runDir) {
+  return QDir(runDir).filePath(QStringLiteral("console.log"));
 }
 
 TrainingProcess::~TrainingProcess() {
@@ -126,11 +143,30 @@ bool TrainingProcess::launch(const QStringList& arguments, const QString& runDir
   m_lastError.clear();
   m_stopRequested = false;
   m_reported = false;
+  // The output goes to a file, not a pipe: a pipe would break (SIGPIPE) when a detached run's
+  // workbench exits. A resume appends to what the earlier launches wrote.
+  QDir().mkpath(runDir);
+  const QString output = outputPath(runDir);
+  m_outputOffset = QFileInfo(output).size();
+  m_process->setStandardOutputFile(output, QIODevice::Append);
   m_process->setProcessEnvironment(environment);
   m_process->start(m_command.front(), m_command.mid(1));
   if (!m_process->waitForStarted(10000)) return false;  // onError has reported it
+  m_outputPoll->start();
   emit started(runDir);
   return true;
+}
+
+void TrainingProcess::detach() {
+  if (!isRunning()) return;
+  m_outputPoll->stop();
+  readOutput();
+  m_process->disconnect(this);
+  // Qt cannot let go of a started child: ~QProcess kills it. So the QProcess is left alive on
+  // purpose, owned by nobody, until the workbench exits; its child, in a session of its own and
+  // writing only to files, goes on and is reaped by init when it ends.
+  m_process->setParent(nullptr);
+  createProcess();
 }
 
 void TrainingProcess::stop() {
@@ -144,7 +180,13 @@ bool TrainingProcess::isRunning() const { return m_process->state() != QProcess:
 qint64 TrainingProcess::processId() const { return m_process->processId(); }
 
 void TrainingProcess::readOutput() {
-  m_pending += m_process->readAll();
+  QFile output(outputPath(m_runDir));
+  if (!output.open(QIODevice::ReadOnly)) return;
+  if (output.size() < m_outputOffset) m_outputOffset = 0;  // replaced by someone
+  output.seek(m_outputOffset);
+  const QByteArray added = output.readAll();
+  m_outputOffset += added.size();
+  m_pending += added;
   // The progress bar of a terminal redraws with '\r'; rnnwb prints plain lines to a pipe, but a
   // wrapper script might not: treat '\r' as a line end too.
   m_pending.replace('\r', '\n');
@@ -159,6 +201,7 @@ void TrainingProcess::readOutput() {
 }
 
 void TrainingProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
+  m_outputPoll->stop();
   readOutput();
   if (!m_pending.isEmpty()) {
     m_pending += '\n';
@@ -192,6 +235,7 @@ void TrainingProcess::onFinished(int exitCode, QProcess::ExitStatus status) {
 
 void TrainingProcess::onError(QProcess::ProcessError error) {
   if (error != QProcess::FailedToStart || m_reported) return;
+  m_outputPoll->stop();
   m_reported = true;
   emit finished(
       Outcome::NotStarted,

@@ -64,7 +64,7 @@ void paintMap(Image& img, int top, const FeatureMap& values, const FeatureMap& m
 
 Image drawPackedBatch(const PackedLayout& layout, const FeatureMap& ink, int scale) {
   scale = std::max(scale, 1);
-  const int bar = 4, gap = 6;
+  const int bar = kPictureTitleBar, gap = kPicturePanelGap;
   const int panelH = layout.height * scale;
   Image img(3 * (panelH + bar + gap), std::max(layout.width, layout.skewedWidth) * scale, 3, 255);
   const FeatureMap mask = packedMask(layout);
@@ -88,6 +88,29 @@ Image drawPackedBatch(const PackedLayout& layout, const FeatureMap& ink, int sca
   const int third = 3 * bar + 2 * (panelH + gap);
   paintMap(img, third, skew(layout, ink), skew(layout, mask), scale, {255, 240, 210});
   return img;
+}
+
+PackedPixel locatePackedPixel(const PackedLayout& layout, int scale, int x, int y) {
+  scale = std::max(scale, 1);
+  const int panelH = layout.height * scale, step = panelH + kPictureTitleBar + kPicturePanelGap;
+  PackedPixel at;
+  const int panel = y / step, inside = y % step - kPictureTitleBar;
+  if (y < 0 || x < 0 || panel > 2 || inside < 0 || inside >= panelH) return at;
+  at.y = inside / scale;
+  const int column = x / scale;
+  if (column >= (panel == 2 ? layout.skewedWidth : layout.width)) return at;
+  for (int r = 0; r < int(layout.rows.size()); ++r)
+    if (at.y >= layout.rows[r].top && at.y < layout.rows[r].top + layout.rows[r].height) at.row = r;
+  at.panel = panel == 0   ? PackedPixel::Panel::Packed
+             : panel == 1 ? PackedPixel::Panel::Mask
+                          : PackedPixel::Panel::Skewed;
+  // The skewed panel shifts row dy of a row block right by dy: back to packed coordinates (a
+  // cell the skew only pads lands outside the row, on no example).
+  at.x = panel == 2 && at.row >= 0 ? column - (at.y - layout.rows[at.row].top) : column;
+  for (const ExamplePlace& p : layout.places)
+    if (at.x >= p.x && at.x < p.x + p.width && at.y >= p.y && at.y < p.y + p.height)
+      at.place = p.index;
+  return at;
 }
 
 int pictureScale(const PackedLayout& layout) {

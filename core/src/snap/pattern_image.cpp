@@ -42,6 +42,30 @@ struct Panel {
   int x = 0, y = 0, rowPx = 1;
 };
 
+/// Where drawNodePatterns puts its three panels: one place for drawing and for locating pixels.
+struct PatternGeometry {
+  int rowPx = 1;
+  Scale scale;
+  int columns = 0;     // pixel columns of a parameter panel (binned)
+  int paramWidth = 0;  // columns * scale.cell
+  int xImmediate = kMargin, xDynamics = 0, xMask = 0, y = kMargin;
+  int width = 0, height = 0;  // of the picture
+};
+
+PatternGeometry patternGeometry(const SnapPatterns& patterns) {
+  PatternGeometry g;
+  const int rows = patterns.stateSize();
+  g.rowPx = std::clamp(320 / std::max(rows, 1), 1, 8);
+  g.scale = parameterScale(patterns.parameterCount());
+  g.columns = static_cast<int>((patterns.parameterCount() + g.scale.bin - 1) / g.scale.bin);
+  g.paramWidth = g.columns * g.scale.cell;
+  g.xDynamics = g.xImmediate + g.paramWidth + kGap;
+  g.xMask = g.xDynamics + rows * g.rowPx + kGap;
+  g.width = 2 * kMargin + 2 * g.paramWidth + rows * g.rowPx + 2 * kGap;
+  g.height = 2 * kMargin + rows * g.rowPx;
+  return g;
+}
+
 void drawFrame(RgbImage& image, const Panel& at, int width, int height) {
   image.fillRect(at.x - 1, at.y - 1, width + 2, height + 2, kFrame);
   image.fillRect(at.x, at.y, width, height, kWhite);
@@ -117,20 +141,40 @@ void RgbImage::fillRect(int x, int y, int w, int h, std::uint32_t rgb) {
 
 RgbImage drawNodePatterns(const RtrlNodeLayout& layout, const SnapPatterns& patterns, int n,
                           const RowColouring& coloursI, const RowColouring& coloursD) {
-  const int rows = patterns.stateSize();
-  const int rowPx = std::clamp(320 / std::max(rows, 1), 1, 8);
-  const Scale scale = parameterScale(patterns.parameterCount());
-  const int paramWidth =
-      static_cast<int>((patterns.parameterCount() + scale.bin - 1) / scale.bin) * scale.cell;
-  const int width = 2 * kMargin + 2 * paramWidth + rows * rowPx + 2 * kGap;
-  RgbImage image(width, 2 * kMargin + rows * rowPx, kWhite);
-  Panel at{kMargin, kMargin, rowPx};
-  at.x += drawParameterPanel(image, layout, patterns, patterns.immediate(), nullptr, coloursI, at) +
-          kGap;
-  at.x += drawDynamicsPanel(image, layout, patterns.dynamics(), coloursD, at) + kGap;
+  const PatternGeometry g = patternGeometry(patterns);
+  RgbImage image(g.width, g.height, kWhite);
+  drawParameterPanel(image, layout, patterns, patterns.immediate(), nullptr, coloursI,
+                     {g.xImmediate, g.y, g.rowPx});
+  drawDynamicsPanel(image, layout, patterns.dynamics(), coloursD, {g.xDynamics, g.y, g.rowPx});
   const BitMatrix mask = n == 0 ? patterns.exactMask() : patterns.mask(n);
-  drawParameterPanel(image, layout, patterns, mask, &patterns.immediate(), coloursI, at);
+  drawParameterPanel(image, layout, patterns, mask, &patterns.immediate(), coloursI,
+                     {g.xMask, g.y, g.rowPx});
   return image;
+}
+
+PatternPixel locatePatternPixel(const SnapPatterns& patterns, int x, int y) {
+  const PatternGeometry g = patternGeometry(patterns);
+  const int rows = patterns.stateSize();
+  PatternPixel at;
+  if (y < g.y || y >= g.y + rows * g.rowPx) return at;
+  const int row = (y - g.y) / g.rowPx;
+  auto parameters = [&](PatternPixel::Panel panel, int x0) {
+    const std::int64_t column = (x - x0) / g.scale.cell;
+    at.panel = panel;
+    at.row = row;
+    at.firstParameter = column * g.scale.bin;
+    at.lastParameter = std::min(patterns.parameterCount(), at.firstParameter + g.scale.bin);
+  };
+  if (x >= g.xImmediate && x < g.xImmediate + g.paramWidth) {
+    parameters(PatternPixel::Panel::Immediate, g.xImmediate);
+  } else if (x >= g.xMask && x < g.xMask + g.paramWidth) {
+    parameters(PatternPixel::Panel::Mask, g.xMask);
+  } else if (x >= g.xDynamics && x < g.xDynamics + rows * g.rowPx) {
+    at.panel = PatternPixel::Panel::Dynamics;
+    at.row = row;
+    at.column = (x - g.xDynamics) / g.rowPx;
+  }
+  return at;
 }
 
 RgbImage drawRecurrentNode(const CompiledPlan& plan, int node, int n) {

@@ -34,6 +34,7 @@ class EditActions : public QObject {
   QAction* remove;
   QAction* selectAll;
   QAction* autoLayout;
+  QAction* frameSelection;  // Ctrl+J: a named, coloured frame around the selected layers
   QAction* zoomIn;
   QAction* zoomOut;
   QAction* resetZoom;

@@ -111,6 +111,20 @@ class MoveLayersCommand : public QUndoCommand {
   int m_dragId;
 };
 
+/// Replaces the frames around groups of layers (make, rename, recolour, delete a frame): the
+/// list before and after, so undo is exact.
+class SetFramesCommand : public QUndoCommand {
+ public:
+  SetFramesCommand(GraphDocument* document, std::vector<LayerFrame> before,
+                   std::vector<LayerFrame> after, const QString& text);
+  void redo() override;
+  void undo() override;
+
+ private:
+  GraphDocument* m_document;
+  std::vector<LayerFrame> m_before, m_after;
+};
+
 /// A group of layers and connections appended together (paste, templates). Connections may
 /// also name layers already in the document.
 struct GraphFragment {

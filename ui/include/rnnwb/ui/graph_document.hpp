@@ -18,6 +18,7 @@
 #include "rnnwb/core/diagnostic.hpp"
 #include "rnnwb/core/graph.hpp"
 #include "rnnwb/core/scc_analysis.hpp"
+#include "rnnwb/ui/layer_frames.hpp"
 
 class QUndoStack;
 
@@ -61,6 +62,9 @@ class GraphDocument : public QObject {
   std::string uniqueLayerId(const std::string& base) const;
   std::string uniqueConnectionId(const std::string& base) const;
 
+  /// The frames around groups of layers (layer_frames.hpp), from ui["frames"].
+  std::vector<LayerFrame> frames() const { return readFrames(m_graph.ui); }
+
   /// Every problem of validateGraph(), refreshed after each edit.
   const std::vector<Diagnostic>& problems() const { return m_problems; }
   /// The SCC analysis, absent while the graph has a zero-delay cycle or dangling connection.
@@ -81,7 +85,8 @@ class GraphDocument : public QObject {
   void insertLayer(int index, const Layer& layer, std::optional<QPointF> position);
   void removeLayer(int index);  // and its position; its connections must already be gone
   void replaceLayer(int index, const Layer& layer);  // same id, or a rename via renameLayer
-  /// Renames a layer's position entry; the caller updates connections through setConnections.
+  /// Renames a layer's position entry and its place in frames; the caller updates connections
+  /// through setConnections.
   void renamePosition(const std::string& from, const std::string& to);
   void insertConnection(int index, const Connection& connection);
   void removeConnection(int index);
@@ -91,6 +96,7 @@ class GraphDocument : public QObject {
   /// Moves layers (ids that do not exist are ignored); rounds to whole scene units as the file
   /// stores them.
   void setPositions(const PositionMap& positions);
+  void setFrames(const std::vector<LayerFrame>& frames);
 
  signals:
   /// reset() replaced the whole graph (structureChanged follows): selections are void.
@@ -98,6 +104,8 @@ class GraphDocument : public QObject {
   /// Layers or connections were added, removed or edited: rebuild what mirrors them.
   void structureChanged();
   void positionsChanged(const QStringList& layerIds);
+  /// Frames were added, removed, renamed, recoloured or given other layers.
+  void framesChanged();
   void problemsChanged();
   void filePathChanged(const QString& path);
   void modifiedChanged(bool modified);

@@ -21,6 +21,7 @@ namespace rnnwb::ui {
 class LayerItem;
 class ConnectionItem;
 class CollapseOverlay;
+class FrameOverlay;
 
 class GraphScene : public QGraphicsScene {
   Q_OBJECT
@@ -40,6 +41,8 @@ class GraphScene : public QGraphicsScene {
   bool isConnectionShown(int index) const;
 
   std::set<std::string> selectedLayerIds() const;
+  /// The frames around groups of layers and their gestures (frame_overlay.hpp).
+  FrameOverlay* frames() const { return m_frames; }
   std::set<int> selectedConnections() const;
   void selectItems(const std::vector<int>& layers, const std::vector<int>& connections);
   /// Schedule hover: these layers (indices) are drawn highlighted; empty clears.
@@ -96,6 +99,7 @@ class GraphScene : public QGraphicsScene {
   void syncPositions(const QStringList& ids);
   void syncProblems();
   void rebuildConnections();
+  void nestLoops();  // the lanes of backward connections (edge_routing.hpp)
   void updateConnectionsOf(const std::string& layerId);
 
   friend class CollapseOverlay;
@@ -106,6 +110,7 @@ class GraphScene : public QGraphicsScene {
   std::vector<std::string> m_layerOrder;  // layer ids in file order at the last sync
   std::size_t m_connectionCount = 0;      // connections in the document at the last sync
   std::unique_ptr<CollapseOverlay> m_overlay;
+  FrameOverlay* m_frames = nullptr;
   bool m_collapsed = false;
   bool m_syncing = false;
   bool m_snapToGrid = true;  // true while items follow the document: their moves are no gesture

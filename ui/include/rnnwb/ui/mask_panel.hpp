@@ -22,11 +22,11 @@ class QLabel;
 class QSpinBox;
 class QTabWidget;
 class QTableWidget;
-class QTimer;
 
 namespace rnnwb::ui {
 
 class GraphDocument;
+class LatestOnlyRunner;
 class PixelImageView;
 struct MaskResult;
 
@@ -87,15 +87,10 @@ class MaskPanel : public QWidget {
   QComboBox* m_weightConnection = nullptr;
   QLabel* m_weightInfo = nullptr;
   PixelImageView* m_weightView = nullptr;
-  QTimer* m_debounce;
+  LatestOnlyRunner* m_runner;  // the debounce, and dropping outdated results
   QFutureWatcher<MaskResult>* m_watcher;
   std::optional<snap::NodeSummary> m_summary;
-  int m_chosenNode = 0;             // the user's choice, kept while the graph has no analysis
-  quint64 m_generation = 0;         // bumped by every change that outdates what is shown
-  quint64 m_runningGeneration = 0;  // the generation the running computation serves
-  bool m_computing = false;         // from the start until computationFinished has run
-  bool m_restartWhenDone = false;   // the debounce fired while a computation ran
-  bool m_dirtyWhileHidden = true;
+  int m_chosenNode = 0;  // the user's choice, kept while the graph has no analysis
 };
 
 }  // namespace rnnwb::ui

@@ -34,7 +34,7 @@ NodeHeat matchNodeTimes(const Graph& graph, const std::vector<SccNode>& schedule
 /// and dark palettes alike.
 QColor heatColour(double fraction, const QPalette& palette);
 
-/// "850 µs", "12.3 ms", "1.20 s".
+/// "420 ns", "850 µs", "12.3 ms", "1.20 s" ("< 1 ns" below half a nanosecond).
 QString secondsText(double seconds);
 
 }  // namespace rnnwb::ui

@@ -13,7 +13,6 @@
 #include <memory>
 
 #include <QFutureWatcher>
-#include <QTimer>
 #include <QWidget>
 
 #include "rnnwb/ui/packing_job.hpp"
@@ -25,6 +24,7 @@ class QSpinBox;
 
 namespace rnnwb::ui {
 
+class LatestOnlyRunner;
 class PackingForm;
 class PackingTable;
 class PixelImageView;
@@ -32,6 +32,9 @@ class PixelImageView;
 class PackingPanel : public QWidget {
   Q_OBJECT
  public:
+  /// Pause after a key typed in a spin box before the work starts.
+  static constexpr int kTypingPauseMs = 250;
+
   explicit PackingPanel(QWidget* parent = nullptr);
   ~PackingPanel() override;
 
@@ -81,6 +84,7 @@ class PackingPanel : public QWidget {
   QWidget* createPictureSide();
   void onSettingsEdited(bool typing);
   void start();
+  void reschedule(int delayMs);
   void onJobFinished();
   void applyResult(const PackingResult& result);
   void showBatchSelector(const PackingResult& result);
@@ -91,7 +95,6 @@ class PackingPanel : public QWidget {
   PackingSettings m_settings;
   int m_batch = 0;
   bool m_started = false;
-  bool m_waiting = false;  // a job for m_settings runs and its result is not shown yet
   // What earlier jobs computed, reused while the settings they depend on stay the same.
   std::shared_ptr<const packing::ExampleSource> m_examples;
   PackingSource m_examplesSource;
@@ -100,7 +103,7 @@ class PackingPanel : public QWidget {
   packing::BatchPicture m_picture;
   PackingSettings m_shownSettings;  // those of the picture shown
   QFutureWatcher<PackingResult> m_watcher;
-  QTimer m_debounce;  // typing in a spin box starts one job, not one per key
+  LatestOnlyRunner* m_runner;  // the pause while typing, and dropping outdated results
 
   PackingForm* m_form = nullptr;
   QProgressBar* m_progress = nullptr;

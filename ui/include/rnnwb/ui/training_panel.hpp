@@ -71,7 +71,8 @@ class TrainingPanel : public QWidget {
   /// empty while the document has no file.
   QString proposedRunDir() const;
   /// Asks what to do when the window closes while a run trains: stop it (and wait for its
-  /// checkpoint) or cancel the close. True when the window may close.
+  /// checkpoint), leave it running and detach (detached_runs.hpp), or cancel the close. True
+  /// when the window may close.
   bool confirmClose();
 
  private:

@@ -1,12 +1,18 @@
 #pragma once
 // TrainingProcess: runs `rnnwb train` as a child process, so that a crash in training never takes
 // the editor down. It finds the executable (the "training/rnnwb" setting, else `rnnwb` beside
-// the running program), passes the child's stderr on line by line, stops it with SIGTERM (the
+// the running program), passes the child's output on line by line, stops it with SIGTERM (the
 // trainer then checkpoints and exits with 143) and says in words how it ended. One run at a time.
+//
+// The child runs in a session of its own (setsid) and writes its output to RUN/console.log,
+// which is read from there: no pipe ties it to the workbench, so detach() can leave it running
+// after the workbench exits (a hangup of the workbench's terminal does not reach it either).
 #include <QObject>
 #include <QProcess>
 #include <QString>
 #include <QStringList>
+
+class QTimer;
 
 namespace rnnwb::ui {
 
@@ -41,6 +47,11 @@ class TrainingProcess : public QObject {
   /// Sends SIGTERM; the trainer finishes its update, checkpoints and exits.
   void stop();
   bool isRunning() const;
+  /// Lets go of the running child: it goes on, in its own session, writing its run folder (and
+  /// console.log) after this object and the workbench are gone. No signals come for it any more.
+  void detach();
+  /// RUN/console.log: where the child's stdout and stderr go (appended, run after run).
+  static QString outputPath(const QString& runDir);
   QString runDir() const { return m_runDir; }
   /// The child's arguments of the latest start.
   QStringList arguments() const { return m_arguments; }
@@ -48,7 +59,7 @@ class TrainingProcess : public QObject {
 
  signals:
   void started(const QString& runDir);
-  /// One line of the child's stderr (or stdout), without its newline.
+  /// One line of the child's output (console.log), without its newline.
   void logLine(const QString& line);
   /// How the run ended, with a sentence for the user (the trainer's error when it gave one).
   void finished(rnnwb::ui::TrainingProcess::Outcome outcome, const QString& message);
@@ -56,6 +67,7 @@ class TrainingProcess : public QObject {
  private:
   bool launch(const QStringList& arguments, const QString& runDir);
   void readOutput();
+  void createProcess();
   void onFinished(int exitCode, QProcess::ExitStatus status);
   void onError(QProcess::ProcessError error);
 
@@ -66,8 +78,10 @@ class TrainingProcess : public QObject {
   QStringList m_command;
   int m_ranks = 1;
   QString m_hostfile;
-  QByteArray m_pending;  // a line still being written
-  QString m_lastError;   // the last "rnnwb train: error: ..." line
+  QTimer* m_outputPoll;       // reads console.log while the child runs
+  qint64 m_outputOffset = 0;  // how much of console.log was read
+  QByteArray m_pending;       // a line still being written
+  QString m_lastError;        // the last "rnnwb train: error: ..." line
   bool m_stopRequested = false;
   bool m_reported = false;  // finished() already emitted for this launch
 };

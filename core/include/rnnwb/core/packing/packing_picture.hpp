@@ -11,10 +11,25 @@
 
 namespace rnnwb::packing {
 
+/// Pixels of the coloured bar above each panel, and between a panel and the next bar.
+inline constexpr int kPictureTitleBar = 4, kPicturePanelGap = 6;
+
 /// `ink` is the packed H x Wp batch (channel 0, 0 = paper, 1 = ink). Returns an RGB image of
 /// three panels (packed with outlines and index numbers; mask; skewed packed batch with its
 /// skewed mask tinted), each scaled by `scale` and titled by a thin coloured bar.
 Image drawPackedBatch(const PackedLayout& layout, const FeatureMap& ink, int scale = 1);
+
+/// What one pixel of drawPackedBatch's picture shows (the workbench's hover readout).
+struct PackedPixel {
+  enum class Panel { None, Packed, Mask, Skewed };  // the title bars and gaps: None
+  Panel panel = Panel::None;
+  int y = -1, x = -1;  // the cell in packed coordinates (the skewed panel's unskewed)
+  int place = -1;      // the example there (an index into layout.places), -1 for padding
+  int row = -1;        // the row block the cell lies in, -1 on a separator row
+};
+
+/// Where pixel (x, y) of drawPackedBatch(layout, …, scale) falls.
+PackedPixel locatePackedPixel(const PackedLayout& layout, int scale, int x, int y);
 
 /// The scale pictures of a batch are drawn at: 8 pixels a cell while the longest side (H or Ws)
 /// is under 60 cells, 3 under 200, else 1.

@@ -29,6 +29,20 @@ struct RgbImage {
 RgbImage drawNodePatterns(const RtrlNodeLayout& layout, const SnapPatterns& patterns, int n,
                           const RowColouring& coloursI, const RowColouring& coloursD);
 
+/// What one pixel of drawNodePatterns's picture shows (the workbench's hover readout).
+struct PatternPixel {
+  enum class Panel { None, Immediate, Dynamics, Mask };  // margins and gaps: None
+  Panel panel = Panel::None;
+  int row = -1;  // the row of h
+  // Immediate and Mask: the parameters [firstParameter, lastParameter) of θ its pixel column
+  // stands for (more than one when wide patterns are binned).
+  std::int64_t firstParameter = -1, lastParameter = -1;
+  int column = -1;  // Dynamics: the column of D (a row of h)
+};
+
+/// Where pixel (x, y) of drawNodePatterns(…, patterns, …) falls.
+PatternPixel locatePatternPixel(const SnapPatterns& patterns, int x, int y);
+
 /// The same picture for recurrent node `node` (an index into plan.nodes()), with the layout, the
 /// patterns and the row colourings built here. Throws RtrlRefusal for a node RTRL cannot take.
 RgbImage drawRecurrentNode(const CompiledPlan& plan, int node, int n);

@@ -1,0 +1,180 @@
+#include "frame_overlay.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QColorDialog>
+#include <QGraphicsSceneContextMenuEvent>
+#include <QGraphicsView>
+#include <QInputDialog>
+#include <QMenu>
+#include <QUndoStack>
+
+#include "frame_item.hpp"
+#include "rnnwb/ui/graph_commands.hpp"
+#include "rnnwb/ui/graph_scene.hpp"
+
+namespace rnnwb::ui {
+
+FrameOverlay::FrameOverlay(GraphScene* scene) : QObject(scene), m_scene(scene) {
+  GraphDocument* document = scene->document();
+  connect(document, &GraphDocument::framesChanged, this, &FrameOverlay::rebuild);
+  connect(document, &GraphDocument::structureChanged, this, &FrameOverlay::rebuild);
+  connect(document, &GraphDocument::positionsChanged, this, &FrameOverlay::fit);
+  // Boxes also move without the document (a drag in progress, the collapse animation).
+  connect(scene, &QGraphicsScene::changed, this, &FrameOverlay::fit);
+  scene->installEventFilter(this);
+  rebuild();
+}
+
+FrameOverlay::~FrameOverlay() {
+  for (FrameItem* item : m_items) delete item;
+}
+
+void FrameOverlay::rebuild() {
+  const std::vector<LayerFrame> frames = m_scene->document()->frames();
+  while (m_items.size() > frames.size()) {
+    delete m_items.back();
+    m_items.pop_back();
+  }
+  while (m_items.size() < frames.size()) {
+    m_items.push_back(new FrameItem(this, int(m_items.size())));
+    m_scene->addItem(m_items.back());
+  }
+  for (std::size_t i = 0; i < frames.size(); ++i) m_items[i]->setFrame(frames[i]);
+  fit();
+}
+
+void FrameOverlay::fit() {
+  const std::vector<LayerFrame> frames = m_scene->document()->frames();
+  for (std::size_t i = 0; i < frames.size() && i < m_items.size(); ++i) {
+    QRectF around;
+    for (const std::string& id : frames[i].layers)
+      if (m_scene->isLayerShown(id)) around |= m_scene->layerBox(id);
+    m_items[i]->fitAround(around);
+  }
+}
+
+std::vector<QRectF> FrameOverlay::frameRects() const {
+  std::vector<QRectF> rects;
+  for (const FrameItem* item : m_items)
+    rects.push_back(item->isVisible() ? item->frameRect() : QRectF());
+  return rects;
+}
+
+void FrameOverlay::replaceFrames(std::vector<LayerFrame> frames, const QString& text) {
+  GraphDocument* document = m_scene->document();
+  document->undoStack()->push(
+      new SetFramesCommand(document, document->frames(), std::move(frames), text));
+}
+
+bool FrameOverlay::frameSelection(const QString& name) {
+  const std::set<std::string> selected = m_scene->selectedLayerIds();
+  if (selected.empty()) return false;
+  std::vector<LayerFrame> frames = m_scene->document()->frames();
+  for (LayerFrame& frame : frames)  // a layer sits in one frame at most
+    std::erase_if(frame.layers, [&](const std::string& id) { return selected.count(id) > 0; });
+  std::erase_if(frames, [](const LayerFrame& frame) { return frame.layers.empty(); });
+  LayerFrame frame;
+  frame.name = name.isEmpty() ? uniqueFrameName(frames, "frame") : name.toStdString();
+  frame.colour = frameColour(frames.size());
+  frame.layers.assign(selected.begin(), selected.end());
+  frames.push_back(frame);
+  replaceFrames(frames, QStringLiteral("Frame selection"));
+  return true;
+}
+
+void FrameOverlay::renameFrame(int index, const QString& name) {
+  std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size()) || name.toStdString() == frames[index].name) return;
+  frames[index].name = name.toStdString();
+  replaceFrames(frames, QStringLiteral("Rename frame"));
+}
+
+void FrameOverlay::setFrameColour(int index, const QColor& colour) {
+  std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size()) || !colour.isValid()) return;
+  frames[index].colour = colour;
+  replaceFrames(frames, QStringLiteral("Frame colour"));
+}
+
+void FrameOverlay::deleteFrame(int index) {
+  std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size())) return;
+  frames.erase(frames.begin() + index);
+  replaceFrames(frames, QStringLiteral("Delete frame"));
+}
+
+void FrameOverlay::selectFrameLayers(int index) {
+  const std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size())) return;
+  std::vector<int> layers;
+  for (const std::string& id : frames[index].layers)
+    if (const int layer = m_scene->document()->layerIndex(id); layer >= 0) layers.push_back(layer);
+  m_scene->selectItems(layers, {});
+}
+
+void FrameOverlay::beginDrag(int index) {
+  ++m_dragId;
+  m_dragBefore.clear();
+  const std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size())) return;
+  for (const std::string& id : frames[index].layers)
+    if (m_scene->document()->layerIndex(id) >= 0)
+      m_dragBefore[id] = m_scene->document()->position(id);
+}
+
+void FrameOverlay::dragTo(int, QPointF delta) {
+  if (m_dragBefore.empty()) return;
+  if (m_scene->snapsToGrid())  // by whole grid steps: layers on the grid stay on it
+    delta = QPointF(std::round(delta.x() / GraphScene::kGrid) * GraphScene::kGrid,
+                    std::round(delta.y() / GraphScene::kGrid) * GraphScene::kGrid);
+  PositionMap after;
+  for (const auto& [id, p] : m_dragBefore) after[id] = p + delta;
+  GraphDocument* document = m_scene->document();
+  document->undoStack()->push(
+      new MoveLayersCommand(document, m_dragBefore, after, m_dragId, QStringLiteral("Move frame")));
+}
+
+void FrameOverlay::renameWithDialog(int index) {
+  const std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size())) return;
+  bool ok = false;
+  const QString name = QInputDialog::getText(
+      m_scene->views().value(0), QStringLiteral("Rename frame"), QStringLiteral("Name:"),
+      QLineEdit::Normal, QString::fromStdString(frames[index].name), &ok);
+  if (ok && !name.trimmed().isEmpty()) renameFrame(index, name.trimmed());
+}
+
+void FrameOverlay::showFrameMenu(int index, QPoint screenPos) {
+  const std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size())) return;
+  QMenu menu;
+  menu.addAction(QStringLiteral("Rename frame…"), [this, index] { renameWithDialog(index); });
+  menu.addAction(QStringLiteral("Frame colour…"), [this, index, frames] {
+    const QColor colour = QColorDialog::getColor(frames[index].colour, m_scene->views().value(0),
+                                                 QStringLiteral("Frame colour"));
+    setFrameColour(index, colour);
+  });
+  menu.addAction(QStringLiteral("Select its layers"), [this, index] { selectFrameLayers(index); });
+  menu.addSeparator();
+  menu.addAction(QStringLiteral("Delete frame (keep its layers)"),
+                 [this, index] { deleteFrame(index); });
+  menu.exec(screenPos);
+}
+
+bool FrameOverlay::eventFilter(QObject* watched, QEvent* event) {
+  if (watched != m_scene || event->type() != QEvent::GraphicsSceneContextMenu ||
+      m_canvasActions.isEmpty())
+    return QObject::eventFilter(watched, event);
+  auto* menuEvent = static_cast<QGraphicsSceneContextMenuEvent*>(event);
+  for (QGraphicsItem* item : m_scene->items(menuEvent->scenePos()))
+    if (item->type() == FrameItem::Type && item->shape().contains(menuEvent->scenePos()))
+      return false;  // the frame's own menu
+  QMenu menu;
+  menu.addActions(m_canvasActions);
+  menu.exec(menuEvent->screenPos());
+  return true;
+}
+
+}  // namespace rnnwb::ui
