@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -189,12 +190,18 @@ CompiledPlan chainPlan(int layers) {
 }
 
 double bestSecondsOfLayout(const CompiledPlan& plan) {
+  // This thread's CPU time, not wall time: other processes on the cores (a CI machine runs the
+  // suite with -j) stretch the wall time of the larger layout more than the smaller one's.
+  const auto threadSeconds = [] {
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<double>(now.tv_sec) + now.tv_nsec * 1e-9;
+  };
   double best = 1e9;
-  for (int round = 0; round < 5; ++round) {  // the best of five: other processes share the cores
-    QElapsedTimer clock;
-    clock.start();
+  for (int round = 0; round < 5; ++round) {  // the best of five: caches and page faults vary
+    const double start = threadSeconds();
     const ParameterLayout layout(plan);
-    best = std::min(best, clock.nsecsElapsed() * 1e-9);
+    best = std::min(best, threadSeconds() - start);
   }
   return best;
 }
@@ -202,12 +209,12 @@ double bestSecondsOfLayout(const CompiledPlan& plan) {
 
 void TestBadInputs::parameterLayoutScalesLinearly() {
   // rnnwb init on a 200,000-layer chain took 96 s: the layout compared every pair of
-  // connections. Eight times the layers must cost about eight times the time, not 64: the bound
-  // sits between the two, far from both, so that a loaded machine does not fail it.
+  // connections. Eight times the layers must cost about eight times the CPU time, not 64: the
+  // bound sits halfway (in ratio) between the two, so that neither noise nor caches fail it.
   const double small = bestSecondsOfLayout(chainPlan(10000));
   const double large = bestSecondsOfLayout(chainPlan(80000));
   qInfo("layout of 10,000 layers %.4f s, of 80,000 layers %.4f s", small, large);
-  QVERIFY2(large < 24 * std::max(small, 1e-3), qPrintable(QString::number(large / small)));
+  QVERIFY2(large < 23 * std::max(small, 1e-3), qPrintable(QString::number(large / small)));
 }
 
 void TestBadInputs::impossibleCheckpointPositionsAreRefused_data() {
