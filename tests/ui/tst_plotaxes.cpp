@@ -1,6 +1,7 @@
 // The plots' axes: y on a log scale per card (values <= 0 are not drawn, and the card says how
 // many), x as the step, the run's training time or the wall time; a file written before rnnwb
 // wrote wall_time still loads, and x as wall time is then refused for it, with the reason.
+#include <QApplication>
 #include <QComboBox>
 #include <QStandardItemModel>
 #include <QToolButton>
@@ -40,6 +41,7 @@ class TestPlotAxes : public QObject {
   void logScaleLeavesOutNonPositiveValuesAndSaysSo();
   void xAxisIsStepRelativeOrWallTime();
   void wallTimeIsRefusedForFilesWithoutIt();
+  void plotsFollowADarkPalette();
 };
 
 void TestPlotAxes::logScaleLeavesOutNonPositiveValuesAndSaysSo() {
@@ -121,6 +123,32 @@ void TestPlotAxes::wallTimeIsRefusedForFilesWithoutIt() {
   list.setUnavailable(QStringLiteral("/runs/old"), QStringLiteral("no wall_time"));
   auto* tree = list.findChild<QTreeWidget*>();
   QVERIFY(tree->topLevelItem(0)->toolTip(0).contains(QStringLiteral("no wall_time")));
+}
+
+// A dark desktop theme gives dark plots: background, axes, ticks, grid and the readout come from
+// the palette, also when it changes while the plots are shown.
+void TestPlotAxes::plotsFollowADarkPalette() {
+  const QPalette light = QApplication::palette();
+  RunPlot plot;
+  plot.addRun(QStringLiteral("/runs/a"), QStringLiteral("a"));
+  plot.setRecords(QStringLiteral("/runs/a"), records(3, true));
+  MetricCard* card = plot.card(QStringLiteral("train_loss"));
+  QPalette dark = light;
+  dark.setColor(QPalette::Base, QColor(30, 30, 30));
+  dark.setColor(QPalette::Window, QColor(45, 45, 45));
+  dark.setColor(QPalette::Text, QColor(220, 220, 220));
+  dark.setColor(QPalette::WindowText, QColor(220, 220, 220));
+  dark.setColor(QPalette::ToolTipBase, QColor(60, 60, 60));
+  QApplication::setPalette(dark);
+  QApplication::processEvents();
+  QCustomPlot* custom = card->plot();
+  QCOMPARE(custom->toPixmap(200, 100).toImage().pixelColor(2, 2), QColor(30, 30, 30));
+  QCOMPARE(custom->xAxis->tickLabelColor(), QColor(220, 220, 220));
+  QCOMPARE(custom->yAxis->basePen().color(), QColor(220, 220, 220));
+  // The faint raw curve mixes the run's colour into the dark background.
+  QVERIFY(custom->graph(0)->pen().color().lightness() < plot.runColor(QStringLiteral("/runs/a")).lightness());
+  QCOMPARE(card->readout()->palette().color(card->readout()->backgroundRole()), QColor(60, 60, 60));
+  QApplication::setPalette(light);
 }
 
 QTEST_MAIN(TestPlotAxes)

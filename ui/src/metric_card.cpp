@@ -146,6 +146,8 @@ void MetricCard::styleAxes() {
   QColor line = text;
   line.setAlpha(150);
   m_cursorLine->setPen(QPen(line, 1, Qt::DashLine));
+  for (auto& [key, run] : m_runs) applyColours(run);  // the faint curves mix in the background
+  m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MetricCard::setRun(const QString& key, const QString& label, const QColor& color,
