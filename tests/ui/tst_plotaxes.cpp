@@ -146,7 +146,8 @@ void TestPlotAxes::plotsFollowADarkPalette() {
   QCOMPARE(custom->xAxis->tickLabelColor(), QColor(220, 220, 220));
   QCOMPARE(custom->yAxis->basePen().color(), QColor(220, 220, 220));
   // The faint raw curve mixes the run's colour into the dark background.
-  QVERIFY(custom->graph(0)->pen().color().lightness() < plot.runColor(QStringLiteral("/runs/a")).lightness());
+  QVERIFY(custom->graph(0)->pen().color().lightness() <
+          plot.runColor(QStringLiteral("/runs/a")).lightness());
   QCOMPARE(card->readout()->palette().color(card->readout()->backgroundRole()), QColor(60, 60, 60));
   QApplication::setPalette(light);
 }

@@ -140,6 +140,12 @@ void TestRunPlot::plotsAreGroupedByMetric() {
   // The adding task's card comes first (by task), both in the Loss group.
   QVERIFY(plot.metrics().indexOf(QStringLiteral("train_loss · adding")) <
           plot.metrics().indexOf(QStringLiteral("train_loss · char-lm")));
+  // A card none of whose runs is shown leaves the grid (TensorBoard shows no empty card).
+  plot.setRunVisible(QStringLiteral("/runs/lm"), false);
+  QVERIFY(plot.card(QStringLiteral("train_bpc · char-lm"))->isHidden());
+  QVERIFY(!plot.card(QStringLiteral("train_loss · adding"))->isHidden());
+  plot.setRunVisible(QStringLiteral("/runs/lm"), true);
+  QVERIFY(!plot.card(QStringLiteral("train_bpc · char-lm"))->isHidden());
   // The language model's file replaced by one without bpc: its card goes.
   plot.setRecords(QStringLiteral("/runs/lm"), records(3, 3.0));
   QVERIFY(!plot.card(QStringLiteral("train_bpc · char-lm")));

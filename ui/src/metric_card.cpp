@@ -282,6 +282,12 @@ void MetricCard::updateNote() {
   m_note->setVisible(!parts.isEmpty());
 }
 
+bool MetricCard::showsAnyRun() const {
+  return std::any_of(m_runs.begin(), m_runs.end(), [](const auto& run) {
+    return run.second.visible && !run.second.series.x.empty();
+  });
+}
+
 QString MetricCard::note() const { return m_note->isHidden() ? QString() : m_note->text(); }
 
 int MetricCard::pointCount(const QString& key) const {

@@ -63,12 +63,21 @@ void MetricGroup::setCollapsed(bool collapsed) {
 
 bool MetricGroup::isCollapsed() const { return !m_header->isChecked(); }
 
+void MetricGroup::refresh() { relayout(); }
+
 void MetricGroup::relayout() {
   for (MetricCard* card : m_cards) m_grid->removeWidget(card);
-  for (int i = 0; i < static_cast<int>(m_cards.size()); ++i)
-    m_grid->addWidget(m_cards[i], i / m_columns, i % m_columns);
+  int shown = 0;
+  for (MetricCard* card : m_cards) {
+    const bool shows = card->showsAnyRun() || card->isEmpty();  // a new card fills in next
+    card->setVisible(shows);
+    if (!shows) continue;
+    m_grid->addWidget(card, shown / m_columns, shown % m_columns);
+    ++shown;
+  }
   for (int c = 0; c < 4; ++c) m_grid->setColumnStretch(c, c < m_columns ? 1 : 0);
-  m_header->setText(QStringLiteral("%1 (%2)").arg(m_name).arg(m_cards.size()));
+  m_header->setText(QStringLiteral("%1 (%2)").arg(m_name).arg(shown));
+  setVisible(shown > 0);
 }
 
 }  // namespace rnnwb::ui

@@ -269,20 +269,23 @@ void RunPlot::dropEmptyCards() {
 
 void RunPlot::followData() {
   if (m_follow) {
-    // The x range of the shown runs, the same on every card.
-    double lower = 0, upper = 0;
-    bool any = false;
-    for (const auto& [metric, card] : m_cards) {
+    // Each task's cards show the x range of its shown runs (the same on all of them, so that
+    // they compare like with like); another task's runs do not stretch them.
+    std::map<QString, std::pair<double, double>> ranges;
+    for (const auto& [id, card] : m_cards) {
       double low = 0, high = 0;
       if (!card->dataXRange(&low, &high)) continue;
-      lower = any ? std::min(lower, low) : low;
-      upper = any ? std::max(upper, high) : high;
-      any = true;
+      const auto [at, added] = ranges.emplace(card->task(), std::pair{low, high});
+      if (!added) at->second = {std::min(at->second.first, low), std::max(at->second.second, high)};
     }
-    if (any)
-      for (const auto& [metric, card] : m_cards) card->setXRange(lower, std::max(upper, lower + 1));
+    for (const auto& [id, card] : m_cards)
+      if (const auto range = ranges.find(card->task()); range != ranges.end())
+        card->setXRange(range->second.first,
+                        std::max(range->second.second, range->second.first + 1));
   }
-  for (const auto& [metric, card] : m_cards) card->fitY();
+  for (const auto& [id, card] : m_cards) card->fitY();
+  // A card none of whose runs is shown (the filter, the check boxes) leaves the grid.
+  for (MetricGroup* group : m_groups) group->refresh();
 }
 
 void RunPlot::onUserMovedX(double lower, double upper) {

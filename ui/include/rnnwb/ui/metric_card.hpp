@@ -46,6 +46,8 @@ class MetricCard : public QFrame {
   void removeRun(const QString& key);
   bool hasRun(const QString& key) const { return m_runs.count(key) != 0; }
   bool isEmpty() const { return m_runs.empty(); }
+  /// Whether some run of the card is shown (it has data to draw).
+  bool showsAnyRun() const;
   void setRunVisible(const QString& key, bool visible);
   void setSmoothing(double weight);
   void setXAxis(XAxis axis);

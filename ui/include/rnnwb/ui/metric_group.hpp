@@ -26,6 +26,9 @@ class MetricGroup : public QWidget {
   const std::vector<MetricCard*>& cards() const { return m_cards; }
   void setColumns(int columns);
   int columns() const { return m_columns; }
+  /// Lays the cards out again, leaving out those that show no run (and the whole group when
+  /// none shows one).
+  void refresh();
   void setCollapsed(bool collapsed);
   bool isCollapsed() const;
 
