@@ -7,10 +7,12 @@
 #include <QImage>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QToolButton>
+#include <QWheelEvent>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -58,6 +60,7 @@ class TestRunPlot : public QObject {
   void exportPngAndSvg();
   void exportToBadPathNamesFile();
   void plotsAreReadableAt1280x720();
+  void wheelScrollsTheCardsAndCtrlWheelZooms();
 };
 
 void TestRunPlot::runsOverlayAndToggle() {
@@ -279,6 +282,33 @@ void TestRunPlot::plotsAreReadableAt1280x720() {
   QTRY_VERIFY(card->plot()->axisRect()->rect().height() >= 200);
   popOut->click();
   QTRY_VERIFY(!training->isFloating());
+}
+
+// In a page of cards the wheel scrolls the page, as TensorBoard's does; Ctrl+wheel zooms x.
+void TestRunPlot::wheelScrollsTheCardsAndCtrlWheelZooms() {
+  RunPlot plot;
+  plot.resize(600, 400);
+  plot.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&plot));
+  plot.addRun(QStringLiteral("/runs/a"), QStringLiteral("a"));
+  plot.setRecords(QStringLiteral("/runs/a"), records(30, 3.0));
+  QApplication::processEvents();
+  auto* scroll = plot.findChild<QScrollArea*>();
+  QCustomPlot* custom = plot.card(QStringLiteral("train_loss"))->plot();
+  const QCPRange before = custom->xAxis->range();
+  const auto wheel = [&](Qt::KeyboardModifiers modifiers) {
+    const QPointF at = custom->axisRect()->rect().center();
+    QWheelEvent event(at, custom->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                      modifiers, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(custom, &event);
+  };
+  QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+  wheel(Qt::NoModifier);
+  QVERIFY(scroll->verticalScrollBar()->value() > 0);
+  QCOMPARE(custom->xAxis->range(), before);
+  wheel(Qt::ControlModifier);
+  QVERIFY(custom->xAxis->range().size() > before.size());  // zoomed out, on every card
+  QCOMPARE(plot.card(QStringLiteral("lr"))->plot()->xAxis->range(), custom->xAxis->range());
 }
 
 QTEST_MAIN(TestRunPlot)

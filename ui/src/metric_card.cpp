@@ -4,11 +4,15 @@
 #include <cmath>
 #include <limits>
 
+#include <QAbstractScrollArea>
+#include <QApplication>
 #include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QScrollBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <qcustomplot.h>
 
@@ -350,6 +354,16 @@ void MetricCard::fitY() {
 }
 
 bool MetricCard::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_plot && event->type() == QEvent::Wheel &&
+      !(static_cast<QWheelEvent*>(event)->modifiers() & Qt::ControlModifier)) {
+    // The wheel scrolls the cards, as a page does; Ctrl+wheel zooms x (the plot's own handling).
+    for (QWidget* up = parentWidget(); up; up = up->parentWidget())
+      if (auto* area = qobject_cast<QAbstractScrollArea*>(up)) {
+        QApplication::sendEvent(area->verticalScrollBar(), event);
+        return true;
+      }
+    return false;
+  }
   if (watched == m_plot && event->type() == QEvent::Leave) hideHover();
   if (watched == m_plot && event->type() == QEvent::PaletteChange) styleAxes();
   return QFrame::eventFilter(watched, event);
