@@ -86,7 +86,10 @@ void RunList::addRun(const QString& key, const QString& name, const QColor& colo
 }
 
 void RunList::setFilter(const QString& pattern) {
-  if (m_filter->text() != pattern) m_filter->setText(pattern);  // comes back here
+  if (m_filter->text() != pattern) {
+    m_filter->setText(pattern);  // comes back here through textChanged
+    return;
+  }
   const QRegularExpression expression = filterExpression(pattern);
   // Red text and frame, never an error dialog: the expression is being typed.
   QPalette palette = this->palette();

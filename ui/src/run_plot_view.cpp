@@ -114,8 +114,9 @@ bool RunPlot::exportSvg(const QString& path, QString* error) const {
     x += 24 + painter.fontMetrics().horizontalAdvance(run.label);
   }
   for (const MetricGroup* group : m_groups) {
-    if (group->isCollapsed()) continue;
+    if (group->isCollapsed() || group->isHidden()) continue;
     for (const MetricCard* card : group->cards()) {
+      if (card->isHidden()) continue;  // no run of it shown
       const QPoint at = card->mapTo(m_content, QPoint(0, 0));
       painter.drawText(at + QPoint(6, 14), card->title());
       const QPoint plotAt = card->plot()->mapTo(m_content, QPoint(0, 0));
