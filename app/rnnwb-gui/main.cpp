@@ -3,6 +3,7 @@
 //   rnnwb-gui --screenshot OUT.png [--collapsed] [--select LAYER] [--run DIR]... [--packing]
 //             [--sparsity K] [GRAPH]                    render the window offscreen, then exit
 //   rnnwb-gui --run DIR... [GRAPH]                      open with the training panel on runs
+//   rnnwb-gui --logdir DIR [GRAPH]                      ... on every run under DIR, and new ones
 //   rnnwb-gui --version | --help
 #include <cstdio>
 #include <cstring>
@@ -58,6 +59,11 @@ int main(int argc, char** argv) {
                                QStringLiteral("Show the training panel following this run "
                                               "folder (repeat to compare runs)."),
                                QStringLiteral("DIR"));
+  const QCommandLineOption logdir(QStringLiteral("logdir"),
+                                  QStringLiteral("Show the training panel following every run "
+                                                 "folder under DIR, and new ones as they start "
+                                                 "(as TensorBoard's --logdir)."),
+                                  QStringLiteral("DIR"));
   const QCommandLineOption packing(QStringLiteral("packing"),
                                    QStringLiteral("With --screenshot: show the Packing dock on "
                                                   "64 synthetic words."));
@@ -65,7 +71,7 @@ int main(int argc, char** argv) {
                                     QStringLiteral("With --screenshot: show the Sparsity dock on "
                                                    "recurrent node K (1-based)."),
                                     QStringLiteral("K"));
-  parser.addOptions({screenshot, collapsed, select, run, packing, sparsity});
+  parser.addOptions({screenshot, collapsed, select, run, logdir, packing, sparsity});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
   parser.process(app);
@@ -86,7 +92,7 @@ int main(int argc, char** argv) {
   if (parser.isSet(screenshot))
     return takeScreenshot(
         window, {graph, parser.value(screenshot), parser.isSet(collapsed), parser.value(select),
-                 parser.values(run), parser.isSet(packing), sparsityNode});
+                 parser.values(run), parser.values(logdir), parser.isSet(packing), sparsityNode});
 
   window.restoreLayout();
   window.show();
@@ -94,7 +100,8 @@ int main(int argc, char** argv) {
   window.fileActions()->offerRecovery(autosaveDir);
   if (!graph.isEmpty() && !window.document()->isModified()) window.fileActions()->openFile(graph);
   window.fileActions()->startAutosave(autosaveDir, 30000);
-  if (parser.isSet(run)) showRuns(window, parser.values(run));
+  if (parser.isSet(run) || parser.isSet(logdir))
+    showRuns(window, parser.values(run), parser.values(logdir));
   // Runs a previous workbench left training: in the run list again, followed.
   if (!rnnwb::ui::reopenDetachedRuns(*window.trainingPanel()).isEmpty())
     if (auto* dock = qobject_cast<QDockWidget*>(window.trainingPanel()->parentWidget()))

@@ -1,5 +1,6 @@
 #include "screenshot.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include <QApplication>
@@ -73,17 +74,24 @@ bool showSparsity(rnnwb::ui::MainWindow& window, int node) {
 
 }  // namespace
 
-bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs) {
+bool showRuns(rnnwb::ui::MainWindow& window, const QStringList& dirs, const QStringList& logDirs) {
   rnnwb::ui::TrainingPanel* panel = window.trainingPanel();
   if (auto* dock = qobject_cast<QDockWidget*>(panel->parentWidget())) {
     dock->show();
-    window.resizeDocks({dock}, {440}, Qt::Vertical);
+    // Half the window at most: a 1280×720 screen keeps the canvas and the status bar.
+    window.resizeDocks({dock}, {std::min(440, window.height() / 2)}, Qt::Vertical);
   }
   for (const QString& dir : dirs)
     if (!panel->openRun(dir)) {
       std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
       return false;
     }
+  for (const QString& dir : logDirs)
+    if (!panel->openLogDir(dir)) {
+      std::fprintf(stderr, "rnnwb-gui: %s\n", qPrintable(panel->message()));
+      return false;
+    }
+  if (dirs.isEmpty()) return true;
   if (const auto& config = panel->follower(dirs.front())->config())
     panel->form()->setConfig(*config);
   panel->form()->setRunDir(dirs.front());
@@ -111,7 +119,9 @@ int takeScreenshot(rnnwb::ui::MainWindow& window, const ScreenshotRequest& reque
     }
     window.scene()->selectItems({layer}, {});
   }
-  if (!request.runs.isEmpty() && !showRuns(window, request.runs)) return 1;
+  if ((!request.runs.isEmpty() || !request.logDirs.isEmpty()) &&
+      !showRuns(window, request.runs, request.logDirs))
+    return 1;
   if (request.packing && !showPacking(window)) return 1;
   if (request.sparsityNode > 0 && !showSparsity(window, request.sparsityNode)) return 1;
   QApplication::processEvents();

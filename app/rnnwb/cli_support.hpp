@@ -34,4 +34,5 @@ void registerInit(CLI::App& app, int& exitCode);
 void registerGrad(CLI::App& app, int& exitCode);
 void registerTrain(CLI::App& app, int& exitCode);
 void registerBudget(CLI::App& app, int& exitCode);
+void registerMetrics(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

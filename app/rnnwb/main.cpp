@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerGrad(app, exitCode);
   rnnwb::cli::registerTrain(app, exitCode);
   rnnwb::cli::registerBudget(app, exitCode);
+  rnnwb::cli::registerMetrics(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -27,6 +27,7 @@ class TestCli : public QObject {
   void helpForEveryCommand();
   void unknownOptionIsAnError();
   void analyzeInvalidGraphFails();
+  void metricsCsvReadsBack();
 };
 
 void TestCli::validateAcceptsEveryExample() {
@@ -109,8 +110,8 @@ void TestCli::exportWritesAFile() {
 
 void TestCli::helpForEveryCommand_data() {
   QTest::addColumn<QString>("command");
-  for (const char* c :
-       {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad", "train"})
+  for (const char* c : {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad",
+                        "train", "metrics"})
     QTest::newRow(c) << c;
 }
 
@@ -142,6 +143,39 @@ void TestCli::analyzeInvalidGraphFails() {
   const Run r = runRnnwb({"analyze", path});
   QCOMPARE(r.exitCode, 1);
   QCOMPARE(r.err.trimmed(), path + ":3:47: error: cycle with no delay: y -> y");
+}
+
+// rnnwb metrics RUN... --csv: one metric of several runs, step and a column per run, raw values;
+// the summary names each metric; a metric no run has is an error that says which they have.
+void TestCli::metricsCsvReadsBack() {
+  QTemporaryDir dir;
+  for (const char* run : {"a", "b"}) {
+    QVERIFY(QDir(dir.path()).mkdir(run));
+    QFile f(dir.filePath(QString(run) + "/metrics.jsonl"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    if (QString(run) == "a")
+      f.write(
+          "{\"step\": 10, \"train_loss\": 2.5, \"wall_time\": 1764605000.5}\n"
+          "{\"step\": 20, \"train_loss\": 0.125, \"valid_loss\": 0.5, "
+          "\"wall_time\": 1764605001}\n");
+    else
+      f.write("{\"step\": 20, \"train_loss\": 3}\n");  // an older file: no wall_time
+  }
+  const Run r = runRnnwb({"metrics", dir.filePath("a"), dir.filePath("b"), "--csv"});
+  QCOMPARE(r.exitCode, 0);
+  const QStringList lines = r.out.trimmed().split('\n');
+  QCOMPARE(lines, (QStringList{"step,a,b,a wall_time,b wall_time", "10,2.5,,1764605000.5,",
+                               "20,0.125,3,1764605001,"}));
+  const Run valid = runRnnwb({"metrics", dir.filePath("a"), "--csv", "--metric", "valid_loss"});
+  QCOMPARE(valid.out.trimmed(), QString("step,a,a wall_time\n20,0.5,1764605001"));
+  const Run summary = runRnnwb({"metrics", dir.filePath("a")});
+  QCOMPARE(summary.exitCode, 0);
+  QVERIFY2(summary.out.contains("valid_loss: 1 points, last 0.5 at step 20"),
+           qPrintable(summary.out));
+  const Run none = runRnnwb({"metrics", dir.filePath("a"), "--csv", "--metric", "accuracy"});
+  QCOMPARE(none.exitCode, 1);
+  QVERIFY2(none.err.contains("no run has metric 'accuracy'") && none.err.contains("valid_loss"),
+           qPrintable(none.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

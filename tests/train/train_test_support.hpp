@@ -64,10 +64,11 @@ inline std::string elmanGraph(int inputs, int hidden, int outputs, bool classes)
   return g.dump();
 }
 
-/// Metrics equal in everything but the timing keys (frames_per_s, wall_s).
+/// Metrics equal in everything but the timing keys (frames_per_s, wall_s, wall_time).
 inline bool sameLearning(rnnwb::train::MetricsRecord a, rnnwb::train::MetricsRecord b) {
   a.framesPerS = b.framesPerS = 0.0;
   a.wallS = b.wallS = 0.0;
+  a.wallTime = b.wallTime = std::nullopt;
   return a == b;
 }
 

@@ -40,6 +40,8 @@ class TestMetrics : public QObject {
   void writerAppendsWholeLines();
   void truncateKeepsStepsUpToTheCheckpoint();
   void readerStartsOverOnAReplacedFile();
+  void wallTimeIsKeptAndOptional();
+  void extraNumericKeysAreKept();
 };
 
 void TestMetrics::lineRoundTripIsExact() {
@@ -139,6 +141,32 @@ void TestMetrics::readerStartsOverOnAReplacedFile() {
   QCOMPARE(again[2], record(30, true));
   QVERIFY(reader.readNew().empty());
   QVERIFY(!reader.restarted());
+}
+
+// wall_time (Unix seconds, TensorBoard's x as wall time) reads back exactly; a line of an older
+// rnnwb without it still reads, with no wall time.
+void TestMetrics::wallTimeIsKeptAndOptional() {
+  MetricsRecord r = record(7, true);
+  r.wallTime = 1764605123.4567891;
+  const auto j = nlohmann::json::parse(toJsonLine(r));
+  QVERIFY(j.contains("wall_time"));
+  QCOMPARE(parseMetricsLine(toJsonLine(r)).value(), r);
+  const auto old = parseMetricsLine(R"({"step": 3, "train_loss": 1.5, "wall_s": 2.0})");
+  QVERIFY(old.has_value());
+  QVERIFY(!old->wallTime);
+  QCOMPARE(old->wallS, 2.0);
+  QVERIFY(!nlohmann::json::parse(toJsonLine(*old)).contains("wall_time"));
+}
+
+// A number under a key the trainer does not write (a tool's `accuracy`) is a metric too: read,
+// and written back; other values under unknown keys are still ignored.
+void TestMetrics::extraNumericKeysAreKept() {
+  const auto r = parseMetricsLine(
+      R"({"step": 3, "train_loss": 1.5, "accuracy": 0.75, "note": "x", "v": [1]})");
+  QVERIFY(r.has_value());
+  QCOMPARE(r->extra.size(), std::size_t(1));
+  QCOMPARE(r->extra.at("accuracy"), 0.75);
+  QCOMPARE(parseMetricsLine(toJsonLine(*r)).value(), *r);
 }
 
 QTEST_GUILESS_MAIN(TestMetrics)

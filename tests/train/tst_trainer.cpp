@@ -31,6 +31,7 @@ class TestTrainer : public QObject {
   void runFolderIsRefusedTwice();
   void epochsCountWholeUpdates();
   void wrongVocabularySizeSaysWhichIsNeeded();
+  void reportsCarryTheWallClockTime();
 
  private:
   TrainConfig configFor(const QString& task, const QString& optimizer, int h, int hPrime);
@@ -254,6 +255,23 @@ void TestTrainer::wrongVocabularySizeSaysWhichIsNeeded() {
     QCOMPARE(QString(e.what()), expected);
   }
   QVERIFY(!fs::exists(dir));  // nothing is left behind by a start that fails
+}
+
+// Every report carries the calendar time it was written at (x as wall time in the workbench).
+void TestTrainer::reportsCarryTheWallClockTime() {
+  const fs::path dir = m_dir.filePath(QStringLiteral("wall-time")).toStdString();
+  const double before = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+  QVERIFY(Trainer::startNew(configFor("adding", "adam", 20, 10), dir)->run().finished);
+  const double after = QDateTime::currentMSecsSinceEpoch() / 1000.0;
+  const auto metrics = readMetricsFile(RunFolder(dir).metricsPath());
+  QVERIFY(!metrics.empty());
+  double previous = before - 1.0;
+  for (const MetricsRecord& r : metrics) {
+    QVERIFY(r.wallTime.has_value());
+    QVERIFY2(*r.wallTime >= previous && *r.wallTime <= after + 1.0,
+             qPrintable(QString::number(*r.wallTime, 'f', 3)));
+    previous = *r.wallTime;
+  }
 }
 
 QTEST_GUILESS_MAIN(TestTrainer)

@@ -165,8 +165,8 @@ void TestTrainingPanel::fakeRunIsFollowedToTheEnd() {
   RunFollower* follower = f.panel.follower(f.runDir);
   QVERIFY(follower);
   QCOMPARE(follower->records().size(), std::size_t(5));
-  QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::TrainLoss), 5);
-  QCOMPARE(f.panel.plot()->lastValue(key, RunPlot::Series::TrainLoss), 3.5);
+  QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("train_loss")), 5);
+  QCOMPARE(f.panel.plot()->lastValue(key, QStringLiteral("train_loss")), 3.5);
 
   const Graph launched = loadValidGraph((f.runDir + "/launch/graph.rnn.json").toStdString());
   QCOMPARE(launched.name, std::string("edited-not-saved"));
@@ -294,7 +294,7 @@ void TestTrainingPanel::openRunFolderFromElsewhere() {
   QVERIFY(f.panel.openRun(other));
   QVERIFY(f.panel.logText().contains(QStringLiteral("run started: task adding")));
   QCOMPARE(f.panel.runList()->stateOf(other), QStringLiteral("watching"));
-  QCOMPARE(f.panel.plot()->pointCount(other, RunPlot::Series::TrainLoss), 2);
+  QCOMPARE(f.panel.plot()->pointCount(other, QStringLiteral("train_loss")), 2);
 }
 
 // A run written by another rnnwb (here: files as it writes them) shows the state its
@@ -482,8 +482,8 @@ void TestTrainingPanel::realTrainerOnTinyTask() {
   QCOMPARE(follower->lastStep(), std::int64_t(20));
   QCOMPARE(follower->totalSteps(), std::int64_t(20));
   const QString key = QDir(f.runDir).absolutePath();
-  QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::TrainLoss), 4);
-  QCOMPARE(f.panel.plot()->pointCount(key, RunPlot::Series::ValidLoss), 2);
+  QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("train_loss")), 4);
+  QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("valid_loss")), 2);
   QVERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/checkpoints/step-000000020.safetensors")));
 }
 

@@ -3,8 +3,10 @@
 #include <algorithm>
 
 #include <QHeaderView>
+#include <QLineEdit>
 #include <QPainter>
 #include <QPixmap>
+#include <QRegularExpression>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -14,6 +16,11 @@ namespace {
 
 enum Column { kName, kState, kStep, kTrain, kValid, kColumns };
 constexpr int kKeyRole = Qt::UserRole;
+constexpr int kShownRole = Qt::UserRole + 1;  // what visibilityToggled last said
+
+QRegularExpression filterExpression(const QString& pattern) {
+  return QRegularExpression(pattern, QRegularExpression::CaseInsensitiveOption);
+}
 
 QIcon swatch(const QColor& color) {
   QPixmap pixmap(12, 12);
@@ -27,33 +34,44 @@ QString figure(double value) { return QString::number(value, 'f', 4); }
 
 }  // namespace
 
-RunList::RunList(QWidget* parent) : QWidget(parent), m_tree(new QTreeWidget) {
+RunList::RunList(QWidget* parent)
+    : QWidget(parent), m_filter(new QLineEdit), m_tree(new QTreeWidget) {
+  m_filter->setObjectName(QStringLiteral("runFilter"));
+  m_filter->setPlaceholderText(QStringLiteral("Filter runs (regular expression)"));
+  m_filter->setClearButtonEnabled(true);
+  m_filter->setToolTip(
+      QStringLiteral("Shows only the runs whose name matches, in the list and "
+                     "in the plots"));
+  connect(m_filter, &QLineEdit::textChanged, this, &RunList::setFilter);
   m_tree->setColumnCount(kColumns);
   m_tree->setHeaderLabels({QStringLiteral("Run"), QStringLiteral("State"), QStringLiteral("Step"),
                            QStringLiteral("Train"), QStringLiteral("Valid")});
   m_tree->setRootIsDecorated(false);
+  m_tree->setMinimumHeight(48);  // the dock's height goes to the plots on a small screen
   m_tree->setUniformRowHeights(true);
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_tree->header()->setStretchLastSection(false);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(m_filter);
   layout->addWidget(m_tree);
   connect(m_tree, &QTreeWidget::itemChanged, this, [this](QTreeWidgetItem* item, int column) {
-    if (column == kName)
-      emit visibilityToggled(item->data(kName, kKeyRole).toString(),
-                             item->checkState(kName) == Qt::Checked);
+    if (column == kName) updateShown(item);
   });
   connect(m_tree, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
     emit currentRunChanged(item ? item->data(kName, kKeyRole).toString() : QString());
   });
 }
 
-void RunList::addRun(const QString& key, const QString& name, const QColor& color) {
+void RunList::addRun(const QString& key, const QString& name, const QColor& color,
+                     bool makeCurrent) {
   QTreeWidgetItem* item = itemFor(key);
   if (!item) {
     const QSignalBlocker blocker(m_tree);
     item = new QTreeWidgetItem(m_tree);
     item->setData(kName, kKeyRole, key);
+    item->setData(kName, kShownRole, true);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(kName, Qt::Checked);
     item->setToolTip(kName, key);
@@ -63,7 +81,67 @@ void RunList::addRun(const QString& key, const QString& name, const QColor& colo
     item->setText(kName, name);
     item->setIcon(kName, swatch(color));
   }
-  m_tree->setCurrentItem(item);
+  updateShown(item);  // a new run the filter does not match is hidden at once
+  if (makeCurrent) m_tree->setCurrentItem(item);
+}
+
+void RunList::setFilter(const QString& pattern) {
+  if (m_filter->text() != pattern) {
+    m_filter->setText(pattern);  // comes back here through textChanged
+    return;
+  }
+  const QRegularExpression expression = filterExpression(pattern);
+  // Red text and frame, never an error dialog: the expression is being typed.
+  QPalette palette = this->palette();
+  if (!expression.isValid()) palette.setColor(QPalette::Text, QColor(0xd6, 0x27, 0x28));
+  m_filter->setPalette(palette);
+  m_filter->setStyleSheet(expression.isValid()
+                              ? QString()
+                              : QStringLiteral("QLineEdit { border: 2px solid #d62728; }"));
+  m_filter->setToolTip(expression.isValid()
+                           ? QStringLiteral("Shows only the runs whose name matches, in the list "
+                                            "and in the plots")
+                           : QStringLiteral("Not a regular expression: %1 (at %2); nothing is "
+                                            "filtered")
+                                 .arg(expression.errorString())
+                                 .arg(expression.patternErrorOffset()));
+  for (int i = 0; i < m_tree->topLevelItemCount(); ++i) updateShown(m_tree->topLevelItem(i));
+}
+
+QString RunList::filter() const { return m_filter->text(); }
+
+bool RunList::filterIsValid() const { return filterExpression(m_filter->text()).isValid(); }
+
+bool RunList::matchesFilter(const QTreeWidgetItem* item) const {
+  const QRegularExpression expression = filterExpression(m_filter->text());
+  return m_filter->text().isEmpty() || !expression.isValid() ||
+         expression.match(item->text(kName)).hasMatch();
+}
+
+void RunList::updateShown(QTreeWidgetItem* item) {
+  const bool matched = matchesFilter(item);
+  item->setHidden(!matched);
+  const bool shown = matched && item->checkState(kName) == Qt::Checked;
+  if (item->data(kName, kShownRole).toBool() == shown) return;
+  {
+    const QSignalBlocker blocker(m_tree);
+    item->setData(kName, kShownRole, shown);
+  }
+  emit visibilityToggled(item->data(kName, kKeyRole).toString(), shown);
+}
+
+bool RunList::isShown(const QString& key) const {
+  const QTreeWidgetItem* item = itemFor(key);
+  return item && item->data(kName, kShownRole).toBool();
+}
+
+void RunList::setUnavailable(const QString& key, const QString& reason) {
+  QTreeWidgetItem* item = itemFor(key);
+  if (!item) return;
+  const QSignalBlocker blocker(m_tree);
+  item->setForeground(kName, reason.isEmpty() ? palette().brush(QPalette::Text)
+                                              : palette().brush(QPalette::PlaceholderText));
+  item->setToolTip(kName, reason.isEmpty() ? key : key + QStringLiteral("\n") + reason);
 }
 
 void RunList::removeRun(const QString& key) { delete itemFor(key); }

@@ -5,27 +5,25 @@
 #include <cstdint>
 #include <limits>
 
-#include <QFileInfo>
-#include <QSvgGenerator>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QResizeEvent>
+#include <QScrollArea>
+#include <QSlider>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
-#include <qcustomplot.h>
+#include "rnnwb/core/train/metric_table.hpp"
+#include "rnnwb/ui/metric_card.hpp"
+#include "rnnwb/ui/metric_group.hpp"
 
 namespace rnnwb::ui {
 
 namespace {
 
-using Series = RunPlot::Series;
-
-constexpr Series kAllSeries[] = {Series::TrainLoss,    Series::ValidLoss,  Series::GradNorm,
-                                 Series::LearningRate, Series::FramesPerS, Series::Cer};
-
-/// The axis a series' values go on: the loss plot's right axis for the CER, else the left one.
-QCPAxis* valueAxis(QCPAxisRect* rect, Series series) {
-  return rect->axis(series == Series::Cer ? QCPAxis::atRight : QCPAxis::atLeft);
-}
-
-// Tableau's ten colours: distinct on screen and in print.
+// Tableau's ten colours: distinct on screen and in print, on light and dark backgrounds.
 QColor runColorAt(int index) {
   static const char* const kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
@@ -41,131 +39,112 @@ std::uint32_t nameHash(const QString& name) {
   return hash;
 }
 
-/// The value a series plots for one record, NaN when the record has none.
-double valueOf(const train::MetricsRecord& r, Series series, RunPlot::LossUnit unit) {
-  const double none = std::numeric_limits<double>::quiet_NaN();
-  const bool bits = unit == RunPlot::LossUnit::BitsPerChar;
-  switch (series) {
-    case Series::TrainLoss:
-      return bits ? r.trainBpc.value_or(none) : r.trainLoss;
-    case Series::ValidLoss:
-      return bits ? r.validBpc.value_or(none) : r.validLoss.value_or(none);
-    case Series::GradNorm:
-      return r.gradNorm;
-    case Series::LearningRate:
-      return r.lr > 0 ? r.lr : none;
-    case Series::FramesPerS:
-      return r.framesPerS;
-    case Series::Cer:
-      return r.cer.value_or(none);
-  }
-  return none;
+const QStringList& ownMetricOrder() {
+  static const QStringList kOrder = {QStringLiteral("train_loss"), QStringLiteral("valid_loss"),
+                                     QStringLiteral("train_bpc"),  QStringLiteral("valid_bpc"),
+                                     QStringLiteral("cer"),        QStringLiteral("grad_norm"),
+                                     QStringLiteral("lr"),         QStringLiteral("frames_per_s")};
+  return kOrder;
 }
 
-/// Fits a value axis to its visible graphs with a margin, so that no line runs along the frame
-/// (a constant learning rate would); leaves an axis without data alone.
-void fitValueAxis(QCPAxis* axis) {
-  QCPRange range;
-  bool any = false;
-  for (QCPGraph* graph : axis->graphs()) {
-    bool ok = false;
-    const QCPRange r = graph->visible() ? graph->getValueRange(ok) : QCPRange();
-    if (!ok) continue;
-    range = any ? QCPRange(std::min(range.lower, r.lower), std::max(range.upper, r.upper)) : r;
-    any = true;
-  }
-  if (!any) return;
-  if (axis->scaleType() == QCPAxis::stLogarithmic) {
-    axis->setRange(range.lower / 1.5, range.upper * 1.5);
-    return;
-  }
-  const double pad = std::max(range.size() * 0.08, std::abs(range.upper) * 0.02 + 1e-9);
-  axis->setRange(range.lower - pad, range.upper + pad);
+/// Sorts metrics as the cards show them: the trainer's own first, in its order, then by name.
+bool shownBefore(const QString& a, const QString& b) {
+  const auto rank = [](const QString& m) {
+    const int own = static_cast<int>(ownMetricOrder().indexOf(m));
+    return own < 0 ? 100 : own;
+  };
+  return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
 }
+
+int groupRank(const QString& group) {
+  static const QStringList kGroups = {QStringLiteral("Loss"), QStringLiteral("Optimizer"),
+                                      QStringLiteral("Speed")};
+  const int own = static_cast<int>(kGroups.indexOf(group));
+  return own < 0 ? (group == QStringLiteral("Other") ? 1000 : 100) : own;
+}
+
+constexpr int kCardWidth = 420;  // a column per this many pixels of width
 
 }  // namespace
 
-RunPlot::RunPlot(QWidget* parent) : QWidget(parent), m_plot(new QCustomPlot(this)) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(m_plot);
-  setMinimumSize(360, 260);
-  createAxes();
-  m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  connect(m_plot, &QCustomPlot::mousePress, this, [this] { m_follow = false; });
-  connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_follow = false; });
-  connect(m_plot, &QCustomPlot::mouseDoubleClick, this, [this] {
-    m_follow = true;
-    refreshAxes();
-  });
+QString metricGroupName(const QString& metric) {
+  const int own = static_cast<int>(ownMetricOrder().indexOf(metric));
+  if (own >= 0)
+    return own <= 4   ? QStringLiteral("Loss")
+           : own <= 6 ? QStringLiteral("Optimizer")
+                      : QStringLiteral("Speed");
+  const int slash = static_cast<int>(metric.indexOf(QLatin1Char('/')));
+  return slash > 0 ? metric.left(slash) : QStringLiteral("Other");
 }
 
-void RunPlot::createAxes() {
-  // The loss gets the default axis rect; the others go in a row below (the legend goes above).
-  QCPAxisRect* loss = m_plot->axisRect();
-  auto* row = new QCPLayoutGrid;
-  m_plot->plotLayout()->addElement(1, 0, row);
-  m_plot->plotLayout()->setRowStretchFactors({3.0, 2.0});
-  m_rects[Series::TrainLoss] = m_rects[Series::ValidLoss] = m_rects[Series::Cer] = loss;
-  QCPAxis* cer = loss->axis(QCPAxis::atRight);
-  cer->setLabel(QStringLiteral("CER (valid, dotted)"));
-  cer->setVisible(false);  // until a run reports one
-  auto* group = new QCPMarginGroup(m_plot);
-  loss->setMarginGroup(QCP::msLeft, group);
-  const std::pair<Series, QString> small[] = {{Series::GradNorm, QStringLiteral("grad norm")},
-                                              {Series::LearningRate, QStringLiteral("lr")},
-                                              {Series::FramesPerS, QStringLiteral("frames/s")}};
-  int column = 0;
-  for (const auto& [series, label] : small) {
-    auto* rect = new QCPAxisRect(m_plot);
-    row->addElement(0, column, rect);
-    rect->axis(QCPAxis::atLeft)->setLabel(label);
-    rect->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
-    rect->axis(QCPAxis::atLeft)->ticker()->setTickCount(4);
-    rect->axis(QCPAxis::atBottom)->ticker()->setTickCount(3);
-    rect->setRangeZoom(Qt::Horizontal);
-    rect->setRangeDrag(Qt::Horizontal);
-    if (column == 0) rect->setMarginGroup(QCP::msLeft, group);
-    m_rects[series] = rect;
-    ++column;
-  }
-  QCPAxis* lr = m_rects[Series::LearningRate]->axis(QCPAxis::atLeft);
-  lr->setScaleType(QCPAxis::stLogarithmic);
-  lr->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  lr->setNumberFormat(QStringLiteral("g"));
-  lr->setNumberPrecision(2);
-  loss->axis(QCPAxis::atBottom)->setLabel(QStringLiteral("step"));
-  loss->setRangeZoom(Qt::Horizontal);
-  loss->setRangeDrag(Qt::Horizontal);
-  setLossUnit(LossUnit::Nats);
-  // Every step axis shows the same steps, so that a zoom compares like with like.
-  for (const auto& [series, rect] : m_rects) {
-    QCPAxis* steps = rect->axis(QCPAxis::atBottom);
-    connect(steps, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-            [this, steps](const QCPRange& range) {
-              for (const auto& [other, otherRect] : m_rects)
-                if (otherRect->axis(QCPAxis::atBottom) != steps)
-                  otherRect->axis(QCPAxis::atBottom)->setRange(range);
-              m_plot->replot(QCustomPlot::rpQueuedReplot);
-            });
-  }
-  // A key to the line styles first, then one entry per run.
-  for (const bool valid : {false, true}) {
-    QCPGraph* key = m_plot->addGraph(loss->axis(QCPAxis::atBottom), loss->axis(QCPAxis::atLeft));
-    key->setName(valid ? QStringLiteral("valid") : QStringLiteral("train"));
-    key->setPen(QPen(Qt::darkGray, 1.4, valid ? Qt::DashLine : Qt::SolidLine));
-    if (valid) key->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 5));
-  }
-  m_plot->legend->setVisible(true);
-  m_plot->legend->setFont(font());
-  // The legend has a row of its own above the plots, its entries side by side and wrapping: it
-  // never covers data or tick labels, however many runs there are (issue #14, defect 4).
-  m_plot->plotLayout()->insertRow(0);
-  m_plot->plotLayout()->addElement(0, 0, m_plot->legend);  // out of the loss axes' inset
-  m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-  m_plot->legend->setWrap(6);
-  m_plot->legend->setMargins(QMargins(6, 2, 6, 2));
-  m_plot->plotLayout()->setRowStretchFactors({0.001, 3.0, 2.0});
+RunPlot::RunPlot(QWidget* parent) : QWidget(parent) {
+  m_legend = new QLabel;
+  m_legend->setWordWrap(true);
+  m_legend->setTextFormat(Qt::RichText);
+  m_content = new QWidget;
+  m_groupsLayout = new QVBoxLayout(m_content);
+  m_groupsLayout->setContentsMargins(0, 0, 0, 0);
+  m_groupsLayout->addStretch(1);
+  m_scroll = new QScrollArea;
+  m_scroll->setWidget(m_content);
+  m_scroll->setWidgetResizable(true);
+  m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_scroll->setFrameShape(QFrame::NoFrame);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(2);
+  layout->addWidget(createControls());
+  layout->addWidget(m_scroll, 1);
+  // The legend scrolls with the cards: at 1280×720 every line of the dock's height goes to them.
+  m_groupsLayout->insertWidget(0, m_legend);
+  setMinimumSize(360, 150);
+  updateLegend();
+}
+
+RunPlot::~RunPlot() = default;
+
+QWidget* RunPlot::createControls() {
+  m_smoothing = new QSlider(Qt::Horizontal);
+  m_smoothing->setRange(0, 999);
+  m_smoothing->setValue(600);
+  m_smoothing->setToolTip(
+      QStringLiteral("Smoothing: TensorBoard's exponential moving average "
+                     "(debiased); the raw curve is drawn faint behind"));
+  m_smoothingValue = new QDoubleSpinBox;
+  m_smoothingValue->setRange(0.0, 0.999);
+  m_smoothingValue->setDecimals(3);
+  m_smoothingValue->setSingleStep(0.05);
+  m_smoothingValue->setValue(0.6);
+  connect(m_smoothing, &QSlider::valueChanged, this,
+          [this](int value) { setSmoothing(value / 1000.0); });
+  connect(m_smoothingValue, &QDoubleSpinBox::valueChanged, this, &RunPlot::setSmoothing);
+  m_axisChoice = new QComboBox;
+  m_axisChoice->addItems(
+      {QStringLiteral("step"), QStringLiteral("relative"), QStringLiteral("wall time")});
+  m_axisChoice->setItemData(0, QStringLiteral("The update step"), Qt::ToolTipRole);
+  m_axisChoice->setItemData(1,
+                            QStringLiteral("The run's training time (wall_s: its sessions' "
+                                           "seconds, pauses between them left out)"),
+                            Qt::ToolTipRole);
+  m_axisChoice->setToolTip(
+      QStringLiteral("The x axis of every plot. On a plot, drag or wheel "
+                     "moves or zooms x (all plots); a double click follows "
+                     "the data again"));
+  connect(m_axisChoice, &QComboBox::currentIndexChanged, this,
+          [this](int index) { setXAxis(static_cast<XAxis>(index)); });
+  auto* bar = m_controls = new QWidget;
+  auto* layout = new QHBoxLayout(bar);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(new QLabel(QStringLiteral("Smoothing")));
+  m_smoothing->setMinimumWidth(80);
+  layout->addWidget(m_smoothing, 1);
+  layout->addWidget(m_smoothingValue);
+  layout->addSpacing(12);
+  layout->addWidget(new QLabel(QStringLiteral("x")));
+  layout->addWidget(m_axisChoice);
+  layout->addStretch(1);
+  updateWallChoice();
+  return bar;
 }
 
 QColor RunPlot::colorFor(const QString& name) const {
@@ -184,110 +163,149 @@ QColor RunPlot::colorFor(const QString& name) const {
 QColor RunPlot::addRun(const QString& key, const QString& label) {
   auto found = m_runs.find(key);
   if (found == m_runs.end()) {
-    RunGraphs run;
+    Run run;
     run.color = colorFor(label);
-    for (Series series : kAllSeries) {
-      QCPAxisRect* rect = m_rects.at(series);
-      QCPGraph* graph = m_plot->addGraph(rect->axis(QCPAxis::atBottom), valueAxis(rect, series));
-      QPen pen(run.color, series == Series::TrainLoss ? 1.6 : 1.2);
-      if (series == Series::ValidLoss || series == Series::Cer) {
-        pen.setStyle(series == Series::Cer ? Qt::DotLine : Qt::DashLine);
-        graph->setScatterStyle(QCPScatterStyle(
-            series == Series::Cer ? QCPScatterStyle::ssSquare : QCPScatterStyle::ssDisc, 5));
-      }
-      graph->setPen(pen);
-      if (series != Series::TrainLoss) graph->removeFromLegend();
-      run.graphs[series] = graph;
-    }
+    run.records = std::make_shared<const std::vector<train::MetricsRecord>>();
     found = m_runs.emplace(key, std::move(run)).first;
   }
-  found->second.graphs.at(Series::TrainLoss)->setName(label);
-  m_plot->replot(QCustomPlot::rpQueuedReplot);
+  found->second.label = label;
+  for (auto& [metric, card] : m_cards)
+    if (card->hasRun(key)) card->setRun(key, label, found->second.color, found->second.records);
+  updateLegend();
   return found->second.color;
 }
 
 void RunPlot::removeRun(const QString& key) {
-  const auto found = m_runs.find(key);
-  if (found == m_runs.end()) return;
-  for (const auto& [series, graph] : found->second.graphs) m_plot->removeGraph(graph);
-  m_runs.erase(found);
-  refreshAxes();
+  if (m_runs.erase(key) == 0) return;
+  for (auto& [metric, card] : m_cards) card->removeRun(key);
+  dropEmptyCards();
+  updateLegend();
+  updateWallChoice();
+  followData();
 }
 
 void RunPlot::setRecords(const QString& key, const std::vector<train::MetricsRecord>& records) {
   const auto found = m_runs.find(key);
   if (found == m_runs.end()) return;
-  const bool hadBpc = anyRunHasBpc();
-  found->second.records = records;
-  fillGraphs(found->second);
-  if (anyRunHasBpc() != hadBpc) emit lossUnitAvailable(!hadBpc);
-  refreshAxes();
+  Run& run = found->second;
+  run.records = std::make_shared<const std::vector<train::MetricsRecord>>(records);
+  QStringList ids;
+  for (const std::string& name : train::metricNames(records)) {
+    MetricCard* card = ensureCard(QString::fromStdString(name), run.task);
+    card->setRun(key, run.label, run.color, run.records);
+    card->setRunVisible(key, run.visible);
+    ids << card->id();
+  }
+  // A metric the run no longer has (its file replaced by a resume) leaves its card.
+  for (auto& [id, card] : m_cards)
+    if (card->hasRun(key) && !ids.contains(id)) card->removeRun(key);
+  dropEmptyCards();
+  updateWallChoice();
+  followData();
 }
 
-void RunPlot::fillGraphs(RunGraphs& run) {
-  for (const auto& [series, graph] : run.graphs) {
-    QVector<double> steps, values;
-    steps.reserve(static_cast<int>(run.records.size()));
-    values.reserve(static_cast<int>(run.records.size()));
-    for (const train::MetricsRecord& record : run.records) {
-      const double value = valueOf(record, series, m_unit);
-      // Missing values are left out rather than drawn as gaps, so that the valid loss, measured
-      // every few reports, is one connected line.
-      if (std::isnan(value)) continue;
-      steps.push_back(static_cast<double>(record.step));
-      values.push_back(value);
+void RunPlot::setRunTask(const QString& key, const QString& task) {
+  const auto found = m_runs.find(key);
+  if (found == m_runs.end() || found->second.task == task) return;
+  found->second.task = task;
+  setRecords(key, *found->second.records);  // onto its task's cards (and off the others)
+}
+
+MetricCard* RunPlot::ensureCard(const QString& metric, const QString& task) {
+  const QString id = MetricCard::cardId(metric, task);
+  if (const auto found = m_cards.find(id); found != m_cards.end()) return found->second;
+  auto* card = new MetricCard(metric, task);
+  card->setFixedHeight(cardHeight());
+  card->setSmoothing(m_smoothingWeight);
+  card->setXAxis(m_axis);
+  m_cards[id] = card;
+  connect(card, &MetricCard::xRangeChangedByUser, this, &RunPlot::onUserMovedX);
+  connect(card, &MetricCard::followRequested, this, [this] {
+    m_follow = true;
+    followData();
+  });
+  const QString name = metricGroupName(metric);
+  auto groupAt = std::find_if(m_groups.begin(), m_groups.end(),
+                              [&](MetricGroup* g) { return g->name() == name; });
+  if (groupAt == m_groups.end()) {
+    auto* group = new MetricGroup(name);
+    group->setColumns(std::max(1, m_scroll->viewport()->width() / kCardWidth));
+    groupAt = std::find_if(m_groups.begin(), m_groups.end(), [&](MetricGroup* g) {
+      const int a = groupRank(name), b = groupRank(g->name());
+      return a != b ? a < b : name < g->name();
+    });
+    const int index = static_cast<int>(groupAt - m_groups.begin()) + 1;  // after the legend
+    groupAt = m_groups.insert(groupAt, group);
+    m_groupsLayout->insertWidget(index, group);
+  }
+  MetricGroup* group = *groupAt;
+  const auto& cards = group->cards();
+  const auto before = std::find_if(cards.begin(), cards.end(), [&](MetricCard* other) {
+    return other->metric() == metric ? task < other->task() : shownBefore(metric, other->metric());
+  });
+  group->insertCard(static_cast<int>(before - cards.begin()), card);
+  return card;
+}
+
+void RunPlot::dropEmptyCards() {
+  for (auto it = m_cards.begin(); it != m_cards.end();) {
+    if (!it->second->isEmpty()) {
+      ++it;
+      continue;
     }
-    graph->setData(steps, values, true);
+    for (MetricGroup* group : m_groups) group->takeCard(it->second);
+    delete it->second;
+    it = m_cards.erase(it);
+  }
+  for (auto it = m_groups.begin(); it != m_groups.end();) {
+    if (!(*it)->cards().empty()) {
+      ++it;
+      continue;
+    }
+    delete *it;
+    it = m_groups.erase(it);
   }
 }
 
-void RunPlot::refreshAxes() {
+void RunPlot::followData() {
   if (m_follow) {
-    // The step range of the visible runs, the same on every plot.
-    QCPRange steps;
-    bool any = false;
-    for (const auto& [key, run] : m_runs)
-      for (const auto& [series, graph] : run.graphs) {
-        bool ok = false;
-        const QCPRange r = graph->visible() ? graph->getKeyRange(ok) : QCPRange();
-        if (!ok) continue;
-        steps = any ? QCPRange(std::min(steps.lower, r.lower), std::max(steps.upper, r.upper)) : r;
-        any = true;
-      }
-    for (const auto& [series, rect] : m_rects) {
-      if (any)
-        rect->axis(QCPAxis::atBottom)
-            ->setRange(steps.lower, std::max(steps.upper, steps.lower + 1));
-      fitValueAxis(valueAxis(rect, series));
+    // Each task's cards show the x range of its shown runs (the same on all of them, so that
+    // they compare like with like); another task's runs do not stretch them.
+    std::map<QString, std::pair<double, double>> ranges;
+    for (const auto& [id, card] : m_cards) {
+      double low = 0, high = 0;
+      if (!card->dataXRange(&low, &high)) continue;
+      const auto [at, added] = ranges.emplace(card->task(), std::pair{low, high});
+      if (!added) at->second = {std::min(at->second.first, low), std::max(at->second.second, high)};
     }
-    // An error rate reads against its whole scale: 0 to 1 (more only if insertions take it there).
-    QCPAxis* cer = m_rects.at(Series::Cer)->axis(QCPAxis::atRight);
-    cer->setRange(0.0, std::max(1.05, cer->range().upper));
+    for (const auto& [id, card] : m_cards)
+      if (const auto range = ranges.find(card->task()); range != ranges.end())
+        card->setXRange(range->second.first,
+                        std::max(range->second.second, range->second.first + 1));
   }
-  bool anyCer = false;
-  for (const auto& [key, run] : m_runs)
-    anyCer = anyCer ||
-             (run.graphs.at(Series::Cer)->visible() && run.graphs.at(Series::Cer)->dataCount() > 0);
-  m_rects.at(Series::Cer)->axis(QCPAxis::atRight)->setVisible(anyCer);
-  m_plot->replot(QCustomPlot::rpQueuedReplot);
+  for (const auto& [id, card] : m_cards) card->fitY();
+  // A card none of whose runs is shown (the filter, the check boxes) leaves the grid.
+  for (MetricGroup* group : m_groups) group->refresh();
+}
+
+void RunPlot::onUserMovedX(double lower, double upper) {
+  m_follow = false;
+  for (const auto& [metric, card] : m_cards)
+    if (card != sender()) card->setXRange(lower, upper);
 }
 
 void RunPlot::setRunVisible(const QString& key, bool visible) {
   const auto found = m_runs.find(key);
   if (found == m_runs.end()) return;
-  for (const auto& [series, graph] : found->second.graphs) graph->setVisible(visible);
-  // A hidden run leaves the legend too, so that the legend says what is drawn.
-  QCPGraph* named = found->second.graphs.at(Series::TrainLoss);
-  if (visible)
-    named->addToLegend();
-  else
-    named->removeFromLegend();
-  refreshAxes();
+  found->second.visible = visible;
+  for (const auto& [metric, card] : m_cards) card->setRunVisible(key, visible);
+  updateLegend();
+  followData();
 }
 
 bool RunPlot::isRunVisible(const QString& key) const {
   const auto found = m_runs.find(key);
-  return found != m_runs.end() && found->second.graphs.at(Series::TrainLoss)->visible();
+  return found != m_runs.end() && found->second.visible;
 }
 
 QColor RunPlot::runColor(const QString& key) const {
@@ -295,68 +313,73 @@ QColor RunPlot::runColor(const QString& key) const {
   return found == m_runs.end() ? QColor() : found->second.color;
 }
 
-void RunPlot::setLossUnit(LossUnit unit) {
-  m_unit = unit;
-  m_rects.at(Series::TrainLoss)
-      ->axis(QCPAxis::atLeft)
-      ->setLabel(unit == LossUnit::Nats ? QStringLiteral("loss (nats per frame)")
-                                        : QStringLiteral("loss (bits per char)"));
-  for (auto& [key, run] : m_runs) fillGraphs(run);
-  refreshAxes();
-}
-
-bool RunPlot::anyRunHasBpc() const {
-  for (const auto& [key, run] : m_runs)
-    for (const train::MetricsRecord& record : run.records)
-      if (record.trainBpc) return true;
-  return false;
-}
-
-QCPGraph* RunPlot::graphFor(const RunGraphs& run, Series series) const {
-  return run.graphs.at(series);
-}
-
-int RunPlot::pointCount(const QString& key, Series series) const {
+bool RunPlot::runHasWallTime(const QString& key) const {
   const auto found = m_runs.find(key);
-  return found == m_runs.end() ? 0 : graphFor(found->second, series)->dataCount();
+  return found != m_runs.end() && hasWallTime(*found->second.records);
 }
 
-double RunPlot::lastValue(const QString& key, Series series) const {
-  const auto found = m_runs.find(key);
-  if (found == m_runs.end()) return std::numeric_limits<double>::quiet_NaN();
-  const QCPGraph* graph = graphFor(found->second, series);
-  if (graph->dataCount() == 0) return std::numeric_limits<double>::quiet_NaN();
-  return (graph->data()->constEnd() - 1)->value;
+QStringList RunPlot::metrics() const {
+  QStringList out;
+  for (const MetricGroup* group : m_groups)
+    for (const MetricCard* card : group->cards()) out << card->id();
+  return out;
 }
 
-bool RunPlot::exportPng(const QString& path, QString* error) const {
-  // The widget's own size (the plot fills it), which holds even while the dock is closed.
-  if (m_plot->savePng(path, width(), height(), 2.0)) return true;
-  *error = QStringLiteral("Cannot write %1").arg(path);
-  return false;
+MetricCard* RunPlot::card(const QString& id) const {
+  const auto found = m_cards.find(id);
+  return found == m_cards.end() ? nullptr : found->second;
 }
 
-bool RunPlot::exportSvg(const QString& path, QString* error) const {
-  QFile probe(path);
-  if (!probe.open(QIODevice::WriteOnly)) {
-    *error = QStringLiteral("Cannot write %1: %2").arg(path, probe.errorString());
-    return false;
+MetricGroup* RunPlot::group(const QString& name) const {
+  for (MetricGroup* group : m_groups)
+    if (group->name() == name) return group;
+  return nullptr;
+}
+
+QStringList RunPlot::groupNames() const {
+  QStringList out;
+  for (const MetricGroup* group : m_groups) out << group->name();
+  return out;
+}
+
+int RunPlot::pointCount(const QString& key, const QString& metric) const {
+  const auto run = m_runs.find(key);
+  const MetricCard* shown =
+      run == m_runs.end() ? nullptr : card(MetricCard::cardId(metric, run->second.task));
+  return shown ? shown->pointCount(key) : 0;
+}
+
+double RunPlot::lastValue(const QString& key, const QString& metric) const {
+  const auto run = m_runs.find(key);
+  const MetricCard* shown =
+      run == m_runs.end() ? nullptr : card(MetricCard::cardId(metric, run->second.task));
+  return shown ? shown->lastValue(key) : std::numeric_limits<double>::quiet_NaN();
+}
+
+void RunPlot::setSmoothing(double weight) {
+  weight = std::clamp(weight, 0.0, 0.999);
+  if (weight == m_smoothingWeight && m_smoothingValue->value() == weight) return;
+  m_smoothingWeight = weight;
+  {
+    const QSignalBlocker a(m_smoothing), b(m_smoothingValue);
+    m_smoothing->setValue(static_cast<int>(std::lround(weight * 1000)));
+    m_smoothingValue->setValue(weight);
   }
-  probe.close();
-  const int width = this->width(), height = this->height();
-  QSvgGenerator generator;
-  generator.setFileName(path);
-  generator.setSize(QSize(width, height));
-  generator.setViewBox(QRect(0, 0, width, height));
-  generator.setTitle(QStringLiteral("RNN Workbench training runs"));
-  QCPPainter painter;
-  if (!painter.begin(&generator)) {
-    *error = QStringLiteral("Cannot write %1").arg(path);
-    return false;
+  for (const auto& [metric, card] : m_cards) card->setSmoothing(weight);
+  followData();
+}
+
+void RunPlot::setXAxis(XAxis axis) {
+  if (axis == m_axis && m_axisChoice->currentIndex() == static_cast<int>(axis)) return;
+  m_axis = axis;
+  {
+    const QSignalBlocker blocker(m_axisChoice);
+    m_axisChoice->setCurrentIndex(static_cast<int>(axis));
   }
-  m_plot->toPainter(&painter, width, height);
-  painter.end();
-  return true;
+  for (const auto& [metric, card] : m_cards) card->setXAxis(axis);
+  m_follow = true;  // another axis: the old range means nothing on it
+  followData();
+  emit xAxisChanged(axis);
 }
 
 }  // namespace rnnwb::ui

@@ -1,11 +1,8 @@
 #include "rnnwb/ui/training_panel.hpp"
 
-#include <QComboBox>
 #include <QDir>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFontDatabase>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -22,22 +19,14 @@
 #include "rnnwb/ui/run_list.hpp"
 #include "rnnwb/ui/run_plot.hpp"
 #include "rnnwb/ui/train_form.hpp"
+#include "training_panel_support.hpp"
 
 namespace rnnwb::ui {
 
 namespace {
 
-QString absoluteDir(const QString& dir) { return QDir::cleanPath(QDir(dir).absolutePath()); }
-
 std::filesystem::path toPath(const QString& path) {
   return std::filesystem::path(path.toStdString());
-}
-
-/// The state column of a run not run by this panel: its status.json's state, "watching" for a
-/// folder without one (written by an older rnnwb).
-QString statusText(const RunFollower& run) {
-  if (!run.status()) return QStringLiteral("watching");
-  return QString::fromUtf8(train::toString(run.status()->state));
 }
 
 }  // namespace
@@ -71,7 +60,7 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   connect(m_runs, &RunList::currentRunChanged, this, &TrainingPanel::updateButtons);
   connect(m_runs, &RunList::currentRunChanged, this,
           [this](const QString& key) { emit currentRunUpdated(key); });
-  connect(m_plot, &RunPlot::lossUnitAvailable, m_lossUnit, &QComboBox::setEnabled);
+  connect(m_plot, &RunPlot::xAxisChanged, this, &TrainingPanel::markRunsWithoutWallTime);
   connect(m_document, &GraphDocument::filePathChanged, this, &TrainingPanel::proposeRunDir);
   proposeRunDir();
   updateButtons();
@@ -118,65 +107,6 @@ QWidget* TrainingPanel::createFormSide() {
   return side;
 }
 
-QWidget* TrainingPanel::createPlotSide() {
-  m_plot = new RunPlot;
-  auto* open = new QPushButton(QStringLiteral("Open run…"));
-  open->setToolTip(QStringLiteral("Follow a run folder (one written elsewhere too)"));
-  connect(open, &QPushButton::clicked, this, [this] {
-    const QString dir = QFileDialog::getExistingDirectory(this, QStringLiteral("Open run folder"));
-    if (!dir.isEmpty()) openRun(dir);
-  });
-  auto* exportButton = new QPushButton(QStringLiteral("Export…"));
-  exportButton->setToolTip(QStringLiteral("Save the plots as PNG or SVG"));
-  connect(exportButton, &QPushButton::clicked, this, &TrainingPanel::exportPlot);
-  m_lossUnit = new QComboBox;
-  m_lossUnit->addItems({QStringLiteral("nats"), QStringLiteral("bits per char")});
-  m_lossUnit->setToolTip(QStringLiteral("Loss unit (bits per character: the language model)"));
-  m_lossUnit->setEnabled(false);
-  connect(m_lossUnit, &QComboBox::currentIndexChanged, this, [this](int index) {
-    m_plot->setLossUnit(index == 0 ? RunPlot::LossUnit::Nats : RunPlot::LossUnit::BitsPerChar);
-  });
-  auto* bar = new QHBoxLayout;
-  bar->addWidget(open);
-  bar->addWidget(new QLabel(QStringLiteral("Loss in")));
-  bar->addWidget(m_lossUnit);
-  bar->addStretch(1);
-  bar->addWidget(new QLabel(QStringLiteral("drag/wheel: zoom steps, double-click: follow")));
-  bar->addWidget(exportButton);
-  auto* side = new QWidget;
-  auto* layout = new QVBoxLayout(side);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addLayout(bar);
-  layout->addWidget(m_plot, 1);
-  return side;
-}
-
-QWidget* TrainingPanel::createRunsSide() {
-  m_runs = new RunList;
-  m_log = new QPlainTextEdit;
-  m_log->setReadOnly(true);
-  m_log->setMaximumBlockCount(5000);
-  m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // an error line is read whole
-  m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  m_log->setPlaceholderText(QStringLiteral("rnnwb train's output"));
-  auto* remove = new QPushButton(QStringLiteral("Remove from list"));
-  connect(remove, &QPushButton::clicked, this, &TrainingPanel::removeCurrentRun);
-  auto* top = new QWidget;
-  auto* topLayout = new QVBoxLayout(top);
-  topLayout->setContentsMargins(0, 0, 0, 0);
-  topLayout->addWidget(m_runs, 1);
-  topLayout->addWidget(remove, 0, Qt::AlignRight);
-  auto* side = new QSplitter(Qt::Vertical);
-  side->addWidget(top);
-  side->addWidget(m_log);
-  return side;
-}
-
-RunFollower* TrainingPanel::follower(const QString& runDir) const {
-  const auto found = m_followers.find(absoluteDir(runDir));
-  return found == m_followers.end() ? nullptr : found->second;
-}
-
 QString TrainingPanel::message() const {
   // isHidden, not isVisible: the message counts while the dock itself is closed.
   return m_message->isHidden() ? QString() : m_message->text();
@@ -195,67 +125,8 @@ void TrainingPanel::showMessage(const QString& text, bool error) {
   m_message->setVisible(true);
 }
 
-RunFollower* TrainingPanel::followRun(const QString& runDir) {
-  const QString key = absoluteDir(runDir);
-  if (RunFollower* existing = follower(key)) {
-    // A run started again in a folder shown before: read it from the start.
-    m_plot->removeRun(key);
-    m_runs->removeRun(key);
-    delete existing;
-    m_followers.erase(key);
-  }
-  auto* follower = new RunFollower(key, 1000, this);
-  m_followers[key] = follower;
-  const QColor color = m_plot->addRun(key, follower->name());
-  m_runs->addRun(key, follower->name(), color);
-  auto refresh = [this, follower, key] {
-    m_plot->setRecords(key, follower->records());
-    m_runs->setProgress(key, follower->records(), follower->totalSteps(), follower->currentStep());
-    if (m_runs->currentRun() == key) emit currentRunUpdated(key);
-  };
-  connect(follower, &RunFollower::recordsAppended, this, refresh);
-  connect(follower, &RunFollower::recordsReset, this, refresh);
-  connect(follower, &RunFollower::configLoaded, this, refresh);
-  connect(follower, &RunFollower::statusChanged, this, [this, follower, key, refresh] {
-    refresh();
-    // While this panel's own process runs the run, the process's states (starting, stopping)
-    // say more; otherwise the run's status.json is what the run is doing.
-    if (!isOwnRunning(key)) m_runs->setState(key, statusText(*follower));
-  });
-  refresh();
-  return follower;
-}
-
-bool TrainingPanel::openRun(const QString& runDir) {
-  const QString key = absoluteDir(runDir);
-  if (!QFileInfo::exists(key + QStringLiteral("/config.json")) &&
-      !QFileInfo::exists(key + QStringLiteral("/metrics.jsonl"))) {
-    showMessage(
-        QStringLiteral("%1 is not a run folder: it has no config.json or metrics.jsonl.").arg(key),
-        true);
-    return false;
-  }
-  RunFollower* run = followRun(key);
-  showRunLog(key);
-  m_runs->setState(key, isOwnRunning(key) ? QStringLiteral("running") : statusText(*run));
-  showMessage(
-      QStringLiteral("Following %1 (%2 reports so far).").arg(key).arg(run->records().size()),
-      false);
-  updateButtons();
-  return true;
-}
-
 bool TrainingPanel::isOwnRunning(const QString& key) const {
   return m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
-}
-
-void TrainingPanel::showRunLog(const QString& runDir) {
-  // What happened so far (start, resumes, halvings, checkpoints, errors), for a run that was
-  // not started here.
-  QFile log(runDir + QStringLiteral("/train.log"));
-  if (!log.open(QIODevice::ReadOnly)) return;
-  appendLog(QStringLiteral("── %1/train.log").arg(runDir));
-  appendLog(QString::fromUtf8(log.readAll()).trimmed());
 }
 
 bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QString* configPath) {
@@ -411,32 +282,6 @@ void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QS
   }
   showMessage(error ? text : QStringLiteral("%1: %2").arg(QFileInfo(key).fileName(), text), error);
   updateButtons();
-}
-
-void TrainingPanel::removeCurrentRun() {
-  const QString key = m_runs->currentRun();
-  if (key.isEmpty()) return;
-  if (m_process->isRunning() && absoluteDir(m_process->runDir()) == key) {
-    showMessage(QStringLiteral("Stop the run before removing it from the list."), true);
-    return;
-  }
-  m_plot->removeRun(key);
-  m_runs->removeRun(key);
-  delete follower(key);
-  m_followers.erase(key);
-  updateButtons();
-}
-
-void TrainingPanel::exportPlot() {
-  QString chosen;
-  const QString path = QFileDialog::getSaveFileName(
-      this, QStringLiteral("Export plots"), QStringLiteral("training.png"),
-      QStringLiteral("PNG image (*.png);;SVG drawing (*.svg)"), &chosen);
-  if (path.isEmpty()) return;
-  QString error;
-  const bool svg = path.endsWith(QStringLiteral(".svg"), Qt::CaseInsensitive);
-  if (!(svg ? m_plot->exportSvg(path, &error) : m_plot->exportPng(path, &error)))
-    showMessage(error, true);
 }
 
 void TrainingPanel::updateButtons() {

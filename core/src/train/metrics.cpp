@@ -26,6 +26,16 @@ std::optional<double> optionalNumber(const json& j, const char* key) {
 
 double number(const json& j, const char* key) { return optionalNumber(j, key).value_or(0.0); }
 
+/// The keys MetricsRecord has a member for; every other numeric key is an extra.
+bool isKnownKey(const std::string& key) {
+  static const char* const kKnown[] = {
+      "step",   "frames",    "train_loss", "valid_loss", "frames_per_s", "grad_norm", "lr",
+      "wall_s", "wall_time", "train_bpc",  "valid_bpc",  "cer",          "ranks"};
+  for (const char* known : kKnown)
+    if (key == known) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string toJsonLine(const MetricsRecord& r) {
@@ -40,7 +50,10 @@ std::string toJsonLine(const MetricsRecord& r) {
   j["lr"] = r.lr;
   j["frames_per_s"] = r.framesPerS;
   j["wall_s"] = r.wallS;
+  if (r.wallTime) j["wall_time"] = *r.wallTime;
   if (r.ranks) j["ranks"] = *r.ranks;
+  for (const auto& [key, value] : r.extra)
+    if (!isKnownKey(key)) j[key] = value;
   return j.dump();
 }
 
@@ -60,11 +73,14 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
   r.gradNorm = number(j, "grad_norm");
   r.lr = number(j, "lr");
   r.wallS = number(j, "wall_s");
+  r.wallTime = optionalNumber(j, "wall_time");
   r.trainBpc = optionalNumber(j, "train_bpc");
   r.validBpc = optionalNumber(j, "valid_bpc");
   r.cer = optionalNumber(j, "cer");
   if (const auto n = j.find("ranks"); n != j.end() && n->is_number_integer())
     r.ranks = n->get<int>();
+  for (const auto& [key, value] : j.items())
+    if (value.is_number() && !isKnownKey(key)) r.extra[key] = value.get<double>();
   return r;
 }
 

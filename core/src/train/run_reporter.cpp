@@ -76,6 +76,9 @@ void RunReporter::acceptValidation(double meanLoss, MetricsRecord& record, Optim
 
 MetricsRecord RunReporter::finishRecord(MetricsRecord record, std::int64_t totalSteps) {
   record.wallS = updateWallSeconds();
+  // The calendar time too, so that runs can be compared by when they ran (x as wall time).
+  record.wallTime =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   if (m_metrics) m_metrics->append(record);  // only rank 0 of a data-parallel run writes
   if (m_observer) m_observer->onReport(record, totalSteps);
   m_position.interval = {};

@@ -44,7 +44,7 @@ class RunReporter {
   /// finite; when it is worse than the last one and the schedule halves the rate, resets the
   /// optimizer and says so.
   void acceptValidation(double meanLoss, MetricsRecord& record, Optimizer& optimizer);
-  /// Stamps wall_s, writes the record, tells the observer and starts a new interval.
+  /// Stamps wall_s and wall_time, writes the record, tells the observer and starts a new interval.
   MetricsRecord finishRecord(MetricsRecord record, std::int64_t totalSteps);
 
   /// Training seconds over every session of the run, also kept in the position (checkpoints).

@@ -6,13 +6,13 @@
 // on. Train first writes the current document, unsaved edits included, beside the config it
 // launches with (RUN/launch/graph.rnn.json, RUN/launch/config.json): never a stale file.
 #include <map>
+#include <vector>
 
 #include <QString>
 #include <QWidget>
 
 #include "rnnwb/ui/training_process.hpp"
 
-class QComboBox;
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
@@ -20,6 +20,7 @@ class QPushButton;
 namespace rnnwb::ui {
 
 class GraphDocument;
+class LogDirWatcher;
 class RunFollower;
 class RunList;
 class RunPlot;
@@ -60,8 +61,13 @@ class TrainingPanel : public QWidget {
   void stopTraining();
   /// Follows a run folder, running or not, written here or elsewhere. False when it is no run.
   bool openRun(const QString& runDir);
+  /// Follows every run folder under `dir` (4 levels down), and each new one that appears there
+  /// while the panel is open, named by its path within `dir`. False when it is no folder.
+  bool openLogDir(const QString& dir);
   void removeCurrentRun();
   void exportPlot();
+  /// Floats the Training dock as a window as large as the screen (true), or docks it back.
+  void popOutPlots(bool out);
   /// Fills the form from a training config file (a run's config.json too); the graph stays the
   /// document. False, with the reason in message(), when the file is no config.
   bool loadConfig(const QString& path);
@@ -79,7 +85,8 @@ class TrainingPanel : public QWidget {
   QWidget* createFormSide();
   QWidget* createPlotSide();
   QWidget* createRunsSide();
-  RunFollower* followRun(const QString& runDir);
+  RunFollower* followRun(const QString& runDir, const QString& label = {}, bool makeCurrent = true);
+  void markRunsWithoutWallTime();
   void showMessage(const QString& text, bool error);
   void showRunLog(const QString& runDir);
   bool isOwnRunning(const QString& key) const;  // this panel's process trains that run
@@ -103,8 +110,8 @@ class TrainingPanel : public QWidget {
   QPushButton* m_train = nullptr;
   QPushButton* m_stop = nullptr;
   QPushButton* m_resume = nullptr;
-  QComboBox* m_lossUnit = nullptr;
   std::map<QString, RunFollower*> m_followers;  // by absolute run folder
+  std::vector<LogDirWatcher*> m_logDirs;        // folders of runs followed
   bool m_messageIsError = false;
   bool m_showsFormProblems = false;  // the message lists the form's problems
 };

@@ -4,15 +4,18 @@
 // Keys: step, frames (training frames over all streams so far), train_loss (mean nats per
 // predicted frame since the previous report), valid_loss (only when measured at this step),
 // frames_per_s, grad_norm (mean gradient norm before clipping since the previous report), lr,
-// wall_s (seconds of training, summed over resumed sessions), and for the language model
-// train_bpc / valid_bpc (the same losses in bits per character); the words task adds cer (the
-// validation character error rate) and counts examples as its frames.
+// wall_s (seconds of training, summed over resumed sessions), wall_time (the Unix time of the
+// report, seconds, as TensorBoard's events carry; files of an older rnnwb have none), and for the
+// language model train_bpc / valid_bpc (the same losses in bits per character); the words task adds
+// cer (the validation character error rate) and counts examples as its frames. Any other key with
+// a number is kept as an extra metric (a task or tool may add `accuracy`), written back as read.
 //
 // The reader is made for a file that another process is still writing: it ignores keys it does
 // not know, and it leaves a last line without its newline for the next read.
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,10 +31,12 @@ struct MetricsRecord {
   double gradNorm = 0.0;
   double lr = 0.0;
   double wallS = 0.0;
+  std::optional<double> wallTime;  // Unix seconds; absent in files of an older rnnwb
   std::optional<double> trainBpc;
   std::optional<double> validBpc;
-  std::optional<double> cer;  // words: validation character error rate (when validated)
-  std::optional<int> ranks;   // the processes of a data-parallel run; absent: one
+  std::optional<double> cer;            // words: validation character error rate (when validated)
+  std::optional<int> ranks;             // the processes of a data-parallel run; absent: one
+  std::map<std::string, double> extra;  // other numeric keys, by name
 
   bool operator==(const MetricsRecord&) const = default;
 };
