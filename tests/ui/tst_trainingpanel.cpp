@@ -137,6 +137,7 @@ class TestTrainingPanel : public QObject {
   void failureReadsTheRunsStatus();
   void bannerFollowsTheFix();
   void defaultRunFolderBesideTheGraph();
+  void charLmTextIsTheShippedCorpus();
   void loadConfigFillsTheForm();
   void logWrapsAndKeepsItsPlace();
   void realTrainerOnTinyTask();
@@ -443,6 +444,16 @@ void TestTrainingPanel::defaultRunFolderBesideTheGraph() {
   QCOMPARE(panel.form()->runDir(), first);
   QDir().mkpath(first);
   QCOMPARE(panel.proposedRunDir(), first.chopped(1) + QStringLiteral("2"));
+}
+
+void TestTrainingPanel::charLmTextIsTheShippedCorpus() {
+  // The form opens on char-lm: its first Train must not stop at an empty text field.
+  GraphDocument document;
+  TrainingPanel panel(&document);
+  const QString text = QString::fromStdString(panel.form()->config().task.text);
+  QVERIFY2(text.endsWith(QStringLiteral("/data/kjv-genesis-2samuel.txt")), qPrintable(text));
+  QVERIFY(QFileInfo::exists(text));
+  QVERIFY(panel.form()->runDir().isEmpty());  // still no place for runs without a graph file
 }
 
 void TestTrainingPanel::loadConfigFillsTheForm() {

@@ -63,6 +63,7 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   connect(m_plot, &RunPlot::xAxisChanged, this, &TrainingPanel::markRunsWithoutWallTime);
   connect(m_document, &GraphDocument::filePathChanged, this, &TrainingPanel::proposeRunDir);
   proposeRunDir();
+  proposeBundledText();
   updateButtons();
 }
 

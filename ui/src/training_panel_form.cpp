@@ -2,6 +2,7 @@
 // proposed run folder, the log view, and the question when the window closes during a run
 // (stop it, leave it running and detach, or cancel).
 #include <QDate>
+#include <QDir>
 #include <QEventLoop>
 #include <QFileInfo>
 #include <QLabel>
@@ -15,6 +16,7 @@
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
+#include "start_page.hpp"
 
 namespace rnnwb::ui {
 
@@ -107,6 +109,20 @@ QString TrainingPanel::proposedRunDir() const {
 
 void TrainingPanel::proposeRunDir() {
   if (m_form->runDir().isEmpty()) m_form->setRunDir(proposedRunDir());
+}
+
+void TrainingPanel::proposeBundledText() {
+  // The default task is char-lm, which needs a text: a first Train should run on the corpus the
+  // project ships (the one `rnnwb train`'s error names) rather than stop at an empty field.
+  train::TrainConfig config = m_form->config();
+  if (!config.task.text.empty()) return;
+  const QString corpus =
+      QDir(StartPage::examplesDirectory()).filePath(QStringLiteral("data/kjv-genesis-2samuel.txt"));
+  if (!QFileInfo::exists(corpus)) return;
+  const QString runDir = m_form->runDir();
+  config.task.text = QDir::cleanPath(corpus).toStdString();
+  m_form->setConfig(config);
+  m_form->setRunDir(runDir);
 }
 
 }  // namespace rnnwb::ui

@@ -93,7 +93,8 @@ class TrainingPanel : public QWidget {
   void appendLog(const QString& text);
   void showFormProblems(const QStringList& problems);
   void onFormChanged();
-  void proposeRunDir();  // when the form has no run folder
+  void proposeRunDir();       // when the form has no run folder
+  void proposeBundledText();  // char-lm's text: the corpus the project ships, when found
   void stopAndWait();
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
   void updateButtons();
