@@ -8,6 +8,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStatusBar>
 #include <QStyle>
@@ -243,7 +244,13 @@ void MainWindow::createDockWindows() {
   m_problems = new ProblemsPanel(m_document, m_scene, this);
   m_schedule = new SchedulePanel(m_document, m_scene, this);
   QDockWidget* palette = addDock(m_palette, QStringLiteral("Palette"), Qt::LeftDockWidgetArea);
-  addDock(m_properties, QStringLiteral("Properties"), Qt::LeftDockWidgetArea);
+  // In a scroll area: its form's full height would otherwise be the least the left column can
+  // give, and that caps every bottom dock (the Training plots) at 1280x720.
+  auto* properties = new QScrollArea;
+  properties->setWidget(m_properties);
+  properties->setWidgetResizable(true);
+  properties->setFrameShape(QFrame::NoFrame);
+  addDock(properties, QStringLiteral("Properties"), Qt::LeftDockWidgetArea);
   QDockWidget* schedule = addDock(m_schedule, QStringLiteral("Schedule"), Qt::RightDockWidgetArea);
   addDock(m_problems, QStringLiteral("Problems"), Qt::RightDockWidgetArea);
   resizeDocks({palette, schedule}, {190, 290}, Qt::Horizontal);
@@ -252,6 +259,13 @@ void MainWindow::createDockWindows() {
   m_training = new TrainingPanel(m_document, this);
   QDockWidget* training = addDock(m_training, QStringLiteral("Training"), Qt::BottomDockWidgetArea);
   training->hide();
+  // Its size hint would leave the plots a strip: the first time it shows docked, it takes half
+  // the window's height (a layout the user saved or dragged since is kept after that).
+  connect(training, &QDockWidget::visibilityChanged, this, [this, training](bool visible) {
+    if (!visible || training->isFloating() || training->property("sized").toBool()) return;
+    training->setProperty("sized", true);
+    resizeDocks({training}, {height() / 2}, Qt::Vertical);
+  });
   QAction* showTraining = dockToggle(training);
   showTraining->setIcon(QIcon(QStringLiteral(":/icons/training.svg")));
   findChild<QToolBar*>(QStringLiteral("mainToolBar"))->insertAction(m_toolBarEnd, showTraining);
