@@ -11,6 +11,8 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -20,6 +22,7 @@
 #include <QtTest>
 
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/train/run_folder_lock.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_document.hpp"
@@ -141,6 +144,7 @@ class TestTrainingPanel : public QObject {
   void loadConfigFillsTheForm();
   void logWrapsAndKeepsItsPlace();
   void realTrainerOnTinyTask();
+  void stopReachesARunStartedElsewhere();
   void ranksLaunchThroughMpirun();
 };
 
@@ -500,6 +504,53 @@ void TestTrainingPanel::realTrainerOnTinyTask() {
 
 // #16: the form's number of processes (ranks) launches the run through mpirun, and Resume
 // launches it again with the ranks the run's config records.
+void TestTrainingPanel::stopReachesARunStartedElsewhere() {
+  // A run an earlier workbench left training (or one started in a shell) is followed here, and
+  // Stop must reach it: SIGTERM to the process holding its folder, which checkpoints and ends.
+  QTemporaryDir dir;
+  const QString runDir = dir.filePath(QStringLiteral("elsewhere"));
+  QProcess trainer;
+  trainer.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+  trainer.start(QStringLiteral(RNNWB_CLI_PATH),
+                {QStringLiteral("train"),
+                 QStringLiteral(RNNWB_EXAMPLES_DIR "/adding-lstm.rnn.json"),
+                 QStringLiteral("--task"),
+                 QStringLiteral("adding"),
+                 QStringLiteral("--streams"),
+                 QStringLiteral("2"),
+                 QStringLiteral("--sequence-length"),
+                 QStringLiteral("8"),
+                 QStringLiteral("--h"),
+                 QStringLiteral("8"),
+                 QStringLiteral("--h-prime"),
+                 QStringLiteral("8"),
+                 QStringLiteral("--report-every"),
+                 QStringLiteral("1"),
+                 QStringLiteral("--steps"),
+                 QStringLiteral("1000000"),
+                 QStringLiteral("--valid-every"),
+                 QStringLiteral("0"),
+                 QStringLiteral("--run-dir"),
+                 runDir});
+  QVERIFY(trainer.waitForStarted());
+  QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(runDir + QStringLiteral("/metrics.jsonl")), 20000);
+  QTRY_VERIFY(train::localLockHolder(runDir.toStdString()).has_value());
+  QCOMPARE(*train::localLockHolder(runDir.toStdString()), long(trainer.processId()));
+
+  GraphDocument document;
+  TrainingPanel panel(&document);
+  QVERIFY(panel.openRun(runDir));
+  auto* stop = panel.findChild<QPushButton*>(QStringLiteral("stopButton"));
+  QVERIFY(stop);
+  QTRY_VERIFY(stop->isEnabled());  // before: enabled only while the panel's own process ran
+  stop->click();
+  QVERIFY(trainer.waitForFinished(30000));
+  QCOMPARE(trainer.exitCode(), 143);  // stopped by SIGTERM, after its checkpoint
+  QVERIFY(!QDir(runDir + QStringLiteral("/checkpoints")).isEmpty());
+  QVERIFY(!train::localLockHolder(runDir.toStdString()).has_value());
+  QTRY_VERIFY(!stop->isEnabled());
+}
+
 void TestTrainingPanel::ranksLaunchThroughMpirun() {
 #ifndef RNNWB_HAVE_MPI
   QSKIP("this build has no MPI (RNNWB_ENABLE_MPI, libopenmpi-dev)");

@@ -1,5 +1,10 @@
 #include "rnnwb/ui/training_panel.hpp"
 
+#include <signal.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -13,6 +18,7 @@
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
+#include "rnnwb/core/train/run_folder_lock.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/run_follower.hpp"
@@ -79,6 +85,7 @@ QWidget* TrainingPanel::createFormSide() {
   m_train = new QPushButton(QStringLiteral("Train"));
   m_train->setToolTip(QStringLiteral("Save the graph into the run folder and start rnnwb train"));
   m_stop = new QPushButton(QStringLiteral("Stop"));
+  m_stop->setObjectName(QStringLiteral("stopButton"));
   m_stop->setToolTip(QStringLiteral("Stop after the current update and checkpoint (SIGTERM)"));
   m_resume = new QPushButton(QStringLiteral("Resume"));
   m_resume->setToolTip(QStringLiteral("Continue the selected run from its newest checkpoint"));
@@ -254,9 +261,30 @@ void TrainingPanel::setProcessesOfRun(const RunFollower& run) {
 }
 
 void TrainingPanel::stopTraining() {
+  // The selected run when another process trains it here (a run an earlier workbench left
+  // training, or one started in a shell): SIGTERM to its lock's holder, which checkpoints and
+  // ends as this panel's own Stop does.
+  const QString selected = m_runs->currentRun();
+  if (const auto pid = externalHolder(selected)) {
+    if (::kill(static_cast<pid_t>(*pid), SIGTERM) != 0) {
+      showMessage(QStringLiteral("Cannot stop %1 (process %2): %3")
+                      .arg(selected)
+                      .arg(*pid)
+                      .arg(QString::fromLocal8Bit(std::strerror(errno))),
+                  true);
+      return;
+    }
+    m_runs->setState(selected, QStringLiteral("stopping"));
+    return;
+  }
   if (!m_process->isRunning()) return;
   m_runs->setState(absoluteDir(m_process->runDir()), QStringLiteral("stopping"));
   m_process->stop();
+}
+
+std::optional<long> TrainingPanel::externalHolder(const QString& runDir) const {
+  if (runDir.isEmpty() || isOwnRunning(runDir)) return std::nullopt;
+  return train::localLockHolder(runDir.toStdString());
 }
 
 void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QString& message) {
@@ -288,7 +316,7 @@ void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QS
 void TrainingPanel::updateButtons() {
   const bool running = m_process->isRunning();
   m_train->setEnabled(!running);
-  m_stop->setEnabled(running);
+  m_stop->setEnabled(running || externalHolder(m_runs->currentRun()).has_value());
   m_resume->setEnabled(!running && follower(m_runs->currentRun()) != nullptr);
 }
 

@@ -122,6 +122,7 @@ RunFollower* TrainingPanel::followRun(const QString& runDir, const QString& labe
     // While this panel's own process runs the run, the process's states (starting, stopping)
     // say more; otherwise the run's status.json is what the run is doing.
     if (!isOwnRunning(key)) m_runs->setState(key, statusText(*follower));
+    updateButtons();  // a run started elsewhere can be stopped while it runs
   });
   refresh();
   return follower;

@@ -33,9 +33,14 @@ std::string describeHolder(const std::string& line) {
          (since.empty() ? "" : " since " + since);
 }
 
-std::string holderLine() {
+std::string thisHost() {
   char host[256] = "unknown";
   ::gethostname(host, sizeof host - 1);
+  return host;
+}
+
+std::string holderLine() {
+  const std::string host = thisHost();
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
@@ -87,6 +92,22 @@ RunFolderLock::~RunFolderLock() {
     if (entry.path().filename() != lockPath(m_dir).filename()) return;
   fs::remove(lockPath(m_dir), ec);
   fs::remove(m_dir, ec);
+}
+
+std::optional<long> localLockHolder(const fs::path& dir) {
+  const int fd = ::open(RunFolderLock::lockPath(dir).c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  // A lock we can take is held by nobody: its line (if any) names a process that ended.
+  if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+    ::close(fd);
+    return std::nullopt;
+  }
+  std::istringstream in(readAll(fd));
+  ::close(fd);
+  long pid = 0;
+  std::string host;
+  if (!(in >> pid >> host) || pid <= 0 || host != thisHost()) return std::nullopt;
+  return pid;
 }
 
 }  // namespace rnnwb::train

@@ -6,6 +6,7 @@
 // on. Train first writes the current document, unsaved edits included, beside the config it
 // launches with (RUN/launch/graph.rnn.json, RUN/launch/config.json): never a stale file.
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <QString>
@@ -98,6 +99,8 @@ class TrainingPanel : public QWidget {
   void stopAndWait();
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
   void updateButtons();
+  /// The pid training `runDir` on this host when it is not this panel's own process.
+  std::optional<long> externalHolder(const QString& runDir) const;
   void setProcessesOfRun(const RunFollower& run);
   bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);
 

@@ -34,4 +34,10 @@ class RunFolderLock {
   std::optional<std::string> m_takenOverFrom;
 };
 
+/// The pid of the process that holds `dir`'s lock, when it runs on this host: what to signal to
+/// stop a run this process did not start (one a closed workbench left training, or one started
+/// in a shell). Nothing when no process holds the lock, or when the holder is on another host
+/// (a shared folder), where its pid names some other process.
+std::optional<long> localLockHolder(const std::filesystem::path& dir);
+
 }  // namespace rnnwb::train
