@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sanitizer builds (docs/reliability.md), with Debian's clang (faster to build than GCC with
-# sanitizers) at -O1 (a sanitizer build at -O0 makes the training tests far slower):
+# sanitizers) at -O1 (a sanitizer build at -O0 makes the training tests far slower), as unity
+# builds without the benchmarks (scripts/sanitized-tree.sh):
 #   scripts/sanitize.sh asan   build-asan/: everything (GUI on, CUDA off) with AddressSanitizer
 #                              and UndefinedBehaviorSanitizer, and the whole test suite run in it.
 #                              The same tree holds the libFuzzer targets (scripts/fuzz.sh).
@@ -22,8 +23,7 @@ case $kind in
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:detect_stack_use_after_return=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     cd build-asan
-    # The benchmarks measure speed, which this build does not have.
-    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$jobs" -LE bench "$@"
+    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$jobs" "$@"
     ;;
   tsan)
     tests=(tst_workerpool tst_cpubackend tst_products tst_rtrlstreams tst_maskedproduct)
