@@ -151,9 +151,14 @@ void TestFaults::randomKillsThenResumeLoseNothing() {
                                 std::uniform_int_distribution<int>(1, 40)(random);
     startOrResume(p, dir, kSteps);
     if (attempt % 4 == 3) {
-      // Wait for a checkpoint's temporary file, so that this kill lands inside the write.
-      QTRY_VERIFY_WITH_TIMEOUT(
-          temporariesIn(dir + "/checkpoints") > 0 || p.state() == QProcess::NotRunning, 20000);
+      // Wait for a checkpoint's temporary file, so that this kill lands inside the write. It
+      // lives for a few milliseconds of each step: QTRY's 50 ms polls could miss it for 20 s on a
+      // slow build (ASan), so this polls every millisecond.
+      QElapsedTimer waited;
+      waited.start();
+      while (temporariesIn(dir + "/checkpoints") == 0 && p.state() != QProcess::NotRunning &&
+             waited.elapsed() < 20000)
+        QTest::qWait(1);
       insideWrites += p.state() == QProcess::Running;
     } else {
       QTRY_VERIFY_WITH_TIMEOUT(
