@@ -14,7 +14,7 @@ packages=(
   libpng-dev libfreetype-dev
   openmpi-bin libopenmpi-dev
   xvfb xauth
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev libomp-dev
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
 )
 if [[ "${1:-}" == "--bench" ]]; then

@@ -39,7 +39,7 @@ for step in "${steps[@]}"; do
   start=$SECONDS
   echo "== reliability: $step"
   run "$step" || failed+=("$step")
-  echo "== reliability: $step took $(((SECONDS - start) / 60))m$(((SECONDS - start) % 60))s"
+  echo "== reliability: $step took $((SECONDS - start)) s"
 done
 if ((${#failed[@]})); then
   echo "== reliability: failed: ${failed[*]}" >&2

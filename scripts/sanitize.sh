@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Sanitizer builds (docs/reliability.md), with Debian's clang (faster to build than GCC with
-# sanitizers) at -O1 (a sanitizer build at -O0 makes the training tests far slower):
+# sanitizers) at -O1 (a sanitizer build at -O0 makes the training tests far slower), as unity
+# builds without the benchmarks (scripts/sanitized-tree.sh):
 #   scripts/sanitize.sh asan   build-asan/: everything (GUI on, CUDA off) with AddressSanitizer
 #                              and UndefinedBehaviorSanitizer, and the whole test suite run in it.
 #                              The same tree holds the libFuzzer targets (scripts/fuzz.sh).
 #   scripts/sanitize.sh tsan   build-tsan/: ThreadSanitizer on the engine's and RTRL's thread
-#                              tests (worker pool, CPU backend, parallel RTRL streams, masked product)
+#                              tests (worker pool, CPU backend, per-thread product scopes,
+#                              parallel RTRL streams, masked product)
 # Extra arguments go to ctest (e.g. -R tst_graphio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +23,10 @@ case $kind in
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:detect_stack_use_after_return=1}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
     cd build-asan
-    # The benchmarks measure speed, which this build does not have.
-    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$jobs" -LE bench "$@"
+    QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$jobs" "$@"
     ;;
   tsan)
-    tests=(tst_workerpool tst_cpubackend tst_rtrlstreams tst_maskedproduct)
+    tests=(tst_workerpool tst_cpubackend tst_products tst_rtrlstreams tst_maskedproduct)
     # oneDNN off: its OpenMP runtime (libgomp) and clang's (libomp, for omp_set_num_threads) in
     # one process crash under TSan at start-up; the engine's own worker pool is what is checked.
     configureSanitizedTree build-tsan "-fsanitize=thread" -DRNNWB_BUILD_GUI=OFF \

@@ -9,8 +9,18 @@ namespace rnnwb::cli {
 
 /// Runs a command's body and turns exceptions into messages on stderr and an exit code:
 /// a GraphError prints one "FILE: error: MESSAGE" line per problem (its messages already carry
-/// the file), anything else "rnnwb COMMAND: error: MESSAGE". Returns the exit code.
+/// the file), anything else "rnnwb COMMAND: error: MESSAGE" (a failed allocation as "out of
+/// memory: ...", see exceptionMessage). Returns the exit code.
 int runGuarded(const std::string& command, const std::function<int()>& body);
+
+/// Makes an exception that escapes a thread print its message (out of memory named as such) and
+/// exit 1 instead of aborting.
+void installTerminateHandler();
+
+/// The exit code of a command once its output is flushed: a command that printed into a full
+/// disk, a closed pipe or /dev/full must not exit 0 as though its output were whole. Prints
+/// "rnnwb COMMAND: error: cannot write the standard output: REASON" and returns 1 then.
+int finishOutput(const std::string& command, int exitCode);
 
 /// Registers a subcommand; its callback stores the exit code of runGuarded(body) in exitCode.
 CLI::App* addCommand(CLI::App& app, const std::string& name, const std::string& description,

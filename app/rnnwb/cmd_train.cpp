@@ -7,6 +7,7 @@
 
 #include "cli_support.hpp"
 #include "rnnwb/core/dist/launch.hpp"
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/run_folder_lock.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
@@ -117,7 +118,7 @@ int runTrain(const TrainOptions& o) {
     return runTrainOn(o, *world);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "rnnwb train: rank %d of %d: error: %s\n", world->rank(), world->size(),
-                 e.what());
+                 exceptionMessage(e).c_str());
     std::fflush(stderr);
     world->abortAll(1);
   }

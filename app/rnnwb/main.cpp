@@ -9,6 +9,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"rnnwb: analyse and train generalized recurrent networks (graph files *.rnn.json)",
                "rnnwb"};
+  rnnwb::cli::installTerminateHandler();
   app.require_subcommand(1);
   app.set_version_flag("--version", "rnnwb 0.1.0\nCPU products: " + rnnwb::productKernels());
   int exitCode = 0;
@@ -32,5 +33,5 @@ int main(int argc, char** argv) {
     // --help and --version exit 0; every usage error exits 2, as command-line tools do.
     return app.exit(e) == 0 ? 0 : 2;
   }
-  return exitCode;
+  return rnnwb::cli::finishOutput(app.get_subcommands().front()->get_name(), exitCode);
 }

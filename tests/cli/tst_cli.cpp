@@ -23,6 +23,7 @@ class TestCli : public QObject {
   void analyzeTable();
   void exportDotHasClustersAndDashedDelays();
   void exportWritesAFile();
+  void outputThatCannotBeWrittenIsAnError();
   void helpForEveryCommand_data();
   void helpForEveryCommand();
   void unknownOptionIsAnError();
@@ -106,6 +107,24 @@ void TestCli::exportWritesAFile() {
   const Run r = runRnnwb({"export", example("gru.rnn.json"), "--format", "dot", "-o", out});
   QCOMPARE(r.exitCode, 0);
   QVERIFY(QFileInfo(out).size() > 100);
+}
+
+void TestCli::outputThatCannotBeWrittenIsAnError() {
+  // /dev/full fails every write with ENOSPC, as a full disk does: the command must not exit 0 as
+  // though its output were whole.
+  for (const QStringList& args :
+       {QStringList{"analyze", example("gru.rnn.json")},
+        QStringList{"export", example("gru.rnn.json"), "--format", "dot"}}) {
+    QProcess p;
+    p.setStandardOutputFile("/dev/full");
+    p.start(RNNWB_CLI, args);
+    QVERIFY(p.waitForFinished(60000));
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(err.contains("rnnwb " + args.front() +
+                          ": error: cannot write the standard output: No space left on device"),
+             qPrintable(err));
+  }
 }
 
 void TestCli::helpForEveryCommand_data() {

@@ -109,12 +109,13 @@ class TestDistTrain : public QObject {
   void resumeUnderAnotherNumberOfRanks();
   void streamsThatDoNotDivideAreRefused();
   void sigtermToOneRankStopsAllWithOneCheckpoint();
+  void sigtermInsideAHugeValidationStopsAllRanksTogether();
   void sigkilledRankEndsTheJobNamingIt();
 
  private:
   QStringList lmArgs(const QString& runDir, const QString& algo = "bptt") const;
   QTemporaryDir m_dir;
-  QString m_text, m_lmGraph, m_addingGraph, m_wordsModel, m_wordList;
+  QString m_text, m_lmGraph, m_addingGraph, m_wideAddingGraph, m_wordsModel, m_wordList;
 };
 
 void TestDistTrain::initTestCase() {
@@ -126,6 +127,9 @@ void TestDistTrain::initTestCase() {
                         train_test::elmanGraph(vocabulary, 16, vocabulary, true));
   m_addingGraph = m_dir.filePath("adding.rnn.json");
   train_test::writeText(m_addingGraph.toStdString(), train_test::elmanGraph(2, 8, 1, false));
+  // Wide enough that a million validation sequences take minutes, not seconds.
+  m_wideAddingGraph = m_dir.filePath("wide-adding.rnn.json");
+  train_test::writeText(m_wideAddingGraph.toStdString(), train_test::elmanGraph(2, 300, 1, false));
   // A tiny recogniser (tst_words_train's): an update on small images takes milliseconds.
   m_wordsModel = m_dir.filePath("tiny.json");
   train_test::writeText(m_wordsModel.toStdString(),
@@ -327,6 +331,41 @@ void TestDistTrain::sigtermToOneRankStopsAllWithOneCheckpoint() {
       2, {"train", "--resume", "--run-dir", dir, "--steps", QString::number(stoppedAt + 5)});
   QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
   QCOMPARE(metricsOf(dir).back().step, stoppedAt + 5);
+}
+
+void TestDistTrain::sigtermInsideAHugeValidationStopsAllRanksTogether() {
+  // Step 2 validates a million sequences (minutes). Rank 1 alone gets SIGTERM once step 1 is
+  // reported, so during step 2's update or its validation: either way the validation sees the
+  // stop after its 5 s of grace. Every rank must leave it at the same chunk and write the one
+  // checkpoint together; a rank leaving alone would gather the checkpoint while the other waits
+  // in the validation's sum, and the job would hang.
+  const QString dir = m_dir.filePath("hugevalid");
+  QProcess p;
+  const QStringList args =
+      QStringList{"train", m_wideAddingGraph, "--run-dir", dir} +
+      QString(
+          "--task adding --sequence-length 10 --h-prime 10 --streams 2 --threads 1 "
+          "--report-every 1 --valid-every 2 --valid-sequences 1000000 --checkpoint-every 0 "
+          "--steps 10")
+          .split(' ');
+  p.start(RNNWB_MPIRUN, QStringList{"-np", "2", "--oversubscribe", RNNWB_CLI} + args);
+  QVERIFY(p.waitForStarted());
+  QTRY_VERIFY_WITH_TIMEOUT(!metricsOf(dir).empty(), 30000);
+  const qint64 rank0 = rankPid(p.processId(), 0), rank1 = rankPid(p.processId(), 1);
+  QVERIFY(rank0 > 0 && rank1 > 0);
+  QCOMPARE(::kill(static_cast<pid_t>(rank1), SIGTERM), 0);
+  if (!p.waitForFinished(60000)) {  // a hung rank would validate for minutes: end them all
+    for (qint64 rank : {rank0, rank1}) ::kill(static_cast<pid_t>(rank), SIGKILL);
+    p.kill();
+    p.waitForFinished();
+    QFAIL("the ranks did not stop together within 60 s of the signal");
+  }
+  QVERIFY(p.exitCode() != 0);  // the ranks exit with 128 + 15
+  const QString err = QString::fromUtf8(p.readAllStandardError());
+  QVERIFY2(err.contains("stopped by signal 15 after step 2"), qPrintable(err));
+  QVERIFY2(!err.contains(": error:"), qPrintable(err));
+  QCOMPARE(checkpointsIn(dir), QStringList{"step-000000002.safetensors"});
+  QCOMPARE(metricsOf(dir).back().step, std::int64_t(1));  // step 2's report was not finished
 }
 
 void TestDistTrain::sigkilledRankEndsTheJobNamingIt() {

@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,14 @@
 
 #include "cli_run.hpp"
 #include "train_test_support.hpp"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RNNWB_TEST_UNDER_ASAN
+#endif
+#elif defined(__SANITIZE_ADDRESS__)
+#define RNNWB_TEST_UNDER_ASAN
+#endif
 
 namespace fs = std::filesystem;
 using rnnwb::testing::CliRun;
@@ -69,6 +78,7 @@ class TestFaults : public QObject {
   void closedOutputPipeStopsWithACheckpoint();
   void resumeWithoutCheckpointFolderDestroysNothing();
   void sigtermDuringAHugeValidationStopsCleanly();
+  void outOfMemoryIsNamedAndExitsWithOne();
 
  private:
   QStringList trainArgs(const QString& runDir, int steps, int checkpointEvery = 1) const;
@@ -141,9 +151,14 @@ void TestFaults::randomKillsThenResumeLoseNothing() {
                                 std::uniform_int_distribution<int>(1, 40)(random);
     startOrResume(p, dir, kSteps);
     if (attempt % 4 == 3) {
-      // Wait for a checkpoint's temporary file, so that this kill lands inside the write.
-      QTRY_VERIFY_WITH_TIMEOUT(
-          temporariesIn(dir + "/checkpoints") > 0 || p.state() == QProcess::NotRunning, 20000);
+      // Wait for a checkpoint's temporary file, so that this kill lands inside the write. It
+      // lives for a few milliseconds of each step: QTRY's 50 ms polls could miss it for 20 s on a
+      // slow build (ASan), so this polls every millisecond.
+      QElapsedTimer waited;
+      waited.start();
+      while (temporariesIn(dir + "/checkpoints") == 0 && p.state() != QProcess::NotRunning &&
+             waited.elapsed() < 20000)
+        QTest::qWait(1);
       insideWrites += p.state() == QProcess::Running;
     } else {
       QTRY_VERIFY_WITH_TIMEOUT(
@@ -317,6 +332,34 @@ void TestFaults::sigtermDuringAHugeValidationStopsCleanly() {
   QVERIFY(
       QString::fromUtf8(p.readAllStandardError()).contains("stopped by signal 15 after step 2"));
   QCOMPARE(QDir(dir + "/checkpoints").entryList({"step-*.safetensors"}).size(), 1);
+}
+
+void TestFaults::outOfMemoryIsNamedAndExitsWithOne() {
+#ifdef RNNWB_TEST_UNDER_ASAN
+  QSKIP(
+      "AddressSanitizer reserves terabytes of address space (no RLIMIT_AS can apply) and its "
+      "allocator reports a failed allocation itself instead of throwing std::bad_alloc");
+#endif
+  // The adding task's first chunk of 65,536 streams x 100,000 frames takes 52 GB of inputs,
+  // which no memory check refuses before allocating; the address space of the process is capped
+  // at 16 GiB, so the allocation fails on any machine, whatever its memory.
+  const QString dir = m_dir.filePath("oom");
+  QStringList args = trainArgs(dir, 2);
+  for (const QString& flag : {"--streams", "--sequence-length", "--h-prime"})
+    args[args.indexOf(flag) + 1] = flag == QString("--streams") ? "65536" : "100000";
+  QProcess p;
+  p.setChildProcessModifier([] {
+    const rlimit cap{16ull << 30, 16ull << 30};
+    ::setrlimit(RLIMIT_AS, &cap);
+  });
+  p.start(RNNWB_CLI, args);
+  QVERIFY(p.waitForFinished(60000));
+  const QString err = QString::fromUtf8(p.readAllStandardError());
+  QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // not aborted
+  QCOMPARE(p.exitCode(), 1);
+  QVERIFY2(err.contains("rnnwb train: error: out of memory: a memory allocation failed"),
+           qPrintable(err));
+  QVERIFY2(err.contains("rnnwb budget"), qPrintable(err));
 }
 
 QTEST_GUILESS_MAIN(TestFaults)

@@ -2,6 +2,7 @@
 // resume continues from, and atomic writes that keep mode, owner and symbolic links.
 #include <QtTest>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@ class TestRunFolder : public QObject {
   void resumeRefusesACheckpointHoldingAnotherStep();
   void atomicWriteKeepsModeAndSymlink();
   void atomicWriteNamesTheReason();
+  void atomicWriteIntoAPipeWritesIntoIt();
 
  private:
   QTemporaryDir m_tmp;
@@ -206,6 +208,28 @@ void TestRunFolder::atomicWriteNamesTheReason() {
     QVERIFY2(std::string(e.what()).find("No such file or directory") != std::string::npos,
              e.what());
     QVERIFY2(std::string(e.what()).starts_with(path.string() + ": cannot create "), e.what());
+  }
+}
+
+void TestRunFolder::atomicWriteIntoAPipeWritesIntoIt() {
+  // As `-o /dev/stdout` or a FIFO: a file renamed over it would replace the pipe (or, for root,
+  // the device node /dev/full itself) and nothing would reach the reader.
+  const fs::path fifo = m_tmp.filePath("pipe").toStdString();
+  QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // so the writer need not wait
+  QVERIFY(reader >= 0);
+  writeFileAtomically(fifo, "through the pipe");
+  char text[64] = {};
+  const ssize_t n = ::read(reader, text, sizeof text - 1);
+  ::close(reader);
+  QCOMPARE(std::string(text, static_cast<std::size_t>(std::max<ssize_t>(n, 0))),
+           std::string("through the pipe"));
+  QVERIFY(fs::is_fifo(fifo));
+  try {
+    writeFileAtomically(m_tmp.path().toStdString(), "x");
+    QFAIL("a folder was accepted as a file");
+  } catch (const std::runtime_error& e) {
+    QVERIFY2(std::string(e.what()).ends_with(": a folder, not a file"), e.what());
   }
 }
 

@@ -17,7 +17,12 @@ GraphDocument::GraphDocument(QObject* parent) : QObject(parent), m_undoStack(new
   refreshAnalysis();
 }
 
-GraphDocument::~GraphDocument() = default;
+GraphDocument::~GraphDocument() {
+  // ~QObject deletes the undo stack after this object is gone; its clear() then emits
+  // indexChanged, and a slot reading this document (EditActions) would call into a destroyed
+  // object (UBSan, in the ASan suite's tst_mainwindow).
+  m_undoStack->disconnect();
+}
 
 void GraphDocument::setFilePath(const QString& path) {
   if (path == m_filePath) return;

@@ -55,6 +55,13 @@ PropertiesPanel::PropertiesPanel(GraphDocument* document, GraphScene* scene, QWi
   refresh();
 }
 
+PropertiesPanel::~PropertiesPanel() {
+  // ~QWidget hides the fields, and a field losing focus emits editingFinished: its commit slot
+  // would run on a panel already destroyed down to QWidget (UBSan, in the ASan suite's
+  // tst_propertiespanel). A panel being destroyed commits nothing.
+  for (QObject* child : findChildren<QObject*>()) child->disconnect(this);
+}
+
 QWidget* PropertiesPanel::createLayerForm() {
   auto* form = new QWidget(this);
   auto* layout = new QFormLayout(form);

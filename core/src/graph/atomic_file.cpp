@@ -73,6 +73,21 @@ void writeTemporary(const fs::path& tmp, std::string_view text,
     throw std::runtime_error("cannot write " + tmp.string() + ": " + reason(errno));
 }
 
+// A device or a pipe cannot be replaced, only written into: `-o /dev/stdout`, a FIFO. (Renaming
+// a file over /dev/full made the command, run by root, replace the device node itself.)
+void writeInto(const fs::path& path, std::string_view text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path.string() + ": cannot open: " + reason(errno));
+  try {
+    writeAll(fd, text, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0)
+    throw std::runtime_error("cannot write " + path.string() + ": " + reason(errno));
+}
+
 }  // namespace
 
 std::filesystem::path temporaryPathFor(const std::filesystem::path& path) {
@@ -82,6 +97,11 @@ std::filesystem::path temporaryPathFor(const std::filesystem::path& path) {
 }
 
 void writeFileAtomically(const std::filesystem::path& path, std::string_view text) {
+  if (struct stat info{}; ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    if (S_ISDIR(info.st_mode)) throw std::runtime_error(path.string() + ": a folder, not a file");
+    writeInto(path, text);
+    return;
+  }
   const fs::path target = resolveLinks(path);
   std::optional<struct stat> original;
   if (struct stat info{}; ::stat(target.c_str(), &info) == 0) original = info;

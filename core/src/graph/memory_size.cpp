@@ -7,7 +7,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <new>
 #include <stdexcept>
+#include <string_view>
 
 namespace rnnwb {
 
@@ -62,6 +64,21 @@ void requireMemory(std::optional<std::uint64_t> bytes, const std::string& what) 
                                  : std::string("more bytes than 64 bits can count");
   throw std::length_error(what + " would take " + need + ", more than the " +
                           formatBytes(available) + " of memory this machine has");
+}
+
+std::string exceptionMessage(const std::exception& e) {
+  const std::string_view what = e.what();
+  // libstdc++'s length_error texts for a size past max_size(): "cannot create std::vector larger
+  // than max_size()", "vector::reserve", "vector::_M_default_append", "basic_string::_M_create".
+  const bool libraryLength = dynamic_cast<const std::length_error*>(&e) &&
+                             (what.starts_with("cannot create std::") ||
+                              what.starts_with("vector::") || what.starts_with("basic_string::"));
+  if (!dynamic_cast<const std::bad_alloc*>(&e) && !libraryLength) return std::string(what);
+  const std::uint64_t memory = physicalMemoryBytes();
+  return "out of memory: a memory allocation failed (" + std::string(what) + ")" +
+         (memory ? " on this machine of " + formatBytes(memory) : std::string()) +
+         "; smaller sizes need less (for training: fewer streams, a shorter h, a smaller batch "
+         "or smaller layers; `rnnwb budget` shows what a run holds)";
 }
 
 }  // namespace rnnwb

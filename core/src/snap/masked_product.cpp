@@ -6,6 +6,8 @@
 #include <thread>
 #include <vector>
 
+#include "simd_clones.hpp"
+
 namespace rnnwb::snap {
 namespace {
 
@@ -26,8 +28,8 @@ void checkShapes(int m, int k, const SparseCsr& xT, const SparseCsr& mT, std::si
 
 // Both dot products keep 16 partial sums, so the compiler can vectorize them without
 // reassociating one sum; target_clones picks AVX-512 or AVX2 at run time on a portable build.
-__attribute__((target_clones("avx512f", "avx2", "default"))) float gatheredDot(
-    const float* dRow, const std::int32_t* rows, const float* values, int count) {
+RNNWB_SIMD_CLONES float gatheredDot(const float* dRow, const std::int32_t* rows,
+                                    const float* values, int count) {
   float partial[16] = {};
   int b = 0;
   for (; b + 16 <= count; b += 16)
@@ -38,8 +40,7 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) float gatheredDot(
   return sum;
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) float denseDot(const float* a,
-                                                                            const float* b, int n) {
+RNNWB_SIMD_CLONES float denseDot(const float* a, const float* b, int n) {
   float partial[16] = {};
   int i = 0;
   for (; i + 16 <= n; i += 16)

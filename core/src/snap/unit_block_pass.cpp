@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "simd_clones.hpp"
+
 namespace rnnwb::snap::detail {
 namespace {
 
@@ -291,8 +293,7 @@ void foldBlocks(const UnitBlockLayout& layout, const UnitBlockJacobian::Stream::
   }
 }
 
-__attribute__((target_clones("avx512f", "avx2", "default"))) void advanceQueuedFrames(
-    const Pass& pass) {
+RNNWB_SIMD_CLONES void advanceQueuedFrames(const Pass& pass) {
   const UnitBlockLayout& layout = *pass.layout;
   bool readOut = false;
   for (int b = 0; b < pass.count; ++b) readOut = readOut || pass.frames[b].readOut;

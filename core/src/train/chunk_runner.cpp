@@ -96,11 +96,13 @@ ChunkLoss forwardBackwardWindow(Backend& backend, const ParameterSet& params,
 }
 
 ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const Task& task,
-                             int frames) {
+                             int frames, const StopAgreement& agree) {
   ChunkLoss total;
   StreamState state;
   const std::int64_t length = task.validationLength();
-  const StopCheck checkStop("validation");  // a huge validation set must not outlast a Ctrl-C
+  // A huge validation set must not outlast a Ctrl-C. Every rank has the same chunks (its share
+  // of the streams over the same frames), so the collective checks line up.
+  const StopCheck checkStop("validation", std::chrono::seconds(5), agree);
   for (std::int64_t begin = 0; begin < length; begin += frames) {
     checkStop();
     const TaskChunk chunk = task.validationFrames(

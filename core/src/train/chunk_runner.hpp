@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "rnnwb/core/engine/backend.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/task.hpp"
 
 namespace rnnwb::train {
@@ -41,8 +42,9 @@ ChunkLoss forwardBackwardWindow(Backend& backend, const ParameterSet& params,
                                 StreamState& state, ParameterSet& gradients);
 
 /// The validation loss: the task's validation set in chunks of `frames` frames, in order from an
-/// empty state, forward only.
+/// empty state, forward only. A stop request ends it (StopRequested) after a grace of 5 s; in a
+/// data-parallel run `agree` makes that stop the same chunk's on every rank (StopCheck).
 ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const Task& task,
-                             int frames);
+                             int frames, const StopAgreement& agree = {});
 
 }  // namespace rnnwb::train

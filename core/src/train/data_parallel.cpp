@@ -57,6 +57,11 @@ int DataParallel::agreedStopSignal() {
   return dist::agreeOnStop(*m_world, stopRequested()).signal;
 }
 
+StopAgreement DataParallel::stopAgreement() {
+  if (single()) return {};
+  return [this](int localSignal) { return dist::agreeOnStop(*m_world, localSignal).signal; };
+}
+
 void DataParallel::checkSameParameters(std::span<const float> params, std::int64_t step) {
   if (single() || step % kHashEvery != 0) return;
   dist::requireSameHash(*m_world, dist::hashFloats(params),

@@ -14,6 +14,7 @@
 #include "rnnwb/core/engine/parameter_set.hpp"
 #include "rnnwb/core/engine/stream_state.hpp"
 #include "rnnwb/core/safetensors.hpp"
+#include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/task.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 
@@ -44,6 +45,8 @@ class DataParallel final : public GradientReducer {
   void sumLoss(double& loss, std::int64_t& predicted);
   /// Collective: the stop signal any rank received (0 if none); says which rank got it.
   int agreedStopSignal();
+  /// For StopCheck inside a validation: empty with one rank, else collective (agreeOnStop).
+  StopAgreement stopAgreement();
   /// Collective, every `kHashEvery` steps: throws naming the ranks whose parameters differ.
   void checkSameParameters(std::span<const float> params, std::int64_t step);
 

@@ -87,7 +87,8 @@ BatchGradient SequenceLearner::computeGradient(const TrainingPosition& at, std::
 }
 
 std::optional<Evaluation> SequenceLearner::evaluate() {
-  ChunkLoss loss = evaluateValidation(*m_engine.backend, m_params, *m_task, m_config.effectiveH());
+  ChunkLoss loss = evaluateValidation(*m_engine.backend, m_params, *m_task, m_config.effectiveH(),
+                                      m_ranks ? m_ranks->stopAgreement() : StopAgreement());
   if (m_ranks) m_ranks->sumLoss(loss.summed, loss.predicted);
   return Evaluation{loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted)),
                     std::nullopt};

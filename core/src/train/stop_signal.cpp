@@ -52,13 +52,16 @@ int stopRequested() { return g_stopSignal.load(); }
 void requestStop(int signalNumber) { g_stopSignal.store(signalNumber); }
 void clearStopRequest() { g_stopSignal.store(0); }
 
-StopCheck::StopCheck(std::string during, std::chrono::milliseconds grace)
-    : m_during(std::move(during)), m_deadline(std::chrono::steady_clock::now() + grace) {}
+StopCheck::StopCheck(std::string during, std::chrono::milliseconds grace, StopAgreement agree)
+    : m_during(std::move(during)),
+      m_deadline(std::chrono::steady_clock::now() + grace),
+      m_agree(std::move(agree)) {}
 
 void StopCheck::operator()() const {
-  const int signalNumber = stopRequested();
-  if (signalNumber && std::chrono::steady_clock::now() > m_deadline)
-    throw StopRequested(signalNumber, m_during);
+  int signalNumber = stopRequested();
+  if (signalNumber && std::chrono::steady_clock::now() <= m_deadline) signalNumber = 0;
+  if (m_agree) signalNumber = m_agree(signalNumber);
+  if (signalNumber) throw StopRequested(signalNumber, m_during);
 }
 
 void stopOnOutputError(std::FILE* stream) {

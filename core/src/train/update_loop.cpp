@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/train/run_status.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 
@@ -59,9 +60,9 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
       stop(e.signalNumber());
       break;
     } catch (const std::exception& e) {
-      steps.message(std::string("error: ") + e.what());
+      steps.message("error: " + exceptionMessage(e));
       try {
-        status(RunState::Failed, e.what());
+        status(RunState::Failed, exceptionMessage(e));
       } catch (const std::exception&) {  // the run's own error says more than a full disk
       }
       throw;

@@ -122,10 +122,15 @@ std::optional<Evaluation> WordsLearner::evaluate() {
   const std::size_t batch = static_cast<std::size_t>(m_config.task.batch);
   const std::size_t ranks = m_ranks ? static_cast<std::size_t>(m_ranks->ranks()) : 1;
   const std::size_t rank = m_ranks ? static_cast<std::size_t>(m_ranks->world().rank()) : 0;
-  // Rank r evaluates the validation batches r, r + R, ...; the sums are added below.
-  const StopCheck checkStop("validation");  // a huge validation set must not outlast a Ctrl-C
-  for (std::size_t first = rank * batch; first < m_data.valid.size(); first += ranks * batch) {
+  // Rank r evaluates the validation batches r, r + R, ...; the sums are added below. A huge
+  // validation set must not outlast a Ctrl-C; the stop checks are collective in a data-parallel
+  // run, so every rank makes one per round of R batches, with or without a batch of its own.
+  const StopCheck checkStop("validation", std::chrono::seconds(5),
+                            m_ranks ? m_ranks->stopAgreement() : StopAgreement());
+  for (std::size_t round = 0; round < m_data.valid.size(); round += ranks * batch) {
     checkStop();
+    const std::size_t first = round + rank * batch;
+    if (first >= m_data.valid.size()) continue;
     const std::size_t end = std::min(m_data.valid.size(), first + batch);
     const std::vector<mdlstm::WordExample> part(m_data.valid.begin() + first,
                                                 m_data.valid.begin() + end);
@@ -224,10 +229,14 @@ TrainingPosition WordsLearner::restoreCheckpoint(const fs::path& path, Optimizer
     }
     return flat;
   };
-  m_params = readAll("");
-  scatter(m_params, tensors);
+  std::vector<float> params = readAll("");
   for (const std::string& name : bufferNames)
     state.buffers.emplace_back(name, readAll("optimizer." + name + "."));
+  // Every tensor must be one this model reads, as for a graph's checkpoint: another model's
+  // file that happens to hold these names too is not silently half-read. Before anything changes.
+  file.rejectUnread("a checkpoint of this words model", {});
+  m_params = std::move(params);
+  scatter(m_params, tensors);
   optimizer.restore(state);
   return position;
 }

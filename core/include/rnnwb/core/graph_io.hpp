@@ -43,7 +43,8 @@ void saveGraphFile(const Graph& graph, const std::filesystem::path& path);
 /// Writes text to a file atomically, as saveGraphFile does: a temporary file beside it
 /// (temporaryPathFor), fsync'ed, renamed over it, and the folder fsync'ed, so that a kill, a full
 /// disk or a power loss leaves the old or the new contents. An existing file keeps its mode and
-/// (as far as permitted) its owner; a symbolic link is followed and kept. Throws
+/// (as far as permitted) its owner; a symbolic link is followed and kept. A device or a pipe
+/// (`/dev/stdout`, a FIFO) is written into, as nothing can replace it; a folder is refused. Throws
 /// std::runtime_error naming the file, what failed and why (e.g. "No space left on device").
 void writeFileAtomically(const std::filesystem::path& path, std::string_view text);
 /// The temporary file writeFileAtomically uses: "PATH.tmp-PID" (stale ones are removed by whoever

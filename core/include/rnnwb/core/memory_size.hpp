@@ -2,6 +2,7 @@
 // Sizes of memory for people, and how much this machine has: what `rnnwb mask` prints beside
 // each Jacobian, and what a training run that would carry too much is refused against.
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -26,5 +27,11 @@ std::optional<std::uint64_t> checkedProduct(std::initializer_list<std::uint64_t>
 /// this machine has" when `bytes` exceeds the physical memory (nullopt: more than 64 bits can
 /// count).
 void requireMemory(std::optional<std::uint64_t> bytes, const std::string& what);
+
+/// What an exception says to a user: its what(), except for the standard library's own words for
+/// a failed allocation (std::bad_alloc's "std::bad_alloc", std::vector's "cannot create
+/// std::vector larger than max_size()"), which name neither the cause nor a way out: those become
+/// "out of memory: ..." with this machine's memory and how to ask for less.
+std::string exceptionMessage(const std::exception& e);
 
 }  // namespace rnnwb

@@ -28,6 +28,7 @@ class PropertiesPanel : public QWidget {
   Q_OBJECT
  public:
   PropertiesPanel(GraphDocument* document, GraphScene* scene, QWidget* parent = nullptr);
+  ~PropertiesPanel() override;
 
  private:
   QWidget* createLayerForm();

@@ -7,6 +7,7 @@
 // checkpoint.
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -26,17 +27,26 @@ class StopRequested : public std::runtime_error {
   int m_signal;
 };
 
+/// Collective, in a data-parallel run: given this rank's "stop now" (a signal number or 0),
+/// returns the signal any rank said (0 if none), the same on every rank.
+using StopAgreement = std::function<int(int)>;
+
 /// For a loop inside one step that may run for minutes (a validation pass over a huge set): the
 /// call throws StopRequested when a stop was requested and the loop has run longer than `grace`.
 /// Shorter work finishes, so that what it is for (the step's report) is not lost to a Ctrl-C.
+/// With `agree` (a data-parallel run), every call is collective and all ranks throw at the same
+/// call when any rank would: a rank that stopped alone would leave the others waiting in the
+/// validation's sum while it gathers the checkpoint. Every rank must then make the same calls.
 class StopCheck {
  public:
-  explicit StopCheck(std::string during, std::chrono::milliseconds grace = std::chrono::seconds(5));
+  explicit StopCheck(std::string during, std::chrono::milliseconds grace = std::chrono::seconds(5),
+                     StopAgreement agree = {});
   void operator()() const;
 
  private:
   std::string m_during;
   std::chrono::steady_clock::time_point m_deadline;
+  StopAgreement m_agree;
 };
 
 /// Installs the handlers (idempotent). Returns the previous handlers on destruction.
