@@ -121,6 +121,9 @@ class CpuBackend::Engine {
   }
   float* at(std::vector<float>& buffer, int layer, std::ptrdiff_t row, bool padded) {
     const LayerBuffers& b = m_layers[layer];
+    // A buffer this layer does not keep (the fused step leaves some rows out) is empty: its
+    // address is null, and an offset from null is undefined even when nothing reads it.
+    if (buffer.empty()) return nullptr;
     const std::ptrdiff_t carried = padded ? static_cast<std::ptrdiff_t>(b.delay) * m_streams : 0;
     return buffer.data() + (row + carried) * b.size;
   }
