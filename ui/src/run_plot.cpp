@@ -188,9 +188,10 @@ void RunPlot::setRecords(const QString& key, const std::vector<train::MetricsRec
   const auto found = m_runs.find(key);
   if (found == m_runs.end()) return;
   Run& run = found->second;
+  // `records` may be the vector run.records held until this line (setRunTask): read the copy.
   run.records = std::make_shared<const std::vector<train::MetricsRecord>>(records);
   QStringList ids;
-  for (const std::string& name : train::metricNames(records)) {
+  for (const std::string& name : train::metricNames(*run.records)) {
     MetricCard* card = ensureCard(QString::fromStdString(name), run.task);
     card->setRun(key, run.label, run.color, run.records);
     card->setRunVisible(key, run.visible);
@@ -208,7 +209,8 @@ void RunPlot::setRunTask(const QString& key, const QString& task) {
   const auto found = m_runs.find(key);
   if (found == m_runs.end() || found->second.task == task) return;
   found->second.task = task;
-  setRecords(key, *found->second.records);  // onto its task's cards (and off the others)
+  const auto records = found->second.records;  // kept alive: setRecords replaces the member
+  setRecords(key, *records);                   // onto its task's cards (and off the others)
 }
 
 MetricCard* RunPlot::ensureCard(const QString& metric, const QString& task) {
