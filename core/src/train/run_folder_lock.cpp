@@ -23,14 +23,23 @@ std::string readAll(int fd) {
   return text;
 }
 
-// "PID HOST SINCE" as written by holderLine(), told back in words.
-std::string describeHolder(const std::string& line) {
-  std::istringstream in(line);
+// The line holderLine() writes: "PID HOST SINCE".
+struct HolderLine {
   std::string pid, host, since;
-  in >> pid >> host >> since;
-  if (pid.empty()) return "another process";
-  return "process " + pid + " on host " + (host.empty() ? "?" : host) +
-         (since.empty() ? "" : " since " + since);
+};
+
+HolderLine parseHolder(const std::string& line) {
+  HolderLine holder;
+  std::istringstream(line) >> holder.pid >> holder.host >> holder.since;
+  return holder;
+}
+
+// A holder line told back in words.
+std::string describeHolder(const std::string& line) {
+  const HolderLine holder = parseHolder(line);
+  if (holder.pid.empty()) return "another process";
+  return "process " + holder.pid + " on host " + (holder.host.empty() ? "?" : holder.host) +
+         (holder.since.empty() ? "" : " since " + holder.since);
 }
 
 std::string thisHost() {
@@ -102,11 +111,11 @@ std::optional<long> localLockHolder(const fs::path& dir) {
     ::close(fd);
     return std::nullopt;
   }
-  std::istringstream in(readAll(fd));
+  const HolderLine holder = parseHolder(readAll(fd));
   ::close(fd);
+  if (holder.host != thisHost()) return std::nullopt;
   long pid = 0;
-  std::string host;
-  if (!(in >> pid >> host) || pid <= 0 || host != thisHost()) return std::nullopt;
+  if (!(std::istringstream(holder.pid) >> pid) || pid <= 0) return std::nullopt;
   return pid;
 }
 
