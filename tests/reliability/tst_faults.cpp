@@ -360,6 +360,11 @@ void TestFaults::outOfMemoryIsNamedAndExitsWithOne() {
   QVERIFY2(err.contains("rnnwb train: error: out of memory: a memory allocation failed"),
            qPrintable(err));
   QVERIFY2(err.contains("rnnwb budget"), qPrintable(err));
+  // Once: the trainer logs it to train.log and the CLI prints it; it was printed twice before.
+  QCOMPARE(err.count("error: out of memory"), 1);
+  QFile log(dir + "/train.log");
+  QVERIFY(log.open(QIODevice::ReadOnly));
+  QVERIFY(log.readAll().contains("error: out of memory"));
 }
 
 QTEST_GUILESS_MAIN(TestFaults)

@@ -96,6 +96,7 @@ class Trainer::Loop {
         {[this] { return m_position.step; }, [this] { update(); },
          [this](bool validate) { return report(validate); }, [this] { writeCheckpoint(); },
          [this](const std::string& text) { message(text); },
+         [this](const std::string& text) { m_reporter.log(text); },
          writesFolder() ? m_folder.dir() : fs::path()},
         [this] { return m_ranks.agreedStopSignal(); });
   }

@@ -60,7 +60,7 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
       stop(e.signalNumber());
       break;
     } catch (const std::exception& e) {
-      steps.message("error: " + exceptionMessage(e));
+      steps.log("error: " + exceptionMessage(e));
       try {
         status(RunState::Failed, exceptionMessage(e));
       } catch (const std::exception&) {  // the run's own error says more than a full disk

@@ -18,7 +18,10 @@ struct UpdateLoopSteps {
   std::function<MetricsRecord(bool validate)> report;
   std::function<void()> writeCheckpoint;
   std::function<void(const std::string&)> message;  // to the log and the observer
-  std::filesystem::path runDir;                     // where status.json goes (run_status.hpp)
+  // To the log only: the error an update throws, which its catcher shows (the CLI prints it),
+  // so the observer (the CLI's progress printer) would print it a second time.
+  std::function<void(const std::string&)> log;
+  std::filesystem::path runDir;  // where status.json goes (run_status.hpp)
 };
 
 /// What follows update `step` (1-based) of `totalSteps`: the last update reports, validates and
@@ -34,11 +37,12 @@ UpdateActions actionsAfter(std::int64_t step, std::int64_t totalSteps, std::int6
 
 /// Runs updates until `totalSteps` or a stop signal, each followed by the observer's onStep and
 /// what actionsAfter says (the config's report, valid and checkpoint intervals). An exception
-/// from an update is logged ("error: ...") and rethrown; the newest checkpoint is then the last
-/// good one. status.json says running at the start and at each report and checkpoint, then
-/// finished, stopped or failed (with the error); an empty runDir writes none (the ranks of a
-/// data-parallel run other than 0). `observer` may be null. `stopSignal`, when given, replaces
-/// stopRequested() (the ranks of a data-parallel run agree on it: a signal to any stops all).
+/// from an update is written to the log ("error: ...", not to the observer) and rethrown; the
+/// newest checkpoint is then the last good one. status.json says running at the start and at each
+/// report and checkpoint, then finished, stopped or failed (with the error); an empty runDir writes
+/// none (the ranks of a data-parallel run other than 0). `observer` may be null. `stopSignal`, when
+/// given, replaces stopRequested() (the ranks of a data-parallel run agree on it: a signal to any
+/// stops all).
 TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
                            TrainingObserver* observer, const UpdateLoopSteps& steps,
                            const std::function<int()>& stopSignal = {});
