@@ -79,6 +79,7 @@ class TestFaults : public QObject {
   void resumeWithoutCheckpointFolderDestroysNothing();
   void sigtermDuringAHugeValidationStopsCleanly();
   void outOfMemoryIsNamedAndExitsWithOne();
+  void runLargerThanTheMachineIsRefusedBeforeWork();
 
  private:
   QStringList trainArgs(const QString& runDir, int steps, int checkpointEvery = 1) const;
@@ -334,25 +335,33 @@ void TestFaults::sigtermDuringAHugeValidationStopsCleanly() {
   QCOMPARE(QDir(dir + "/checkpoints").entryList({"step-*.safetensors"}).size(), 1);
 }
 
+/// A run's arguments with the adding task's sizes replaced.
+static QStringList withSizes(QStringList args, const QString& streams, const QString& frames) {
+  args[args.indexOf("--streams") + 1] = streams;
+  args[args.indexOf("--sequence-length") + 1] = frames;
+  args[args.indexOf("--h-prime") + 1] = frames;
+  return args;
+}
+
 void TestFaults::outOfMemoryIsNamedAndExitsWithOne() {
 #ifdef RNNWB_TEST_UNDER_ASAN
   QSKIP(
       "AddressSanitizer reserves terabytes of address space (no RLIMIT_AS can apply) and its "
       "allocator reports a failed allocation itself instead of throwing std::bad_alloc");
 #endif
-  // The adding task's first chunk of 65,536 streams x 100,000 frames takes 52 GB of inputs,
-  // which no memory check refuses before allocating; the address space of the process is capped
-  // at 16 GiB, so the allocation fails on any machine, whatever its memory.
+  // 256 streams x h = 3,400 frames of this graph: BPTT's chunk buffers take about 4 GiB, which
+  // the check before work lets through on a machine of 8 GiB or more; the address space of the
+  // process is capped at 2 GiB, so the allocation fails anyway.
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && pageSize > 0 && double(pages) * double(pageSize) < 8.0 * (1ull << 30))
+    QSKIP("this machine has less than 8 GiB: the run would be refused before it allocates");
   const QString dir = m_dir.filePath("oom");
-  QStringList args = trainArgs(dir, 2);
-  for (const QString& flag : {"--streams", "--sequence-length", "--h-prime"})
-    args[args.indexOf(flag) + 1] = flag == QString("--streams") ? "65536" : "100000";
   QProcess p;
   p.setChildProcessModifier([] {
-    const rlimit cap{16ull << 30, 16ull << 30};
+    const rlimit cap{2ull << 30, 2ull << 30};
     ::setrlimit(RLIMIT_AS, &cap);
   });
-  p.start(RNNWB_CLI, args);
+  p.start(RNNWB_CLI, withSizes(trainArgs(dir, 2), "256", "1700"));
   QVERIFY(p.waitForFinished(60000));
   const QString err = QString::fromUtf8(p.readAllStandardError());
   QCOMPARE(p.exitStatus(), QProcess::NormalExit);  // not aborted
@@ -365,6 +374,23 @@ void TestFaults::outOfMemoryIsNamedAndExitsWithOne() {
   QFile log(dir + "/train.log");
   QVERIFY(log.open(QIODevice::ReadOnly));
   QVERIFY(log.readAll().contains("error: out of memory"));
+}
+
+void TestFaults::runLargerThanTheMachineIsRefusedBeforeWork() {
+  // 65,536 streams x h = 200,000 frames: petabytes of chunk buffers. Refused from the sizes, in
+  // well under a second, before the run folder or any data is made (it used to fail at the
+  // first chunk's allocation).
+  const QString dir = m_dir.filePath("too-large");
+  QElapsedTimer clock;
+  clock.start();
+  const CliRun r = runCli(withSizes(trainArgs(dir, 2), "65536", "100000"));
+  QCOMPARE(r.exitCode, 1);
+  QVERIFY2(r.err.contains("rnnwb train: error: training BPTT(200000; 100000) on 65536 streams of "
+                          "adding.rnn.json") &&
+               r.err.contains("more than the") && r.err.contains("rnnwb budget"),
+           qPrintable(r.err));
+  QVERIFY(!QDir(dir).exists());
+  QVERIFY2(clock.elapsed() < 20000, "the refusal allocated or computed something large");
 }
 
 QTEST_GUILESS_MAIN(TestFaults)

@@ -1,12 +1,15 @@
 #include "sequence_learner.hpp"
 
 #include <cmath>
+#include <filesystem>
 
 #include "chunk_runner.hpp"
 #include "data_parallel.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/memory_size.hpp"
+#include "rnnwb/core/snap/algorithm_budget.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 
@@ -30,10 +33,24 @@ std::string firstNonFiniteIn(const ParameterSet& set) {
   return "?";
 }
 
+/// Refuses, before anything large is allocated, a BPTT run whose chunk buffers on the CPU engine
+/// (what `rnnwb budget` counts) exceed this machine's memory: otherwise the first chunk's
+/// allocation fails after the data is made, or the machine swaps. RTRL / SnAp check their own
+/// layouts (RtrlNodeLayout); the CUDA backend's buffers are on the device.
+void requireMemoryForChunks(const TrainConfig& c, const CompiledPlan& plan, int streams) {
+  if (c.algo != "bptt" || c.backend != "cpu") return;
+  const std::uint64_t bytes = snap::bpttChunkBytes(plan, c.effectiveH(), streams);
+  requireMemory(bytes, "training BPTT(" + std::to_string(c.effectiveH()) + "; " +
+                           std::to_string(c.hPrime) + ") on " + std::to_string(streams) +
+                           " streams of " + std::filesystem::path(c.graph).filename().string() +
+                           " (`rnnwb budget` shows what fits: fewer streams or a shorter h)");
+}
+
 /// The task of all N streams, cut to this rank's share in a data-parallel run.
 std::unique_ptr<Task> taskFor(const TrainConfig& c, const CompiledPlan& plan,
                               const DataParallel* ranks) {
   checkTaskFitsShape(c);
+  requireMemoryForChunks(c, plan, ranks ? c.streams / ranks->ranks() : c.streams);
   auto task = makeTask(c.task, {c.streams, c.hPrime}, c.seed);
   task->checkGraph(plan);
   return ranks ? ranks->shareOf(std::move(task)) : std::move(task);
