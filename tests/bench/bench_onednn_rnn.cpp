@@ -1,12 +1,16 @@
-// oneDNN's own LSTM primitive (dnnl::lstm_forward for training + dnnl::lstm_backward) against
-// the CPU engine's recurrent node of the same LSTM (tests/bench/lstm.rnn.json), alternating, one
-// thread each: does the primitive win on the benchmark's shapes? (docs/benchmarks.md, issue 13).
+// oneDNN's own recurrent cells (LSTM, LSTM with peepholes, GRU, vanilla tanh RNN: forward for
+// training + backward, onednn_rnn_cells.hpp) against the CPU engine's recurrent node of the graph
+// of that cell (tests/bench/lstm.rnn.json, examples/lstm-peephole, gru, elman), alternating, on
+// the same threads: does a primitive win on the benchmark's shapes? (docs/benchmarks.md, issue 13).
 // The engine's figure is its recurrent node alone (Backend::nodeTimes: the input products over
 // all frames, the frame steps, the backward and the weight gradients), not the output layer.
 // oneDNN also computes the gradient into the input (a 2048 x 128 x 1024 product the engine
 // leaves out for an input layer), so the comparison favours the engine by about that product.
-// Usage: bench_onednn_rnn GRAPH [--input N] [--hidden N] [--streams N] [--frames T]
-//                             [--repeat R] [--rounds K] [--threads K]
+// oneDNN's GRU computes h = u h + (1 - u) n; the gru example's node has a trainable diagonal in
+// place of the -1 (graph format v1 has no fixed weights), so that pair compares time, not a
+// possible replacement.
+// Usage: bench_onednn_rnn GRAPH [--cell lstm|peephole|gru|vanilla] [--input N] [--hidden N]
+//                        [--streams N] [--frames T] [--repeat R] [--rounds K] [--threads K]
 // Prints one JSON object per round and side.
 #include <algorithm>
 #include <chrono>
@@ -21,6 +25,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "engine_bench_support.hpp"
+#include "onednn_rnn_cells.hpp"
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
@@ -35,7 +40,25 @@ namespace {
 struct Options {
   std::string graph, label = "onednn-rnn";
   int input = 128, hidden = 256, streams = 32, frames = 64, repeat = 10, rounds = 3, threads = 1;
+  engine_bench::OnednnCell cell = engine_bench::OnednnCell::Lstm;
 };
+
+/// Takes "--cell NAME" out of the arguments (the other options are all integers).
+bool takeCellOption(int& argc, char** argv, Options& o) {
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) != "--cell") continue;
+    try {
+      o.cell = engine_bench::onednnCellNamed(argv[i + 1]);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << e.what() << '\n';
+      return false;
+    }
+    for (int j = i; j + 2 < argc; ++j) argv[j] = argv[j + 2];
+    argc -= 2;
+    return true;
+  }
+  return true;
+}
 
 double seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -46,84 +69,15 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-dnnl::memory filled(const dnnl::memory::desc& desc, const dnnl::engine& engine, std::mt19937& rng) {
-  dnnl::memory m(desc, engine);
-  auto* data = static_cast<float*>(m.get_data_handle());
-  std::uniform_real_distribution<float> u(-0.1f, 0.1f);
-  for (std::size_t i = 0; i < desc.get_size() / sizeof(float); ++i) data[i] = u(rng);
-  return m;
-}
-
-using Arguments = std::unordered_map<int, dnnl::memory>;
-
-/// oneDNN's LSTM forward (training) and backward for the shapes, with random arguments.
-struct LstmPrimitives {
-  dnnl::lstm_forward forward;
-  dnnl::lstm_backward backward;
-  Arguments forwardArguments, backwardArguments;
-};
-
-LstmPrimitives makeLstm(const Options& o, const dnnl::engine& engine, dnnl::stream& stream) {
-  const dnnl::memory::dim T = o.frames, N = o.streams, I = o.input, H = o.hidden;
-  const auto md = [](dnnl::memory::dims dims, tag t) {
-    return dnnl::memory::desc(dims, dt::f32, t);
-  };
-  const auto src = md({T, N, I}, tag::tnc), dst = md({T, N, H}, tag::tnc);
-  const auto state = md({1, 1, N, H}, tag::ldnc), bias = md({1, 1, 4, H}, tag::ldgo);
-  const auto anyW = md({1, 1, I, 4, H}, tag::any), anyU = md({1, 1, H, 4, H}, tag::any);
-  const auto direction = dnnl::rnn_direction::unidirectional_left2right;
-  const dnnl::lstm_forward::primitive_desc fpd(
-      dnnl::lstm_forward::desc(dnnl::prop_kind::forward_training, direction, src, state, state,
-                               anyW, anyU, bias, dst, state, state),
-      engine);
-  const dnnl::lstm_backward::primitive_desc bpd(
-      dnnl::lstm_backward::desc(dnnl::prop_kind::backward, direction, src, state, state, anyW, anyU,
-                                bias, dst, state, state, src, state, state, anyW, anyU, bias, dst,
-                                state, state),
-      engine, fpd);
-  std::mt19937 rng(1);
-  Arguments f, b;
-  for (const auto& [argument, desc] : std::vector<std::pair<int, dnnl::memory::desc>>{
-           {DNNL_ARG_SRC_LAYER, src},
-           {DNNL_ARG_SRC_ITER, state},
-           {DNNL_ARG_SRC_ITER_C, state},
-           {DNNL_ARG_BIAS, bias},
-           {DNNL_ARG_DST_LAYER, dst},
-           {DNNL_ARG_DST_ITER, state},
-           {DNNL_ARG_DST_ITER_C, state},
-           {DNNL_ARG_WORKSPACE, fpd.workspace_desc()},
-           {DNNL_ARG_WEIGHTS_LAYER, fpd.weights_layer_desc()},
-           {DNNL_ARG_WEIGHTS_ITER, fpd.weights_iter_desc()}})
-    f[argument] = filled(desc, engine, rng);
-  b = f;
-  // The backward primitive may want the weights in another layout: reordered once, as a trainer
-  // would keep them.
-  b[DNNL_ARG_WEIGHTS_LAYER] = dnnl::memory(bpd.weights_layer_desc(), engine);
-  b[DNNL_ARG_WEIGHTS_ITER] = dnnl::memory(bpd.weights_iter_desc(), engine);
-  for (int w : {DNNL_ARG_WEIGHTS_LAYER, DNNL_ARG_WEIGHTS_ITER})
-    dnnl::reorder(f[w], b[w]).execute(stream, f[w], b[w]);
-  for (const auto& [argument, desc] : std::vector<std::pair<int, dnnl::memory::desc>>{
-           {DNNL_ARG_DIFF_SRC_LAYER, src},
-           {DNNL_ARG_DIFF_SRC_ITER, state},
-           {DNNL_ARG_DIFF_SRC_ITER_C, state},
-           {DNNL_ARG_DIFF_WEIGHTS_LAYER, bpd.diff_weights_layer_desc()},
-           {DNNL_ARG_DIFF_WEIGHTS_ITER, bpd.diff_weights_iter_desc()},
-           {DNNL_ARG_DIFF_BIAS, bias},
-           {DNNL_ARG_DIFF_DST_LAYER, dst},
-           {DNNL_ARG_DIFF_DST_ITER, state},
-           {DNNL_ARG_DIFF_DST_ITER_C, state}})
-    b[argument] = filled(desc, engine, rng);
-  return {dnnl::lstm_forward(fpd), dnnl::lstm_backward(bpd), f, b};
-}
-
-/// Seconds per chunk (median of `repeat`) of oneDNN's LSTM forward (training) + backward.
+/// Seconds per chunk (median of `repeat`) of oneDNN's cell, forward (training) + backward.
 double benchPrimitive(const Options& o) {
   const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
-  LstmPrimitives lstm = makeLstm(o, engine, stream);
+  engine_bench::OnednnCellPrimitives cell = engine_bench::makeOnednnCell(
+      o.cell, {o.frames, o.streams, o.input, o.hidden}, engine, stream);
   const auto chunk = [&] {
-    lstm.forward.execute(stream, lstm.forwardArguments);
-    lstm.backward.execute(stream, lstm.backwardArguments);
+    cell.forward.execute(stream, cell.forwardArguments);
+    cell.backward.execute(stream, cell.backwardArguments);
     stream.wait();
   };
   chunk();
@@ -163,12 +117,14 @@ double benchEngineNode(const Options& o, bool fused) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || argv[1][0] == '-') {
-    std::cerr << "usage: bench_onednn_rnn GRAPH [--input N] [--hidden N] [--streams N] "
-                 "[--frames T] [--repeat R] [--rounds K] [--threads K]\n";
+    std::cerr << "usage: bench_onednn_rnn GRAPH [--cell lstm|peephole|gru|vanilla] [--input N] "
+                 "[--hidden N] [--streams N] [--frames T] [--repeat R] [--rounds K] "
+                 "[--threads K]\n";
     return 2;
   }
   Options o;
   o.graph = argv[1];
+  if (!takeCellOption(argc, argv, o)) return 2;
   if (!engine_bench::parseBenchOptions(argc, argv, 2, o.label,
                                        {{"--input", &o.input},
                                         {"--hidden", &o.hidden},
@@ -187,8 +143,10 @@ int main(int argc, char** argv) {
     std::cout << nlohmann::json{{"bench", "onednn_rnn"},
                                 {"round", round},
                                 {"threads", o.threads},
+                                {"cell", engine_bench::onednnCellName(o.cell)},
+                                {"graph", o.graph},
                                 {"shape", {o.input, o.hidden, o.streams, o.frames}},
-                                {"onednn_lstm_frames_per_s", framesPerChunk / primitive},
+                                {"onednn_frames_per_s", framesPerChunk / primitive},
                                 {"engine_node_frames_per_s", framesPerChunk / engine},
                                 {"engine_unfused_node_frames_per_s", framesPerChunk / unfused},
                                 {"engine_over_onednn", primitive / engine}}
