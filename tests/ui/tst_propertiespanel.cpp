@@ -5,6 +5,8 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QUndoStack>
 #include <QtTest>
@@ -26,6 +28,7 @@ class TestPropertiesPanel : public QObject {
   void kindChangeCarriesBiasDefault();
   void connectionFieldsPushCommands();
   void graphName();
+  void everyFormFitsTheDefaultDockWidth();
 
  private:
   template <typename T>
@@ -151,6 +154,34 @@ void TestPropertiesPanel::graphName() {
   QCOMPARE(m_doc->graph().name, std::string("renamed"));
   m_doc->undoStack()->undo();
   QCOMPARE(m_doc->graph().name, std::string("elman"));
+}
+
+void TestPropertiesPanel::everyFormFitsTheDefaultDockWidth() {
+  // The left docks start 190 px wide (MainWindow); the panel sits in a scroll area there. Its
+  // fields' widest contents (a size's range of +-2^30, "cross_entropy") made each form wider
+  // than that, so the dock scrolled sideways and cut the fields.
+  QScrollArea area;
+  area.setWidget(m_panel);
+  area.setWidgetResizable(true);
+  area.setFrameShape(QFrame::NoFrame);
+  area.resize(190, 400);
+  area.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&area));
+  for (int form = 0; form < 3; ++form) {
+    if (form == 0) m_scene->selectItems({}, {});
+    if (form == 1) m_scene->selectItems({0}, {});
+    if (form == 2) m_scene->selectItems({}, {0});
+    QCoreApplication::processEvents();
+    QVERIFY2(m_panel->minimumSizeHint().width() <= 190,
+             qPrintable(QStringLiteral("form %1 needs %2 px")
+                            .arg(form)
+                            .arg(m_panel->minimumSizeHint().width())));
+    QVERIFY(!area.horizontalScrollBar()->isVisible());
+  }
+  // The narrow field shows the start of the name (setText leaves the cursor at the end).
+  m_scene->selectItems({}, {});
+  QCOMPARE(field<QLineEdit>("graphName")->cursorPosition(), 0);
+  area.takeWidget();
 }
 
 QTEST_MAIN(TestPropertiesPanel)

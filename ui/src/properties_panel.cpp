@@ -1,5 +1,6 @@
 #include "rnnwb/ui/properties_panel.hpp"
 
+#include <QAbstractSpinBox>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -50,6 +51,13 @@ PropertiesPanel::PropertiesPanel(GraphDocument* document, GraphScene* scene, QWi
   m_stack->addWidget(createConnectionForm());
   layout->addWidget(m_stack);
   layout->addStretch();
+  // A field's least width would be that of its widest content (a size's range of +-2^30,
+  // "cross_entropy"): the forms then outgrew the 190 px dock, which scrolled sideways. The
+  // fields grow with the dock; their content scrolls inside them when it is narrow.
+  for (QWidget* field : m_stack->findChildren<QWidget*>())
+    if (qobject_cast<QLineEdit*>(field) || qobject_cast<QAbstractSpinBox*>(field) ||
+        qobject_cast<QComboBox*>(field))
+      field->setMinimumWidth(56);
   connect(scene, &GraphScene::selectedIdsChanged, this, &PropertiesPanel::refresh);
   connect(document, &GraphDocument::structureChanged, this, &PropertiesPanel::refresh);
   refresh();
@@ -213,8 +221,11 @@ void PropertiesPanel::refresh() {
 void PropertiesPanel::forgetTyping() {
   // What was typed is committed (or refused and reset): a field's own Ctrl+Z must not bring
   // it back, so that the key reaches the document's undo (EditActions::eventFilter).
-  for (QLineEdit* edit : findChildren<QLineEdit*>())
+  for (QLineEdit* edit : findChildren<QLineEdit*>()) {
     if (edit->isUndoAvailable() || edit->isRedoAvailable()) edit->setText(edit->text());
+    // A narrow dock shows the start of a long id or name, not its end.
+    if (!edit->hasFocus()) edit->setCursorPosition(0);
+  }
 }
 
 bool PropertiesPanel::acceptId(QLineEdit* edit, const std::string& current, bool layer) {
