@@ -178,7 +178,10 @@ void TestPropertiesPanel::everyFormFitsTheDefaultDockWidth() {
                             .arg(m_panel->minimumSizeHint().width())));
     QVERIFY(!area.horizontalScrollBar()->isVisible());
   }
-  // The narrow field shows the start of the name (setText leaves the cursor at the end).
+  // The narrow field shows the start of the name (setText leaves the cursor at the end), unless
+  // it is being typed in.
+  QApplication::focusWidget() ? QApplication::focusWidget()->clearFocus() : void();
+  m_scene->selectItems({0}, {});
   m_scene->selectItems({}, {});
   QCOMPARE(field<QLineEdit>("graphName")->cursorPosition(), 0);
   area.takeWidget();
