@@ -180,7 +180,7 @@ void TestPropertiesPanel::everyFormFitsTheDefaultDockWidth() {
   }
   // The narrow field shows the start of the name (setText leaves the cursor at the end), unless
   // it is being typed in.
-  QApplication::focusWidget() ? QApplication::focusWidget()->clearFocus() : void();
+  if (QWidget* focused = QApplication::focusWidget()) focused->clearFocus();
   m_scene->selectItems({0}, {});
   m_scene->selectItems({}, {});
   QCOMPARE(field<QLineEdit>("graphName")->cursorPosition(), 0);
