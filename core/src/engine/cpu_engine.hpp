@@ -103,7 +103,9 @@ class CpuBackend::Engine {
   // cpu_engine.cpp: buffers, inputs, state, loss
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
-  void clearGradients();
+  // cpu_first_writers.cpp: which writer of a buffer writes instead of adding (m_overwrites*)
+  void planFirstWriters();
+  void clearGradients();  // the dy rows that no first writer overwrites
   void saveState(int carryFrames, StreamState& stateOut) const;
   double loss();
   double loss(Rows rows) const;  // the summed loss of these rows (one part of the chunk)
@@ -205,6 +207,13 @@ class CpuBackend::Engine {
   cpu::Program m_program;
   std::vector<LayerBuffers> m_layers;
   std::vector<std::vector<float>> m_z, m_dz;
+  // planFirstWriters: per connection, whether it writes its destination (forward) or its source's
+  // dy (backward) first in the chunk, so writes instead of adding; per layer, whether its sum
+  // must start as the bias or zeros, and which of its dy frames clearGradients zeroes (-1: all,
+  // k: the carried ones and the last k).
+  std::vector<char> m_overwritesForward, m_overwritesBackward, m_sumNeedsInit;
+  std::vector<int> m_dyClearFrames;
+  std::vector<float> m_zeroRow;  // zeros, as wide as the widest layer: f(0 + x) in the fused step
   // [N, m_stackWidth]: per stream, the columns of every stacked group of the widest node.
   std::vector<float> m_stack;
   int m_stackWidth = 0;
