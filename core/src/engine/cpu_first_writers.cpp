@@ -16,6 +16,7 @@
 // The fused step and the unfused passes run their writers in the same order and both follow
 // these flags, so they still give the same floats bit for bit.
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "cpu_engine.hpp"
@@ -23,20 +24,20 @@
 namespace rnnwb {
 namespace {
 
-/// Calls visit(connections of one writer, delay) for a recurrent node's frame step writers of
-/// sums (forward) in forwardSteps' order; a stacked group's connections each write their own sum.
+/// Calls visit(connection, element-wise) for a recurrent node's frame step writers of sums
+/// (forward) in forwardSteps' order; a stacked group's connections each add their own columns
+/// (element-wise), a lone full connection is a product.
 template <typename Visit>
-void forwardFrameWriters(const cpu::Program& program, const cpu::NodeOp& node, Visit visit) {
+void forwardFrameWriters(const cpu::NodeOp& node, Visit visit) {
   const auto group = [&](const cpu::StackedGroup& g) {
-    for (int c : g.connections) visit(c);
+    for (int c : g.connections) visit(c, g.connections.size() > 1);
   };
   for (const cpu::StackedGroup& g : node.delayedGroups) group(g);
-  for (int c : node.delayedOther) visit(c);
+  for (int c : node.delayedOther) visit(c, true);
   for (std::size_t p = 0; p < node.layers.size(); ++p) {
     for (const cpu::StackedGroup& g : node.zeroGroups[p]) group(g);
-    for (int c : node.zeroOther[p]) visit(c);
+    for (int c : node.zeroOther[p]) visit(c, true);
   }
-  (void)program;
 }
 
 /// Calls visit(connections, from, delay) for each writer of a dy row in a recurrent node's backward
@@ -63,21 +64,34 @@ void CpuBackend::Engine::planFirstWriters() {
   const std::size_t connectionCount = m_program.connections.size();
   m_overwritesForward.assign(connectionCount, 0);
   m_overwritesBackward.assign(connectionCount, 0);
+  m_addsBiasFirst.assign(connectionCount, 0);
   m_sumNeedsInit.assign(layers.size(), 1);
   m_dyClearFrames.assign(layers.size(), -1);
 
-  // Forward: each z buffer has exactly one writer; a sum without bias, its first.
+  // Forward: each z buffer has exactly one writer; a sum without bias, its first. A sum with bias
+  // whose second writer adds element-wise in the frame step: the first writes, the second adds
+  // the bias first, (s + b) + x: the floats of b + s (a product's sums add C after the
+  // accumulation), then + x. Other sums with bias start as the bias rows.
+  std::vector<std::vector<std::pair<int, bool>>> writers(layers.size());  // (connection, in frame)
   for (const cpu::ConnectionOp& op : m_program.connections)
     if (op.zBuffer >= 0) m_overwritesForward[op.index] = 1;
-  const auto firstSumWriter = [&](int c) {
-    const cpu::ConnectionOp& op = m_program.connections[c];
-    if (op.zBuffer >= 0 || m_layout->layerBias(op.to) || !m_sumNeedsInit[op.to]) return;
-    m_overwritesForward[c] = 1;
-    m_sumNeedsInit[op.to] = 0;
-  };
   for (const cpu::NodeOp& node : m_program.nodes) {
-    for (int c : node.external) firstSumWriter(c);
-    if (node.recurrent) forwardFrameWriters(m_program, node, firstSumWriter);
+    const auto add = [&](int c, bool elementWiseInFrame) {
+      const cpu::ConnectionOp& op = m_program.connections[c];
+      if (op.zBuffer < 0) writers[op.to].emplace_back(c, elementWiseInFrame);
+    };
+    for (int c : node.external) add(c, false);
+    if (node.recurrent) forwardFrameWriters(node, add);
+  }
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const auto& list = writers[l];
+    if (list.empty()) continue;
+    if (m_layout->layerBias(static_cast<int>(l))) {
+      if (list.size() < 2 || !list[1].second) continue;
+      m_addsBiasFirst[list[1].first] = 1;
+    }
+    m_overwritesForward[list[0].first] = 1;
+    m_sumNeedsInit[l] = 0;
   }
 
   // Backward. Input layers' dy is never written nor read; an mse output's dy starts as y - target

@@ -37,6 +37,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::Connec
   float* dest = destination(op, rows.first);
   const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
   const bool first = m_overwritesForward[op.index];  // writes, instead of adding
+  const float* bias = biasFirst(op);                 // or adds the bias first
   switch (op.type) {
     case ConnectionType::Full:
       gemm(false, true, rows.count, op.rows, op.cols, source, op.cols, weights(op), op.cols,
@@ -45,14 +46,20 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::Connec
     case ConnectionType::Diagonal: {
       const float* w = weights(op);
       for (int r = 0; r < rows.count; ++r)
-        for (int i = 0; i < op.rows; ++i)
-          dest[r * op.rows + i] =
-              (first ? 0.0f : dest[r * op.rows + i]) + w[i] * source[r * op.rows + i];
+        for (int i = 0; i < op.rows; ++i) {
+          const int k = r * op.rows + i;
+          const float before = first ? 0.0f : bias ? dest[k] + bias[i] : dest[k];
+          dest[k] = before + w[i] * source[k];
+        }
       break;
     }
     case ConnectionType::Identity:
       if (first)  // 0 + x, not a copy: the same floats as adding into zeros, -0 included
         for (std::size_t i = 0; i < count; ++i) dest[i] = 0.0f + source[i];
+      else if (bias)
+        for (int r = 0; r < rows.count; ++r)
+          for (int i = 0; i < op.rows; ++i)
+            dest[r * op.rows + i] = (dest[r * op.rows + i] + bias[i]) + source[r * op.rows + i];
       else
         for (std::size_t i = 0; i < count; ++i) dest[i] += source[i];
       break;
@@ -75,11 +82,14 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGrou
     const cpu::ConnectionOp& op = m_program.connections[c];
     float* dest = destination(op, rows.first);
     const bool first = m_overwritesForward[c];
+    const float* bias = biasFirst(op);
     for (int r = 0; r < rows.count; ++r) {
       const float* part = stack + static_cast<std::size_t>(r) * group.rows + column;
       float* row = dest + static_cast<std::size_t>(r) * op.rows;
       if (first)
         for (int i = 0; i < op.rows; ++i) row[i] = 0.0f + part[i];
+      else if (bias)
+        for (int i = 0; i < op.rows; ++i) row[i] = (row[i] + bias[i]) + part[i];
       else
         for (int i = 0; i < op.rows; ++i) row[i] += part[i];
     }

@@ -101,8 +101,22 @@ void CpuBackend::Engine::compileForwardConnection(const cpu::ConnectionOp& op,
   add.kind = addKind(op.type == ConnectionType::Diagonal, first);
   add.units = op.rows;
   add.dst = dest;
+  addBiasFirst(op, program);
   add.a = sourceRows(op);
   add.weights = op.type == ConnectionType::Diagonal ? weights(op) : nullptr;
+  cpu::appendOp(program, add);
+}
+
+void CpuBackend::Engine::addBiasFirst(const cpu::ConnectionOp& op,
+                                      std::vector<cpu::FusedStep>& program) {
+  // The sum's first writer wrote instead of adding into the bias rows; this connection, the
+  // second, adds the bias before its own term: (s + b) + x, as the unfused forwardGroup.
+  const float* bias = biasFirst(op);
+  if (!bias) return;
+  cpu::FusedOp add;
+  add.units = op.rows;
+  add.dst = rowsOf(destination(op, 0), op.rows);
+  add.a = {const_cast<float*>(bias), 0, 0};  // the same row for every frame and stream
   cpu::appendOp(program, add);
 }
 
@@ -132,6 +146,7 @@ void CpuBackend::Engine::compileForwardGroup(const cpu::StackedGroup& group, int
     add.units = op.rows;
     add.dst = rowsOf(destination(op, 0), op.rows);
     add.a = stackColumns(column);
+    addBiasFirst(op, program);
     cpu::appendOp(program, add);
     column += op.rows;
   }
