@@ -1,9 +1,10 @@
 // Which pass writes a buffer row first in a chunk, so that it writes (= a, beta 0) instead of
 // adding into a row cleared beforehand: clearing the sums and the gradients of every layer cost
 // about 7 % of a chunk (docs/benchmarks.md), a whole write of each buffer that the first writer
-// makes anyway. 0 + x is x, so the floats are the same as with the clear (a zero's sign aside).
+// makes anyway. The first writer writes 0 + x (a product: beta 0), the floats of the add into
+// zeros, a zero's sign included.
 //
-// Forward, a sum without bias (the sums with bias start from the bias rows) and every z buffer:
+// Forward, a sum (with bias: below) and every z buffer:
 // the external connections run first over all frames (node.external order), then the frame step
 // (forwardSteps' order); every writer covers all frames of the chunk.
 // Backward, a layer's dy: the later nodes' external passes (reverse schedule, node.external order)
