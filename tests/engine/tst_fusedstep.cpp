@@ -60,7 +60,9 @@ struct Run {
 
 Run runOn(CpuBackend& backend, const CompiledPlan& plan, const ParameterSet& params,
           const SequenceBatch& batch, const StreamState& stateIn) {
+  // The engine writes every gradient: what the buffer held before must not matter.
   ParameterSet gradients = ParameterSet::zerosLike(params);
+  for (float& value : gradients.values()) value = std::numeric_limits<float>::quiet_NaN();
   StreamState stateOut;
   Run run;
   run.loss = backend.forwardBackward(params, batch, stateIn, &stateOut, &gradients);
@@ -186,7 +188,8 @@ void TestFusedStep::sameAsUnfused() {
 // The engine clears only the rows that no pass writes first (planFirstWriters in
 // cpu_first_writers.cpp): the first writer of every other row writes instead of adding. A chunk
 // on NaN weights, longer than the next, leaves NaN in every buffer row it reaches; a row that the
-// next chunk read before writing would carry that NaN into its results.
+// next chunk read before writing would carry that NaN into its results. The gradient buffer
+// starts as NaN in every run (runOn): each gradient must be written, not added to.
 void TestFusedStep::earlierChunksLeaveNothing() {
   QFETCH(QString, file);
   QFETCH(QString, json);
@@ -209,6 +212,8 @@ void TestFusedStep::earlierChunksLeaveNothing() {
     runOn(reused, plan, poisoned, longer, state);
     const Run after = runOn(reused, plan, params, batch, state);
     QVERIFY(std::isfinite(fresh.loss));
+    QVERIFY(std::all_of(fresh.gradients.begin(), fresh.gradients.end(),
+                        [](float g) { return std::isfinite(g); }));
     QCOMPARE(after.loss, fresh.loss);
     QVERIFY2(sameBits(after.gradients, fresh.gradients), fusedSteps ? "fused" : "unfused");
     QVERIFY(sameBits(after.outputs, fresh.outputs));
