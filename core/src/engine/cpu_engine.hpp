@@ -216,7 +216,7 @@ class CpuBackend::Engine {
   // planFirstWriters: per connection, whether it writes its destination (forward) or its source's
   // dy (backward) first in the chunk, so writes instead of adding; per layer, whether its sum
   // must start as the bias or zeros, and which of its dy frames clearGradients zeroes (-1: all,
-  // k: the carried ones and the last k).
+  // k: the carried ones and the last k; input layers: none).
   // m_addsBiasFirst: per connection, whether its add into a sum adds the layer's bias first.
   std::vector<char> m_overwritesForward, m_overwritesBackward, m_addsBiasFirst, m_sumNeedsInit;
   std::vector<int> m_dyClearFrames;

@@ -95,13 +95,12 @@ void CpuBackend::Engine::planFirstWriters() {
     m_sumNeedsInit[l] = 0;
   }
 
-  // Backward. Input layers' dy is never written nor read; an mse output's dy starts as y - target
-  // on the predicted frames only, so it is cleared and every writer adds.
+  // Backward. Input layers' dy is never written nor read (clearGradients skips it); an mse
+  // output's dy starts as y - target on the predicted frames only, so it is cleared and every
+  // writer adds.
   std::vector<char> written(layers.size(), 0);
-  for (std::size_t l = 0; l < layers.size(); ++l) {
-    if (layers[l].isInput()) m_dyClearFrames[l] = 0;
+  for (std::size_t l = 0; l < layers.size(); ++l)
     written[l] = layers[l].isInput() || layers[l].loss == LossKind::Mse;
-  }
   for (std::size_t n = m_program.nodes.size(); n-- > 0;) {
     const cpu::NodeOp& node = m_program.nodes[n];
     if (layers[node.layers.front()].isInput()) continue;  // backwardNode skips it
@@ -137,7 +136,10 @@ void CpuBackend::Engine::clearGradients() {
     for (std::size_t l = 0; l < m_layers.size(); ++l) {
       LayerBuffers& b = m_layers[l];
       const int frames = m_dyClearFrames[l];
-      if (b.size == 0 || frames == 0) continue;
+      // Input layers' dy is never touched; every other layer's carried rows are cleared, since
+      // delayed writers add into them (nothing reads them, but stale sums would grow chunk by
+      // chunk).
+      if (b.size == 0 || m_plan.graph().layers[l].isInput()) continue;
       const std::size_t frameRows = static_cast<std::size_t>(m_streams);
       const std::size_t carriedRows = b.delay * frameRows;
       const std::size_t allRows = b.dy.size() / b.size;
