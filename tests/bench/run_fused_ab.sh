@@ -5,6 +5,8 @@
 # Then: /usr/bin/python3 tests/bench/summarize_fused_ab.py OUT.jsonl
 # AB_FLAG=--packed compares the step products on packed weights against sgemm instead
 # (summarize_fused_ab.py OUT.jsonl packed_step_products).
+# AB_OLD_BUILD=DIR compares two builds instead (BUILD_DIR's bench_engine against DIR's, both with
+# their defaults; summarize_fused_ab.py OUT.jsonl new_build).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -22,9 +24,15 @@ for round in $(seq "$rounds"); do
     for graph in "$here/lstm.rnn.json" "$root/examples/lstm-peephole.rnn.json" "$root/examples/gru.rnn.json"; do
       for fused in 1 0; do
         load=$(cut -d' ' -f1 /proc/loadavg)
-        OMP_NUM_THREADS=$k "$build/tests/bench/bench_engine" "$graph" "${shape[@]}" --repeat 15 \
-          --threads "$k" "$flag" "$fused" --sgemm 1024 |
-          sed "s/^{/{\"round\": $round, \"load_average\": $load, /" >> "$out"
+        if [ -n "${AB_OLD_BUILD:-}" ]; then
+          bin=$build; ab=(); new=true
+          [ "$fused" = 0 ] && bin=$AB_OLD_BUILD && new=false
+        else
+          bin=$build; ab=("$flag" "$fused"); new=true
+        fi
+        OMP_NUM_THREADS=$k "$bin/tests/bench/bench_engine" "$graph" "${shape[@]}" --repeat 15 \
+          --threads "$k" "${ab[@]}" --sgemm 1024 |
+          sed "s/^{/{\"round\": $round, \"load_average\": $load, \"new_build\": $new, /" >> "$out"
       done
     done
   done

@@ -92,6 +92,29 @@ def main(path):
             print(f"| {t} | {model} | {g:.1f} | {peak:.1f} | {100 * g / peak:.0f} % | "
                   f"{100 * med('blas_share'):.0f} % | {100 * med('step_share'):.0f} % | "
                   f"{total:.1f} | {100 * total / peak:.0f} % |")
+    print_compiled_target(values, threads)
+
+
+def print_compiled_target(values, threads):
+    """What issue 13's "at least 2x the compiled cell loop" asks of the whole chunk: twice the
+    compiled loop's frames/s times the engine's FLOP per frame, against the run's sgemm peak,
+    beside the share of the peak that the products themselves reach."""
+    print("\n| threads | graph | compiled loop frames/s | 2x that, frames/s | chunk GFLOP/s needed "
+          "| share of the sgemm peak needed | products' own share | chunk share now |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    med = lambda k, t, field: statistics.median(values(k, t, field).values())
+    for t in threads:
+        peak = med("sgemm", t, "gflops")
+        for model in ("peephole", "gru"):
+            k = "engine:" + model
+            if not values(k, t, "flops_per_frame") or not values(f"torch2:{model}-compiled", t,
+                                                                  "frames_per_s"):
+                continue
+            compiled = med(f"torch2:{model}-compiled", t, "frames_per_s")
+            need = 2 * compiled * med(k, t, "flops_per_frame") / 1e9
+            print(f"| {t} | {model} | {compiled:,.0f} | {2 * compiled:,.0f} | {need:.1f} | "
+                  f"{100 * need / peak:.0f} % | {100 * med(k, t, 'blas_gflops') / peak:.0f} % | "
+                  f"{100 * med(k, t, 'total_gflops') / peak:.0f} % |")
 
 
 if __name__ == "__main__":

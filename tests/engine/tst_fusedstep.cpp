@@ -58,10 +58,11 @@ struct Run {
   std::vector<float> gradients, outputs, state;
 };
 
-Run runEngine(const CompiledPlan& plan, const ParameterSet& params, const SequenceBatch& batch,
-              const StreamState& stateIn, CpuBackendOptions options) {
-  CpuBackend backend(plan, options);
+Run runOn(CpuBackend& backend, const CompiledPlan& plan, const ParameterSet& params,
+          const SequenceBatch& batch, const StreamState& stateIn) {
+  // The engine writes every gradient: what the buffer held before must not matter.
   ParameterSet gradients = ParameterSet::zerosLike(params);
+  for (float& value : gradients.values()) value = std::numeric_limits<float>::quiet_NaN();
   StreamState stateOut;
   Run run;
   run.loss = backend.forwardBackward(params, batch, stateIn, &stateOut, &gradients);
@@ -77,6 +78,12 @@ Run runEngine(const CompiledPlan& plan, const ParameterSet& params, const Sequen
   return run;
 }
 
+Run runEngine(const CompiledPlan& plan, const ParameterSet& params, const SequenceBatch& batch,
+              const StreamState& stateIn, CpuBackendOptions options) {
+  CpuBackend backend(plan, options);
+  return runOn(backend, plan, params, batch, stateIn);
+}
+
 bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
@@ -86,11 +93,34 @@ bool sameBits(const std::vector<float>& a, const std::vector<float>& b) {
 class TestFusedStep : public QObject {
   Q_OBJECT
  private slots:
-  void sameAsUnfused_data();
+  void sameAsUnfused_data() { addGraphs(); }
   void sameAsUnfused();
+  void earlierChunksLeaveNothing_data() { addGraphs(); }
+  void earlierChunksLeaveNothing();
+
+ private:
+  static void addGraphs();
 };
 
-void TestFusedStep::sameAsUnfused_data() {
+namespace {
+
+Graph graphOfRow(const QString& file, const QString& json, int randomSeed) {
+  if (randomSeed > 0) {
+    RandomGraphOptions options;
+    options.layers = 8;
+    options.connections = 18;
+    options.inputs = 1 + randomSeed % 2;
+    options.delayedFraction = 0.4;
+    options.layerSize = 5;
+    return makeRandomGraph(static_cast<std::uint64_t>(randomSeed), options);
+  }
+  if (!file.isEmpty()) return withLayerSize(loadValidGraph(file.toStdString()), 7);
+  return graphFromJson(json.toStdString());
+}
+
+}  // namespace
+
+void TestFusedStep::addGraphs() {
   QTest::addColumn<QString>("file");
   QTest::addColumn<QString>("json");
   QTest::addColumn<int>("randomSeed");
@@ -113,21 +143,7 @@ void TestFusedStep::sameAsUnfused() {
   QFETCH(QString, json);
   QFETCH(int, randomSeed);
   QFETCH(int, threads);
-  Graph graph;
-  if (randomSeed > 0) {
-    RandomGraphOptions options;
-    options.layers = 8;
-    options.connections = 18;
-    options.inputs = 1 + randomSeed % 2;
-    options.delayedFraction = 0.4;
-    options.layerSize = 5;
-    graph = makeRandomGraph(static_cast<std::uint64_t>(randomSeed), options);
-  } else if (!file.isEmpty()) {
-    graph = withLayerSize(loadValidGraph(file.toStdString()), 7);
-  } else {
-    graph = graphFromJson(json.toStdString());
-  }
-  const CompiledPlan plan(graph);
+  const CompiledPlan plan(graphOfRow(file, json, randomSeed));
   ParameterSet params(plan);
   randomizeParameters(params, 3 + randomSeed);
   SequenceBatch batch = randomBatch(plan, 9, 5, 7 + randomSeed);
@@ -167,6 +183,42 @@ void TestFusedStep::sameAsUnfused() {
   for (std::size_t l = 0; l < spread.state.size(); ++l)
     floorAt(spread.state[l], reference.state.layerFrames(static_cast<int>(l)));
   verifyWithinRounding(reference, packed, spread, "packed step products");
+}
+
+// The engine clears only the rows that no pass writes first (planFirstWriters in
+// cpu_first_writers.cpp): the first writer of every other row writes instead of adding. A chunk
+// on NaN weights, longer than the next, leaves NaN in every buffer row it reaches; a row that the
+// next chunk read before writing would carry that NaN into its results. The gradient buffer
+// starts as NaN in every run (runOn): each gradient must be written, not added to.
+void TestFusedStep::earlierChunksLeaveNothing() {
+  QFETCH(QString, file);
+  QFETCH(QString, json);
+  QFETCH(int, randomSeed);
+  QFETCH(int, threads);
+  const CompiledPlan plan(graphOfRow(file, json, randomSeed));
+  ParameterSet params(plan);
+  randomizeParameters(params, 3 + randomSeed);
+  SequenceBatch batch = randomBatch(plan, 9, 5, 7 + randomSeed);
+  batch.firstPredictedFrame = 2;
+  const StreamState state = randomState(plan, 5, 13 + randomSeed);
+  ParameterSet poisoned = params;
+  for (float& value : poisoned.values()) value = std::numeric_limits<float>::quiet_NaN();
+  const SequenceBatch longer = randomBatch(plan, 12, 5, 11 + randomSeed);
+
+  for (const bool fusedSteps : {true, false}) {
+    const CpuBackendOptions options{.threads = threads, .fusedSteps = fusedSteps};
+    const Run fresh = runEngine(plan, params, batch, state, options);
+    CpuBackend reused(plan, options);
+    runOn(reused, plan, poisoned, longer, state);
+    const Run after = runOn(reused, plan, params, batch, state);
+    QVERIFY(std::isfinite(fresh.loss));
+    QVERIFY(std::all_of(fresh.gradients.begin(), fresh.gradients.end(),
+                        [](float g) { return std::isfinite(g); }));
+    QCOMPARE(after.loss, fresh.loss);
+    QVERIFY2(sameBits(after.gradients, fresh.gradients), fusedSteps ? "fused" : "unfused");
+    QVERIFY(sameBits(after.outputs, fresh.outputs));
+    QVERIFY(sameBits(after.state, fresh.state));
+  }
 }
 
 QTEST_APPLESS_MAIN(TestFusedStep)

@@ -90,21 +90,28 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::Conne
   const int rows = range.count;
   const float* grad = destinationGrad(op, range.first);
   float* sourceGrad = dy(op.from, earlier(range, op.delay).first);
+  // The first writer of these dy rows writes 0 + x (planFirstWriters): the floats of adding into
+  // cleared rows, -0 included.
+  const bool first = m_overwritesBackward[op.index];
+  const std::size_t count = static_cast<std::size_t>(rows) * op.rows;
   switch (op.type) {
     case ConnectionType::Full:
-      gemm(false, false, rows, op.cols, op.rows, grad, op.rows, weights(op), op.cols, 1.0f,
-           sourceGrad, op.cols);
+      gemm(false, false, rows, op.cols, op.rows, grad, op.rows, weights(op), op.cols,
+           first ? 0.0f : 1.0f, sourceGrad, op.cols);
       break;
     case ConnectionType::Diagonal: {
       const float* w = weights(op);
       for (int r = 0; r < rows; ++r)
         for (int i = 0; i < op.rows; ++i)
-          sourceGrad[r * op.rows + i] += w[i] * grad[r * op.rows + i];
+          sourceGrad[r * op.rows + i] =
+              (first ? 0.0f : sourceGrad[r * op.rows + i]) + w[i] * grad[r * op.rows + i];
       break;
     }
     case ConnectionType::Identity:
-      for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * op.rows; ++i)
-        sourceGrad[i] += grad[i];
+      if (first)
+        for (std::size_t i = 0; i < count; ++i) sourceGrad[i] = 0.0f + grad[i];
+      else
+        for (std::size_t i = 0; i < count; ++i) sourceGrad[i] += grad[i];
       break;
   }
 }
@@ -126,8 +133,9 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardGroup(const cpu::StackedGro
                   stack + static_cast<std::size_t>(r) * group.rows + column);
     column += op.rows;
   }
+  const bool first = m_overwritesBackward[group.connections.front()];
   gemm(false, false, rows.count, group.cols, group.rows, stack, group.rows,
-       m_params + group.weightOffset, group.cols, 1.0f,
+       m_params + group.weightOffset, group.cols, first ? 0.0f : 1.0f,
        dy(group.from, earlier(rows, group.delay).first), group.cols);
 }
 

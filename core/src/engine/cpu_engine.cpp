@@ -28,6 +28,7 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
   for (std::size_t l = 0; l < layers.size(); ++l) {
     m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
     m_layers[l].size = layers[l].size;
+    m_zeroRow.resize(std::max<std::size_t>(m_zeroRow.size(), layers[l].size), 0.0f);
     m_layers[l].sumIsOutput = !layers[l].isInput() &&
                               layers[l].activation == Activation::Identity &&
                               layers[l].loss == LossKind::None;
@@ -44,6 +45,7 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
   m_dz.resize(m_program.zBufferCount);
   nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);
   nodeTimes.backwardSeconds.assign(m_program.nodes.size(), 0.0);
+  planFirstWriters();
 }
 
 void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
@@ -55,7 +57,7 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     b.y.resize(padded);
     if (!b.sumIsOutput) b.s.resize(rows * b.size);
     if (backward) {
-      b.dy.resize(padded);  // zeroed by clearGradients(), split among the workers
+      b.dy.resize(padded);  // the rows no first writer overwrites: clearGradients()
       if (!b.sumIsOutput) b.ds.resize(rows * b.size);
     }
   }
@@ -65,17 +67,6 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
     if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
   }
   m_stack.resize(static_cast<std::size_t>(streams) * m_stackWidth);
-}
-
-void CpuBackend::Engine::clearGradients() {
-  m_pool.run([&](int worker) {
-    for (LayerBuffers& b : m_layers) {
-      if (b.size == 0) continue;
-      const auto [first, count] = part(static_cast<int>(b.dy.size() / b.size), worker);
-      std::fill_n(b.dy.data() + static_cast<std::size_t>(first) * b.size,
-                  static_cast<std::size_t>(count) * b.size, 0.0f);
-    }
-  });
 }
 
 void CpuBackend::Engine::loadInputs(const SequenceBatch& batch, const StreamState& stateIn) {

@@ -103,7 +103,9 @@ class CpuBackend::Engine {
   // cpu_engine.cpp: buffers, inputs, state, loss
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
-  void clearGradients();
+  // cpu_first_writers.cpp: which writer of a buffer writes instead of adding (m_overwrites*)
+  void planFirstWriters();
+  void clearGradients();  // the dy rows that no first writer overwrites
   void saveState(int carryFrames, StreamState& stateOut) const;
   double loss();
   double loss(Rows rows) const;  // the summed loss of these rows (one part of the chunk)
@@ -137,6 +139,11 @@ class CpuBackend::Engine {
   }
   float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
   const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
+  /// The target's bias when this connection's add adds it first (m_addsBiasFirst), else null.
+  const float* biasFirst(const cpu::ConnectionOp& op) const {
+    if (!m_addsBiasFirst[op.index]) return nullptr;
+    return m_params + m_layout->layerBias(op.to)->offset;
+  }
   /// The workspace of a stacked group for these rows (one frame of some streams): rows.count rows
   /// of group.rows floats each. Each stream owns widestGroupRows floats, so that workers stepping
   /// other streams through other groups at the same time never share a float.
@@ -158,6 +165,7 @@ class CpuBackend::Engine {
   void compileForward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
                       const std::vector<int>& columns);
   void compileForwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
+  void addBiasFirst(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
   void compileForwardGroup(const cpu::StackedGroup& group, int column,
                            std::vector<cpu::FusedStep>& program);
   void compileFinishLayer(int layer, std::vector<cpu::FusedStep>& program);
@@ -205,6 +213,14 @@ class CpuBackend::Engine {
   cpu::Program m_program;
   std::vector<LayerBuffers> m_layers;
   std::vector<std::vector<float>> m_z, m_dz;
+  // planFirstWriters: per connection, whether it writes its destination (forward) or its source's
+  // dy (backward) first in the chunk, so writes instead of adding; per layer, whether its sum
+  // must start as the bias or zeros, and which of its dy frames clearGradients zeroes (-1: all,
+  // k: the carried ones and the last k; input layers: none).
+  // m_addsBiasFirst: per connection, whether its add into a sum adds the layer's bias first.
+  std::vector<char> m_overwritesForward, m_overwritesBackward, m_addsBiasFirst, m_sumNeedsInit;
+  std::vector<int> m_dyClearFrames;
+  std::vector<float> m_zeroRow;  // zeros, as wide as the widest layer: f(0 + x) in the fused step
   // [N, m_stackWidth]: per stream, the columns of every stacked group of the widest node.
   std::vector<float> m_stack;
   int m_stackWidth = 0;

@@ -14,10 +14,12 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::initDestinations(int layer, Rows ro
   if (spec.kind == LayerKind::Multiplicative) {
     for (int c : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& op = m_program.connections[c];
-      if (!readsSource(op)) std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
+      if (!readsSource(op) && !m_overwritesForward[c])
+        std::fill_n(destination(op, rows.first), count * op.rows, 0.0f);
     }
     return;
   }
+  if (!m_sumNeedsInit[layer]) return;  // its first connection writes it (planFirstWriters)
   float* sum = s(layer, rows.first);
   const ParameterView* bias = m_layout->layerBias(layer);
   if (!bias) {
@@ -34,19 +36,32 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::Connec
   const float* source = y(op.from, earlier(rows, op.delay).first);
   float* dest = destination(op, rows.first);
   const std::size_t count = static_cast<std::size_t>(rows.count) * op.rows;
+  const bool first = m_overwritesForward[op.index];  // writes, instead of adding
+  const float* bias = biasFirst(op);                 // or adds the bias first
   switch (op.type) {
     case ConnectionType::Full:
-      gemm(false, true, rows.count, op.rows, op.cols, source, op.cols, weights(op), op.cols, 1.0f,
-           dest, op.rows);
+      gemm(false, true, rows.count, op.rows, op.cols, source, op.cols, weights(op), op.cols,
+           first ? 0.0f : 1.0f, dest, op.rows);
       break;
     case ConnectionType::Diagonal: {
       const float* w = weights(op);
       for (int r = 0; r < rows.count; ++r)
-        for (int i = 0; i < op.rows; ++i) dest[r * op.rows + i] += w[i] * source[r * op.rows + i];
+        for (int i = 0; i < op.rows; ++i) {
+          const int k = r * op.rows + i;
+          const float before = first ? 0.0f : bias ? dest[k] + bias[i] : dest[k];
+          dest[k] = before + w[i] * source[k];
+        }
       break;
     }
     case ConnectionType::Identity:
-      for (std::size_t i = 0; i < count; ++i) dest[i] += source[i];
+      if (first)  // 0 + x, not a copy: the same floats as adding into zeros, -0 included
+        for (std::size_t i = 0; i < count; ++i) dest[i] = 0.0f + source[i];
+      else if (bias)
+        for (int r = 0; r < rows.count; ++r)
+          for (int i = 0; i < op.rows; ++i)
+            dest[r * op.rows + i] = (dest[r * op.rows + i] + bias[i]) + source[r * op.rows + i];
+      else
+        for (std::size_t i = 0; i < count; ++i) dest[i] += source[i];
       break;
   }
 }
@@ -66,10 +81,17 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardGroup(const cpu::StackedGrou
   for (int c : group.connections) {
     const cpu::ConnectionOp& op = m_program.connections[c];
     float* dest = destination(op, rows.first);
+    const bool first = m_overwritesForward[c];
+    const float* bias = biasFirst(op);
     for (int r = 0; r < rows.count; ++r) {
       const float* part = stack + static_cast<std::size_t>(r) * group.rows + column;
       float* row = dest + static_cast<std::size_t>(r) * op.rows;
-      for (int i = 0; i < op.rows; ++i) row[i] += part[i];
+      if (first)
+        for (int i = 0; i < op.rows; ++i) row[i] = 0.0f + part[i];
+      else if (bias)
+        for (int i = 0; i < op.rows; ++i) row[i] = (row[i] + bias[i]) + part[i];
+      else
+        for (int i = 0; i < op.rows; ++i) row[i] += part[i];
     }
     column += op.rows;
   }

@@ -7,6 +7,15 @@
 #include "cpu_engine.hpp"
 
 namespace rnnwb {
+namespace {
+
+/// The op of a connection's add into a row: the first writer of the row writes (planFirstWriters).
+cpu::FusedKind addKind(bool scaled, bool first) {
+  if (first) return scaled ? cpu::FusedKind::AssignScaled : cpu::FusedKind::Assign;
+  return scaled ? cpu::FusedKind::AddScaled : cpu::FusedKind::Add;
+}
+
+}  // namespace
 
 cpu::RowOperand CpuBackend::Engine::rowsOf(float* atRowZero, int width) const {
   const std::ptrdiff_t stride = width;
@@ -79,19 +88,35 @@ void CpuBackend::Engine::compileForwardConnection(const cpu::ConnectionOp& op,
                                                   std::vector<cpu::FusedStep>& program) {
   if (readsSource(op)) return;  // the multiplicative layer reads the source's y in place
   const cpu::RowOperand dest = rowsOf(destination(op, 0), op.rows);
+  const bool first = m_overwritesForward[op.index];  // planFirstWriters
   if (op.type == ConnectionType::Full) {
     cpu::FusedStep step;
     step.isProduct = true;
-    step.product = {true, op.rows, op.cols, sourceRows(op), dest, weights(op), op.cols, 1.0f};
+    step.product = {true, op.rows,     op.cols, sourceRows(op),
+                    dest, weights(op), op.cols, first ? 0.0f : 1.0f};
     program.push_back(std::move(step));
     return;
   }
   cpu::FusedOp add;
-  add.kind = op.type == ConnectionType::Diagonal ? cpu::FusedKind::AddScaled : cpu::FusedKind::Add;
+  add.kind = addKind(op.type == ConnectionType::Diagonal, first);
   add.units = op.rows;
   add.dst = dest;
+  addBiasFirst(op, program);
   add.a = sourceRows(op);
   add.weights = op.type == ConnectionType::Diagonal ? weights(op) : nullptr;
+  cpu::appendOp(program, add);
+}
+
+void CpuBackend::Engine::addBiasFirst(const cpu::ConnectionOp& op,
+                                      std::vector<cpu::FusedStep>& program) {
+  // The sum's first writer wrote instead of adding into the bias rows; this connection, the
+  // second, adds the bias before its own term: (s + b) + x, as the unfused forwardGroup.
+  const float* bias = biasFirst(op);
+  if (!bias) return;
+  cpu::FusedOp add;
+  add.units = op.rows;
+  add.dst = rowsOf(destination(op, 0), op.rows);
+  add.a = {const_cast<float*>(bias), 0, 0};  // the same row for every frame and stream
   cpu::appendOp(program, add);
 }
 
@@ -117,9 +142,11 @@ void CpuBackend::Engine::compileForwardGroup(const cpu::StackedGroup& group, int
   for (int c : group.connections) {
     const cpu::ConnectionOp& op = m_program.connections[c];
     cpu::FusedOp add;
+    add.kind = addKind(false, m_overwritesForward[c]);
     add.units = op.rows;
     add.dst = rowsOf(destination(op, 0), op.rows);
     add.a = stackColumns(column);
+    addBiasFirst(op, program);
     cpu::appendOp(program, add);
     column += op.rows;
   }
@@ -173,10 +200,16 @@ void CpuBackend::Engine::mergeLastAdd(std::vector<cpu::FusedStep>& program,
     cpu::FusedOp& op = block[i];
     if (touches(op.a) || touches(op.b)) return;
     if (!touches(op.dst)) continue;
-    if (op.kind != cpu::FusedKind::Add && op.kind != cpu::FusedKind::AddScaled) return;
+    const bool add = op.kind == cpu::FusedKind::Add || op.kind == cpu::FusedKind::AddScaled;
+    const bool assign =
+        op.kind == cpu::FusedKind::Assign || op.kind == cpu::FusedKind::AssignScaled;
+    if (!add && !assign) return;
     activate.kind = cpu::FusedKind::AddActivate;
+    if (assign) activate.a = {m_zeroRow.data(), 0, 0};  // y = f(0 + x): the sum is not stored
     activate.b = op.a;
-    activate.weights = op.kind == cpu::FusedKind::AddScaled ? op.weights : nullptr;
+    activate.weights =
+        op.kind == cpu::FusedKind::AddScaled || op.kind == cpu::FusedKind::AssignScaled ? op.weights
+                                                                                        : nullptr;
     block.erase(block.begin() + static_cast<std::ptrdiff_t>(i));
     return;
   }
@@ -210,7 +243,7 @@ void CpuBackend::Engine::compileBackwardConnection(const cpu::ConnectionOp& op,
     const auto& factors = m_plan.anterior(op.to);
     const int other = factors[0] == op.index ? factors[1] : factors[0];
     cpu::FusedOp add;
-    add.kind = cpu::FusedKind::MulAdd;
+    add.kind = m_overwritesBackward[op.index] ? cpu::FusedKind::MulAssign : cpu::FusedKind::MulAdd;
     add.units = op.rows;
     add.dst = sourceGradRows(op);
     add.a = rowsOf(ds(op.to, 0), op.rows);
@@ -219,15 +252,23 @@ void CpuBackend::Engine::compileBackwardConnection(const cpu::ConnectionOp& op,
     return;
   }
   const cpu::RowOperand grad = rowsOf(destinationGrad(op, 0), op.rows);
+  const bool first = m_overwritesBackward[op.index];  // planFirstWriters
   if (op.type == ConnectionType::Full) {
     cpu::FusedStep step;
     step.isProduct = true;
-    step.product = {false, op.cols, op.rows, grad, sourceGradRows(op), weights(op), op.cols, 1.0f};
+    step.product = {false,
+                    op.cols,
+                    op.rows,
+                    grad,
+                    sourceGradRows(op),
+                    weights(op),
+                    op.cols,
+                    first ? 0.0f : 1.0f};
     program.push_back(std::move(step));
     return;
   }
   cpu::FusedOp add;
-  add.kind = op.type == ConnectionType::Diagonal ? cpu::FusedKind::AddScaled : cpu::FusedKind::Add;
+  add.kind = addKind(op.type == ConnectionType::Diagonal, first);
   add.units = op.rows;
   add.dst = sourceGradRows(op);
   add.a = grad;
@@ -260,7 +301,7 @@ void CpuBackend::Engine::compileBackwardGroup(const cpu::StackedGroup& group, in
   step.product = {false,      group.cols,
                   group.rows, stackColumns(column),
                   sourceGrad, m_params + group.weightOffset,
-                  group.cols, 1.0f};
+                  group.cols, m_overwritesBackward[group.connections.front()] ? 0.0f : 1.0f};
   program.push_back(std::move(step));
 }
 
@@ -313,53 +354,6 @@ void CpuBackend::Engine::compileFinishLayerBackward(int layer,
       cpu::appendOp(program, factor);
     }
   }
-}
-
-void CpuBackend::Engine::makePackedProducts(std::size_t node, bool backward) {
-  const std::vector<cpu::FusedStep>& program =
-      backward ? m_backwardSteps[node] : m_forwardSteps[node];
-  std::size_t index = 0;
-  for (const cpu::FusedStep& step : program) {
-    if (!step.isProduct) continue;
-    const cpu::FusedProduct& p = step.product;
-    for (int worker = 0; worker < m_pool.size(); ++worker) {
-      const int rows = part(m_streams, worker).second;
-      if (rows == 0) continue;
-      const std::array<long long, 8> shape{rows,
-                                           p.n,
-                                           p.k,
-                                           p.transposeWeights,
-                                           p.a.streamStride,
-                                           p.ldw,
-                                           p.c.streamStride,
-                                           static_cast<long long>(p.beta)};
-      const auto key = std::make_tuple(node, backward, index, worker);
-      const auto it = m_packed.find(key);
-      if (it != m_packed.end() && it->second.shape == shape) continue;
-      if (it != m_packed.end()) m_packed.erase(it);
-      m_packed.emplace(
-          key, PackedSlot{shape, PackedProduct(rows, p.n, p.k, p.transposeWeights,
-                                               static_cast<int>(p.a.streamStride), p.ldw,
-                                               static_cast<int>(p.c.streamStride), p.beta)});
-    }
-    ++index;
-  }
-}
-
-std::vector<PackedProduct*> CpuBackend::Engine::packedProducts(std::size_t node, bool backward,
-                                                               int worker) {
-  std::vector<PackedProduct*> products;
-  if (!m_options.packedStepProducts) return products;
-  const std::vector<cpu::FusedStep>& program =
-      backward ? m_backwardSteps[node] : m_forwardSteps[node];
-  for (const cpu::FusedStep& step : program) {
-    if (!step.isProduct) continue;
-    PackedProduct& product =
-        m_packed.at(std::make_tuple(node, backward, products.size(), worker)).product;
-    product.pack(step.product.weights);  // this chunk's weights
-    products.push_back(&product);
-  }
-  return products;
 }
 
 void CpuBackend::Engine::runSteps(std::size_t node, bool backward, int worker, int first,

@@ -99,6 +99,13 @@ RNNWB_VECTOR_CLONES RNNWB_NO_CONTRACT void mulAddRow(Out dst, In a, In b, int n)
   for (int i = 0; i < n; ++i) dst[i] += a[i] * b[i];
 }
 
+RNNWB_VECTOR_CLONES RNNWB_NO_CONTRACT void mulAssignRow(Out dst, In a, In b, int n) {
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+  for (int i = 0; i < n; ++i) dst[i] = 0.0f + a[i] * b[i];
+}
+
 RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
   const int n = op.units;
   float* __restrict dst = op.dst.at(t, stream);
@@ -114,6 +121,17 @@ RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
       for (int i = 0; i < n; ++i) dst[i] += w[i] * a[i];
       break;
     }
+    case FusedKind::Assign: {  // 0 + a, not a copy: the floats of Add into zeros, -0 included
+      In a = op.a.at(t, stream);
+      for (int i = 0; i < n; ++i) dst[i] = 0.0f + a[i];
+      break;
+    }
+    case FusedKind::AssignScaled: {
+      In a = op.a.at(t, stream);
+      In w = op.weights;
+      for (int i = 0; i < n; ++i) dst[i] = 0.0f + w[i] * a[i];
+      break;
+    }
     case FusedKind::Copy: {
       In a = op.a.at(t, stream);
       for (int i = 0; i < n; ++i) dst[i] = a[i];
@@ -127,6 +145,9 @@ RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
     }
     case FusedKind::MulAdd:
       mulAddRow(dst, op.a.at(t, stream), op.b.at(t, stream), n);
+      break;
+    case FusedKind::MulAssign:
+      mulAssignRow(dst, op.a.at(t, stream), op.b.at(t, stream), n);
       break;
     case FusedKind::MulInto: {
       In a = op.a.at(t, stream);

@@ -29,10 +29,13 @@ struct RowOperand {
 enum class FusedKind {
   Add,                 // dst += a
   AddScaled,           // dst += w * a (a diagonal connection)
+  Assign,              // dst = 0 + a: the first writer of a row, as Add into a cleared row
+  AssignScaled,        // dst = 0 + w * a
   Copy,                // dst = a
   Mul,                 // dst = a * b
   MulInto,             // dst *= a
   MulAdd,              // dst += a * b, a * b rounded first (as the unfused dz = a * b; dst += dz)
+  MulAssign,           // dst = 0 + a * b, a * b rounded first
   Activate,            // dst = f(a)
   AddActivate,         // dst = f(a + b) (a + w * b with weights); a itself is left as it was
   ActivateBackward,    // dst = b * f'(y = a), softmax's Jacobian for softmax
