@@ -73,6 +73,27 @@ class MpiCommunicator final : public Communicator {
     waitAll(requests, "the gradient all-reduce");
   }
 
+  void startSum(std::span<float> values) override {
+    m_started.emplace_back();
+    checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_FLOAT,
+                            MPI_SUM, MPI_COMM_WORLD, &m_started.back()),
+             "MPI_Iallreduce");
+  }
+
+  void progressSums() override {
+    if (m_started.empty()) return;
+    int done = 0;
+    checkMpi(MPI_Testall(static_cast<int>(m_started.size()), m_started.data(), &done,
+                         MPI_STATUSES_IGNORE),
+             "MPI_Testall");
+  }
+
+  void finishSums() override {
+    std::vector<MPI_Request> requests = std::move(m_started);
+    m_started.clear();
+    waitAll(requests, "the gradient all-reduce");
+  }
+
   void allreduceSumHost(std::span<double> values) override {
     std::vector<MPI_Request> requests(1);
     checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
@@ -143,6 +164,7 @@ class MpiCommunicator final : public Communicator {
   }
 
   int m_rank = 0, m_size = 1;
+  std::vector<MPI_Request> m_started;  // startSum's, until finishSums
   std::vector<int> m_pids;
   std::vector<std::string> m_hosts;
 };
