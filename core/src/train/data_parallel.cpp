@@ -1,6 +1,8 @@
 #include "data_parallel.hpp"
 
+#include <cstdio>
 #include <numeric>
+#include <string>
 
 #include "rnnwb/core/dist/stream_gather.hpp"
 #include "rnnwb/core/train/learner.hpp"
@@ -57,9 +59,16 @@ std::string DataParallel::sumDescription(const TrainConfig& config) const {
 std::string DataParallel::sumCounts() const {
   if (!m_sum || m_sum->counts().updates == 0) return "";
   const GradientSum::Counts& c = m_sum->counts();
+  char wait[32];
+  std::snprintf(wait, sizeof wait, "%.3f", 1e3 * c.waitSeconds / static_cast<double>(c.updates));
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f",
+                100.0 * static_cast<double>(c.floatsEarly) /
+                    static_cast<double>(std::max<std::int64_t>(1, c.floats)));
   return "gradient sum: " + std::to_string(c.startedEarly) + " of " + std::to_string(c.buckets) +
-         " buckets started before the backward pass ended, over " + std::to_string(c.updates) +
-         " updates";
+         " buckets started before the backward pass ended (" + share +
+         " % of the gradient), over " + std::to_string(c.updates) + " updates; " + wait +
+         " ms per update waiting for the sums after the backward pass";
 }
 
 void DataParallel::reduce(std::span<float> gradients, BatchGradient& batch) {

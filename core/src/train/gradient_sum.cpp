@@ -1,6 +1,7 @@
 #include "gradient_sum.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +17,7 @@ void GradientSum::begin(std::span<float> gradients) {
   m_reported.clear();
   m_deferred.clear();
   m_lastReportBuckets = 0;
+  m_lastReportFloats = 0;
 }
 
 void GradientSum::gradientsFinal(std::span<const GradientRange> ranges) {
@@ -28,17 +30,25 @@ void GradientSum::gradientsFinal(std::span<const GradientRange> ranges) {
   }
   // The buckets the previous report started had nodes after them: those overlapped for sure.
   m_counts.startedEarly += m_lastReportBuckets;
+  m_counts.floatsEarly += m_lastReportFloats;
   m_lastReportBuckets = 0;
-  for (const GradientRange& part : parts) m_lastReportBuckets += start(part);
+  m_lastReportFloats = 0;
+  for (const GradientRange& part : parts) {
+    m_lastReportBuckets += start(part);
+    m_lastReportFloats += static_cast<std::int64_t>(part.count);
+  }
   // Open MPI moves a nonblocking collective only inside an MPI call: one between nodes.
   m_world.progressSums();
 }
 
 void GradientSum::finish() {
   if (!m_pending) throw std::logic_error("a gradient sum finished that never began");
+  const auto waitBegins = std::chrono::steady_clock::now();
   for (const GradientRange& part : m_deferred) start(part);
   for (const GradientRange& part : unreported()) start(part);
   m_world.finishSums();
+  m_counts.waitSeconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - waitBegins).count();
   m_pending = false;
   ++m_counts.updates;
 }
@@ -50,6 +60,7 @@ int GradientSum::start(GradientRange range) {
     m_world.startSum(
         m_gradients.subspan(range.offset + first, std::min(bucket, range.count - first)));
   m_counts.buckets += buckets;
+  m_counts.floats += static_cast<std::int64_t>(range.count);
   return buckets;
 }
 

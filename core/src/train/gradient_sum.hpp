@@ -19,7 +19,9 @@ class GradientSum final : public GradientListener {
   struct Counts {
     std::int64_t updates = 0;
     std::int64_t buckets = 0;
-    std::int64_t startedEarly = 0;  // while the backward pass still had nodes to go
+    std::int64_t startedEarly = 0;             // while the backward pass still had nodes to go
+    std::int64_t floats = 0, floatsEarly = 0;  // summed, and in the buckets started early
+    double waitSeconds = 0.0;  // in finish(): the sums' time not hidden by the backward
   };
 
   GradientSum(dist::Communicator& world, bool overlap);
@@ -37,7 +39,7 @@ class GradientSum final : public GradientListener {
   const Counts& counts() const { return m_counts; }
 
  private:
-  /// Starts `range` in buckets of at most the communicator's bucketFloats().
+  /// Starts `range` in buckets of at most the communicator's bucketFloats(); returns how many.
   int start(GradientRange range);
   /// The ranges of `reported` merged where adjacent, in increasing order.
   static std::vector<GradientRange> merged(std::vector<GradientRange> reported);
@@ -51,6 +53,7 @@ class GradientSum final : public GradientListener {
   std::vector<GradientRange> m_reported;  // every range reported in this update
   std::vector<GradientRange> m_deferred;  // reported, to start in finish() (no overlap)
   int m_lastReportBuckets = 0;  // started by the latest report: the backward may be ending
+  std::int64_t m_lastReportFloats = 0;
   Counts m_counts;
 };
 
