@@ -7,11 +7,13 @@
 // some thread is inside an MPI call: Open MPI has no progress of its own for shared memory. One
 // MPI_Testall between the backward's nodes is not enough (the last node is most of the pass;
 // tests/bench/bench_sum_progress.cpp: it hides nothing, a call every 100 us hides all), so a
-// progress thread polls every 50 us while started sums are unfinished and sleeps otherwise.
+// progress thread polls (every 50 us, backing off to 1 ms) while started sums are unfinished and
+// sleeps otherwise.
 // MPI is initialised MPI_THREAD_SERIALIZED for it, and every MPI call of this file holds m_mpi.
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <condition_variable>
@@ -196,11 +198,15 @@ class MpiCommunicator final : public Communicator {
   }
 
   // Moves the started sums while this rank computes; an error is left to finishSums to report.
+  // A sum not done after a few polls waits for a peer still computing: the polls then back off
+  // to one a millisecond, so that the thread takes little from the core it shares.
   void progressLoop() {
     std::unique_lock lock(m_mpi);
+    std::chrono::microseconds pause(50);
     while (!m_stopProgress) {
       if (!m_unfinished) {
         m_wake.wait(lock);
+        pause = std::chrono::microseconds(50);
         continue;
       }
       int done = 0;
@@ -209,7 +215,8 @@ class MpiCommunicator final : public Communicator {
           done)
         m_unfinished = false;
       lock.unlock();
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      std::this_thread::sleep_for(pause);
+      pause = std::min(2 * pause, std::chrono::microseconds(1000));
       lock.lock();
     }
   }
