@@ -66,7 +66,7 @@ run() {  # ranks round overlap(1/0)
   local f=$(fps "$dir/metrics.jsonl")
   local load=$(cut -d' ' -f1-3 /proc/loadavg)
   local frames=$((64 * 32 * steps))
-  local overlap=$([[ $3 == 1 ]] && echo true || echo false)
+  local overlap=$([[ $1 == 1 ]] && echo null || { [[ $3 == 1 ]] && echo true || echo false; })
   printf '{"ranks": %d, "round": %d, "streams": 64, "threads_per_rank": 1, "steps": %d, "overlap": %s, "frames_per_s": %.1f, "sum_wait_ms_per_update": %s, "wall_s": %s, "cpu_s_per_mframe": %.2f, "loadavg": "%s", "date": "%s"}\n' \
     "$1" "$2" "$steps" "$overlap" "$f" "$(sum_wait "$dir")" "${times% *}" "$(awk "BEGIN{print ${times#* } * 1e6 / $frames}")" \
     "$load" "$(date -Is)" | tee -a "$out"
