@@ -2,6 +2,7 @@
 // 2 ranks x N/2 streams learn what 1 process x N streams learns, a run resumes under another
 // number of ranks, a signal to one rank stops all with one checkpoint, and a rank killed with
 // SIGKILL ends the job within 30 s, naming it, with the last checkpoint intact.
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <signal.h>
@@ -103,6 +104,8 @@ class TestDistTrain : public QObject {
   void initTestCase();
   void twoRanksLearnWhatOneLearns_data();
   void twoRanksLearnWhatOneLearns();
+  void overlappedSumGivesTheSameFloats_data();
+  void overlappedSumGivesTheSameFloats();
   void wordsShareEachBatchByArea_data();
   void wordsShareEachBatchByArea();
   void resumeUnderAnotherNumberOfRanks_data();
@@ -207,6 +210,61 @@ void TestDistTrain::twoRanksLearnWhatOneLearns() {
   // The config says how many ranks ran it; the log says it too.
   std::ifstream config((two + "/config.json").toStdString());
   QCOMPARE(nlohmann::json::parse(config)["ranks"].get<int>(), 2);
+}
+
+void TestDistTrain::overlappedSumGivesTheSameFloats_data() {
+  QTest::addColumn<QString>("algo");
+  QTest::addColumn<bool>("overlaps");
+  QTest::newRow("bptt: buckets start during the backward pass") << "bptt" << true;
+  QTest::newRow("snap1: the gradient is final only at the end") << "snap1" << false;
+}
+
+// The sum over the ranks started bucket by bucket during the backward pass is the sum started
+// after it (--no-overlap): the same buckets, so the same floats, bit for bit. A bucket started
+// before the backend had finished its entries would change them. The log counts the buckets
+// that started while the backward pass still had nodes to go: some, with BPTT on the cpu
+// backend; none with SnAp, whose log says why.
+void TestDistTrain::overlappedSumGivesTheSameFloats() {
+  QFETCH(QString, algo);
+  QFETCH(bool, overlaps);
+  const QString overlapped = m_dir.filePath("overlap-" + algo),
+                after = m_dir.filePath("no-overlap-" + algo);
+  const QStringList args =
+      lmArgs("", algo).mid(0, lmArgs("", algo).size() - 2) + QStringList{"--steps", "20"};
+  const CliRun a = runRanks(2, args + QStringList{"--run-dir", overlapped});
+  QVERIFY2(a.exitCode == 0, qPrintable(a.err));
+  const CliRun b = runRanks(2, args + QStringList{"--run-dir", after, "--no-overlap"});
+  QVERIFY2(b.exitCode == 0, qPrintable(b.err));
+  const auto got = metricsOf(overlapped), expected = metricsOf(after);
+  QCOMPARE(got.size(), std::size_t{4});
+  QVERIFY2(largestDifference(got, expected) == 0.0,
+           qPrintable("overlapped:\n" + describeAll(got) + "after:\n" + describeAll(expected)));
+
+  const auto logOf = [](const QString& dir) {
+    QFile log(dir + "/train.log");
+    return log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString();
+  };
+  const QRegularExpression counts(
+      "gradient sum: (\\d+) of (\\d+) buckets started before the backward pass ended \\(.*\\), "
+      "over 20 "
+      "updates");
+  const QString log = logOf(overlapped), logAfter = logOf(after);
+  const QRegularExpressionMatch m = counts.match(log), mAfter = counts.match(logAfter);
+  QVERIFY2(m.hasMatch() && mAfter.hasMatch(), qPrintable(log + "\n" + logAfter));
+  QCOMPARE(m.captured(2), mAfter.captured(2));  // the same buckets
+  QCOMPARE(mAfter.captured(1), QString("0"));
+  QVERIFY2(logAfter.contains("gradient summed after the backward pass (--no-overlap)"),
+           qPrintable(logAfter));
+  if (overlaps) {
+    QVERIFY2(m.captured(1).toInt() >= 20, qPrintable(log));  // at least one per update
+    QVERIFY2(log.contains("gradient summed in buckets overlapped with the backward pass"),
+             qPrintable(log));
+  } else {
+    QCOMPARE(m.captured(1), QString("0"));
+    QVERIFY2(log.contains("algo snap1 accumulates it frame by frame"), qPrintable(log));
+  }
+  qInfo("%s: %s of %s buckets started before the backward pass ended", qPrintable(algo),
+        qPrintable(m.captured(1)), qPrintable(m.captured(2)));
 }
 
 void TestDistTrain::wordsShareEachBatchByArea_data() {

@@ -16,6 +16,7 @@ class TestMpiCommunicator : public QObject {
   void cleanupTestCase();
   void sumsOverEveryBucket_data();
   void sumsOverEveryBucket();
+  void sumsStartedInPartsWhileWorking();
   void hostSums();
   void broadcastFromEitherRank();
   void stopAskedOfOneRankStopsAll();
@@ -56,6 +57,30 @@ void TestMpiCommunicator::sumsOverEveryBucket() {
   for (int i = 0; i < length; ++i)  // (i%97 + 0) + (i%97 + 0.25): exact in F32
     QCOMPARE(values[static_cast<std::size_t>(i)], float(2 * (i % 97)) + 0.25f);
   m_comm->setBucketFloats(std::size_t{1} << 20);
+}
+
+// Data-parallel training starts a part of the gradient as soon as the backward pass has finished
+// it, lets it move between nodes, and waits for all at the end (GradientSum).
+void TestMpiCommunicator::sumsStartedInPartsWhileWorking() {
+  const int r = m_comm->rank();
+  std::vector<float> values(200003);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = float(i % 89) + 0.5f * r;
+  const std::span<float> all(values);
+  // Not in buffer order, as a backward pass reports them; every rank in the same order.
+  m_comm->startSum(all.subspan(150000));
+  double work = 0.0;
+  for (int node = 0; node < 50; ++node) {
+    for (int k = 0; k < 20000; ++k) work += std::sqrt(double(k + node));
+    m_comm->progressSums();
+  }
+  m_comm->startSum(all.subspan(7, 149993));
+  m_comm->progressSums();
+  m_comm->startSum(all.subspan(0, 7));
+  m_comm->finishSums();
+  QVERIFY(work > 0.0);
+  for (std::size_t i = 0; i < values.size(); ++i)  // (i%89 + 0) + (i%89 + 0.5): exact in F32
+    QCOMPARE(values[i], float(2 * (i % 89)) + 0.5f);
+  m_comm->finishSums();  // nothing started: returns at once
 }
 
 void TestMpiCommunicator::hostSums() {

@@ -2,12 +2,24 @@
 // only. Waiting is a test-and-sleep loop rather than MPI_Wait so that a rank that died is noticed
 // (through /proc, for the ranks on this host) instead of blocking the others forever: most
 // launchers end the job then, but not all, and not at once.
+//
+// Sums started with startSum (a bucket of the gradient, during the backward pass) move only while
+// some thread is inside an MPI call: Open MPI has no progress of its own for shared memory. One
+// MPI_Testall between the backward's nodes is not enough (the last node is most of the pass;
+// tests/bench/bench_sum_progress.cpp: it hides nothing, a call every 100 us hides all), so a
+// progress thread polls (every 50 us, backing off to 1 ms) while started sums are unfinished and
+// sleeps otherwise.
+// MPI is initialised MPI_THREAD_SERIALIZED for it, and every MPI call of this file holds m_mpi.
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
+#include <condition_variable>
+#include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -50,8 +62,22 @@ class MpiCommunicator final : public Communicator {
     checkMpi(MPI_Comm_rank(MPI_COMM_WORLD, &m_rank), "MPI_Comm_rank");
     checkMpi(MPI_Comm_size(MPI_COMM_WORLD, &m_size), "MPI_Comm_size");
     exchangePeers();
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    // RNNWB_MPI_PROGRESS_THREAD=0 turns the thread off (for measuring what it does).
+    const char* wanted = std::getenv("RNNWB_MPI_PROGRESS_THREAD");
+    if (level >= MPI_THREAD_SERIALIZED && !(wanted && std::string(wanted) == "0"))
+      m_progress = std::thread([this] { progressLoop(); });
   }
   ~MpiCommunicator() override {
+    if (m_progress.joinable()) {
+      {
+        const std::lock_guard lock(m_mpi);
+        m_stopProgress = true;
+      }
+      m_wake.notify_one();
+      m_progress.join();
+    }
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();
@@ -66,6 +92,7 @@ class MpiCommunicator final : public Communicator {
     for (std::size_t begin = 0; begin < values.size(); begin += bucketFloats()) {
       const std::size_t count = std::min(bucketFloats(), values.size() - begin);
       requests.emplace_back();
+      const std::lock_guard lock(m_mpi);
       checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data() + begin, static_cast<int>(count),
                               MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &requests.back()),
                "MPI_Iallreduce");
@@ -73,23 +100,61 @@ class MpiCommunicator final : public Communicator {
     waitAll(requests, "the gradient all-reduce");
   }
 
+  void startSum(std::span<float> values) override {
+    {
+      const std::lock_guard lock(m_mpi);
+      m_started.emplace_back();
+      checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                              MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD, &m_started.back()),
+               "MPI_Iallreduce");
+      m_unfinished = true;
+    }
+    m_wake.notify_one();
+  }
+
+  void progressSums() override {
+    const std::lock_guard lock(m_mpi);
+    if (m_started.empty()) return;
+    int done = 0;
+    checkMpi(MPI_Testall(static_cast<int>(m_started.size()), m_started.data(), &done,
+                         MPI_STATUSES_IGNORE),
+             "MPI_Testall");
+  }
+
+  void finishSums() override {
+    std::vector<MPI_Request> requests;
+    {
+      const std::lock_guard lock(m_mpi);
+      requests = std::move(m_started);
+      m_started.clear();
+      m_unfinished = false;
+    }
+    waitAll(requests, "the gradient all-reduce");
+  }
+
   void allreduceSumHost(std::span<double> values) override {
     std::vector<MPI_Request> requests(1);
-    checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
-                            MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, requests.data()),
-             "MPI_Iallreduce");
+    {
+      const std::lock_guard lock(m_mpi);
+      checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                              MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, requests.data()),
+               "MPI_Iallreduce");
+    }
     waitAll(requests, "an all-reduce of loss sums and flags");
   }
 
   void broadcast(std::span<std::byte> bytes, int root) override {
     std::vector<MPI_Request> requests(1);
+    std::unique_lock lock(m_mpi);
     checkMpi(MPI_Ibcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, root,
                         MPI_COMM_WORLD, requests.data()),
              "MPI_Ibcast");
+    lock.unlock();
     waitAll(requests, "a broadcast from rank " + std::to_string(root));
   }
 
   [[noreturn]] void abortAll(int exitCode) override {
+    const std::lock_guard lock(m_mpi);  // held for good: the process ends
     MPI_Abort(MPI_COMM_WORLD, exitCode);
     std::exit(exitCode);  // MPI_Abort does not return; this keeps [[noreturn]] honest
   }
@@ -116,9 +181,12 @@ class MpiCommunicator final : public Communicator {
     Clock::time_point nextCheck = start + std::chrono::seconds(1);
     for (long polls = 0;; ++polls) {
       int done = 0;
-      checkMpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
-                           MPI_STATUSES_IGNORE),
-               "MPI_Testall");
+      {
+        const std::lock_guard lock(m_mpi);
+        checkMpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                             MPI_STATUSES_IGNORE),
+                 "MPI_Testall");
+      }
       if (done) return;
       // Spin briefly (a peer a few microseconds behind), then yield the core.
       if (polls > 2000) std::this_thread::sleep_for(std::chrono::microseconds(100));
@@ -126,6 +194,30 @@ class MpiCommunicator final : public Communicator {
         throwIfPeerGone(what);
         nextCheck += std::chrono::seconds(1);
       }
+    }
+  }
+
+  // Moves the started sums while this rank computes; an error is left to finishSums to report.
+  // A sum not done after a few polls waits for a peer still computing: the polls then back off
+  // to one a millisecond, so that the thread takes little from the core it shares.
+  void progressLoop() {
+    std::unique_lock lock(m_mpi);
+    std::chrono::microseconds pause(50);
+    while (!m_stopProgress) {
+      if (!m_unfinished) {
+        m_wake.wait(lock);
+        pause = std::chrono::microseconds(50);
+        continue;
+      }
+      int done = 0;
+      if (MPI_Testall(static_cast<int>(m_started.size()), m_started.data(), &done,
+                      MPI_STATUSES_IGNORE) != MPI_SUCCESS ||
+          done)
+        m_unfinished = false;
+      lock.unlock();
+      std::this_thread::sleep_for(pause);
+      pause = std::min(2 * pause, std::chrono::microseconds(1000));
+      lock.lock();
     }
   }
 
@@ -143,6 +235,12 @@ class MpiCommunicator final : public Communicator {
   }
 
   int m_rank = 0, m_size = 1;
+  std::mutex m_mpi;                    // one MPI call at a time (MPI_THREAD_SERIALIZED)
+  std::vector<MPI_Request> m_started;  // startSum's, until finishSums
+  bool m_unfinished = false;           // some of them may still be moving
+  bool m_stopProgress = false;
+  std::condition_variable m_wake;
+  std::thread m_progress;  // progressLoop, when MPI allows another thread
   std::vector<int> m_pids;
   std::vector<std::string> m_hosts;
 };
@@ -154,7 +252,8 @@ std::unique_ptr<Communicator> openMpiWorld(const LaunchInfo& launch) {
   MPI_Initialized(&initialized);
   if (!initialized) {
     int provided = 0;
-    checkMpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided), "MPI_Init_thread");
+    checkMpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided),
+             "MPI_Init_thread");
   }
   auto comm = std::make_unique<MpiCommunicator>();
   if (comm->rank() != launch.rank || comm->size() != launch.size)

@@ -25,6 +25,11 @@ double CpuBackend::forward(const ParameterSet& params, const SequenceBatch& batc
   return m_engine->run(params, batch, stateIn, stateOut, nullptr, outputs);
 }
 
+bool CpuBackend::setGradientListener(GradientListener* listener) {
+  m_engine->gradientListener = listener;
+  return true;
+}
+
 const CpuBackendStats& CpuBackend::stats() const { return m_engine->stats; }
 
 void CpuBackend::resetStats() { m_engine->stats = {}; }

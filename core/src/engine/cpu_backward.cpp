@@ -240,4 +240,24 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const cpu::No
   }
 }
 
+void CpuBackend::Engine::reportFinalGradients(const cpu::NodeOp& node, std::span<const float> mask,
+                                              ParameterSet& gradients) {
+  // parameterGradients wrote the node's biases and incoming weights once, over all frames: they
+  // are final. The mask is applied here too (run() applies it to all at the end again).
+  std::vector<GradientRange> ranges;
+  const auto add = [&](const ParameterView* view) {
+    if (!view) return;
+    float* values = gradients.values().data();
+    for (std::size_t i = view->offset; i < view->offset + view->size && i < mask.size(); ++i)
+      if (mask[i] == 0.0f) values[i] = 0.0f;
+    ranges.push_back({view->offset, view->size});
+  };
+  if (!m_plan.graph().layers[node.layers.front()].isInput())
+    for (int layer : node.layers) {
+      add(m_layout->layerBias(layer));
+      for (int c : m_plan.anterior(layer)) add(m_layout->connectionWeight(c));
+    }
+  if (!ranges.empty()) gradientListener->gradientsFinal(ranges);
+}
+
 }  // namespace rnnwb

@@ -252,6 +252,7 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
       backwardNode(m_program.nodes[n]);
       const ScopeClock gradientClock(m_options.profile, stats.gradientSeconds);
       parameterGradients(m_program.nodes[n], gradients->values().data());
+      if (gradientListener) reportFinalGradients(m_program.nodes[n], params.mask(), *gradients);
     }
     ++nodeTimes.backwardPasses;
     // The parameters' masks decide which gradients exist (the gradient buffer may have been

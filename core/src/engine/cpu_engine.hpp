@@ -63,6 +63,7 @@ class CpuBackend::Engine {
   const CompiledPlan& plan() const { return m_plan; }
   CpuBackendStats stats;
   NodeTimes nodeTimes;  // per node of m_program.nodes (= plan.nodes()), see Backend::nodeTimes
+  GradientListener* gradientListener = nullptr;  // see Backend::setGradientListener
 
  private:
   struct LayerBuffers {
@@ -197,6 +198,8 @@ class CpuBackend::Engine {
   void backwardGroup(const cpu::StackedGroup& group, Rows rows);
   void parameterGradients(const cpu::NodeOp& node, float* gradients);
   void parameterGradientPart(const cpu::NodeOp& node, float* gradients, int worker);
+  void reportFinalGradients(const cpu::NodeOp& node, std::span<const float> mask,
+                            ParameterSet& gradients);
 
   /// Runs step(firstStream, streamCount) on every worker, each with its part of the streams.
   void inParallel(const std::function<void(int, int)>& step);

@@ -1,6 +1,8 @@
 #include "data_parallel.hpp"
 
+#include <cstdio>
 #include <numeric>
+#include <string>
 
 #include "rnnwb/core/dist/stream_gather.hpp"
 #include "rnnwb/core/train/learner.hpp"
@@ -23,15 +25,62 @@ DataParallel::DataParallel(dist::Communicator* world, const TrainConfig& config)
     : m_own(world ? nullptr : dist::makeSingleProcessCommunicator()),
       m_world(world ? world : m_own.get()),
       m_streams(config.streams),
-      m_share(shareOfRank(*m_world, config)) {}
+      m_share(shareOfRank(*m_world, config)),
+      m_sum(single() ? nullptr : std::make_unique<GradientSum>(*m_world, config.overlapSum)) {}
 
 std::unique_ptr<Task> DataParallel::shareOf(std::unique_ptr<Task> whole) const {
   if (single()) return whole;
   return std::make_unique<StreamShareTask>(std::move(whole), m_share.first, m_share.count);
 }
 
+void DataParallel::attachTo(Backend& backend) {
+  if (m_sum) m_backendReports = backend.setGradientListener(m_sum.get());
+}
+
+bool DataParallel::beginGradientSum(std::span<float> gradients) {
+  if (!m_sum) return false;
+  m_sum->begin(gradients);
+  return true;
+}
+
+std::string DataParallel::sumDescription(const TrainConfig& config) const {
+  if (!m_sum || config.task.kind == "words") return "";
+  if (!m_sum->overlaps()) return "gradient summed after the backward pass (--no-overlap)";
+  if (m_backendReports)
+    return "gradient summed in buckets overlapped with the backward pass (each starts when the "
+           "backward has finished its parameters)";
+  if (config.algo != "bptt")
+    return "gradient summed after the update: algo " + config.algo +
+           " accumulates it frame by frame, so no part is final before the end";
+  return "gradient summed after the backward pass: backend " + config.backend +
+         " hands its gradient back whole";
+}
+
+std::string DataParallel::sumCounts() const {
+  if (!m_sum || m_sum->counts().updates == 0) return "";
+  const GradientSum::Counts& c = m_sum->counts();
+  char wait[32];
+  std::snprintf(wait, sizeof wait, "%.3f", 1e3 * c.waitSeconds / static_cast<double>(c.updates));
+  char share[32];
+  std::snprintf(share, sizeof share, "%.1f",
+                100.0 * static_cast<double>(c.floatsEarly) /
+                    static_cast<double>(std::max<std::int64_t>(1, c.floats)));
+  return "gradient sum: " + std::to_string(c.startedEarly) + " of " + std::to_string(c.buckets) +
+         " buckets started before the backward pass ended (" + share +
+         " % of the gradient), over " + std::to_string(c.updates) + " updates; " + wait +
+         " ms per update waiting for the sums after the backward pass";
+}
+
 void DataParallel::reduce(std::span<float> gradients, BatchGradient& batch) {
   if (single()) return;
+  if (m_sum->pending()) {
+    // The gradient of the summed loss, partly summed already during the backward pass.
+    m_sum->finish();
+    sumLoss(batch.lossSum, batch.predicted);
+    const float all = 1.0f / static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
+    for (float& g : gradients) g *= all;
+    return;
+  }
   // The learner divided its summed gradient by its own predicted frames; undo that, sum, and
   // divide by all ranks' frames. Two more roundings than one process makes: within 1e-6.
   const float mine = static_cast<float>(std::max<std::int64_t>(1, batch.predicted));

@@ -9,8 +9,10 @@
 #include <memory>
 #include <string>
 
+#include "gradient_sum.hpp"
 #include "rnnwb/core/dist/communicator.hpp"
 #include "rnnwb/core/dist/sharding.hpp"
+#include "rnnwb/core/engine/backend.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
 #include "rnnwb/core/engine/stream_state.hpp"
 #include "rnnwb/core/safetensors.hpp"
@@ -37,9 +39,21 @@ class DataParallel final : public GradientReducer {
   /// The task of all N streams cut to this rank's share (the task itself with one rank).
   std::unique_ptr<Task> shareOf(std::unique_ptr<Task> whole) const;
 
-  /// Collective: the batch's mean-loss gradient and figures made those of all ranks' batches
-  /// together: the gradient of the loss summed over every rank's predicted frames, divided by
-  /// their total (what one process of N streams computes), and the summed loss and frames.
+  /// Sequence learners: `backend` reports its final gradients to this rank's GradientSum, so
+  /// that the sum over the ranks can start during the backward pass (no-op with one rank).
+  void attachTo(Backend& backend);
+  /// Before the backward pass of an update: the learner then leaves its gradient buffer holding
+  /// d(summed loss)/d(params), unchecked, and reduce() finishes the sum, checks and divides.
+  /// False with one rank (the learner divides by its frames itself then).
+  bool beginGradientSum(std::span<float> gradients);
+  /// For the log: how the gradient sum meets the backward pass, and what it did so far.
+  std::string sumDescription(const TrainConfig& config) const;
+  std::string sumCounts() const;
+
+  /// Collective: the batch's mean-loss gradient (or, after beginGradientSum, its summed-loss
+  /// gradient) and figures made those of all ranks' batches together: the gradient of the loss
+  /// summed over every rank's predicted frames, divided by their total (what one process of N
+  /// streams computes), and the summed loss and frames.
   void reduce(std::span<float> gradients, BatchGradient& batch) override;
   /// Collective: a validation's summed loss and frames over the ranks.
   void sumLoss(double& loss, std::int64_t& predicted);
@@ -65,6 +79,8 @@ class DataParallel final : public GradientReducer {
   dist::Communicator* m_world;
   int m_streams;
   dist::StreamShare m_share;
+  std::unique_ptr<GradientSum> m_sum;  // with more than one rank
+  bool m_backendReports = false;       // the attached backend reports final gradients
 };
 
 }  // namespace rnnwb::train

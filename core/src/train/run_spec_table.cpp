@@ -338,6 +338,15 @@ std::vector<Setting> runRows() {
                     "workbench runs mpirun --hostfile with it); empty: this machine",
             .writtenWhen = [](const TrainConfig& c) { return !c.hostfile.empty(); }},
            FIELD(hostfile)),
+      bind({.key = "overlap_sum",
+            .flag = "--no-overlap",
+            .type = T::Flag,
+            .help = "data-parallel: start summing each bucket of the gradient over the ranks "
+                    "while the backward pass goes on; --no-overlap sums after it (the same "
+                    "floats; for measuring)",
+            .flagNegates = true,
+            .writtenWhen = [](const TrainConfig& c) { return !c.overlapSum; }},
+           FIELD(overlapSum)),
       bind({.key = "algo",
             .flag = "--algo",
             .help = "bptt, rtrl (exact) or snap1, snap2, snap3... (SnAp-n): RTRL-family "

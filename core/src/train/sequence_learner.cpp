@@ -72,7 +72,9 @@ SequenceLearner::SequenceLearner(const TrainConfig& config, const SequenceEngine
       m_task(taskFor(m_config, m_plan, ranks)),
       m_engine(makeEngine(m_config, m_plan)),
       m_params(initParameters(m_plan, m_config.seed)),
-      m_grads(ParameterSet::zerosLike(m_params)) {}
+      m_grads(ParameterSet::zerosLike(m_params)) {
+  if (m_ranks) m_ranks->attachTo(*m_engine.backend);
+}
 
 std::string SequenceLearner::firstNonFinite(bool inGradients) const {
   return firstNonFiniteIn(inGradients ? m_grads : m_params);
@@ -85,21 +87,25 @@ BatchGradient SequenceLearner::computeGradient(const TrainingPosition& at, std::
   const TruncationWindow window =
       truncationWindow(position, m_config.effectiveH(), m_config.hPrime);
   const TaskChunk chunk = m_task->trainingFrames(window.begin, window.frames);
+  // Data-parallel: the sum over the ranks starts during the backward pass; its buckets are the
+  // communicator's until it finishes (DataParallel::reduce checks and divides the sum).
+  const bool summing = m_ranks && m_ranks->beginGradientSum(m_grads.values());
   const ChunkLoss loss =
       forwardBackwardWindow(*m_engine.backend, m_params, chunk, window, m_streams, m_grads);
   collectNodeTimes();
   if (!std::isfinite(loss.summed))
     throw NonFiniteError(step, "the training loss is " + std::to_string(loss.summed));
-  if (!m_grads.allFinite())
-    throw NonFiniteError(step,
-                         "the gradient of '" + firstNonFiniteIn(m_grads) + "' is NaN or infinite");
-  const float scale = loss.predicted > 0 ? 1.0f / static_cast<float>(loss.predicted) : 1.0f;
-  for (float& g : m_grads.values()) g *= scale;
   BatchGradient b;
   b.lossSum = loss.summed;
   b.predicted = loss.predicted;
   b.consumed = static_cast<std::int64_t>(m_config.streams) * m_config.hPrime;
   b.cursorAdvance = m_config.hPrime;
+  if (summing) return b;
+  if (!m_grads.allFinite())
+    throw NonFiniteError(step,
+                         "the gradient of '" + firstNonFiniteIn(m_grads) + "' is NaN or infinite");
+  const float scale = loss.predicted > 0 ? 1.0f / static_cast<float>(loss.predicted) : 1.0f;
+  for (float& g : m_grads.values()) g *= scale;
   return b;
 }
 

@@ -86,12 +86,13 @@ class Trainer::Loop {
               (m_config.task.kind == "words"
                    ? std::string("each batch's examples shared by packed area")
                    : std::to_string(m_ranks.share().count) + " streams each"));
+    if (const std::string sum = m_ranks.sumDescription(m_config); !sum.empty()) message(sum);
     for (const std::string& line : m_learner->memoryLines()) message(line);
   }
 
   TrainOutcome run() {
     m_reporter.startSession();
-    return runUpdateLoop(
+    const TrainOutcome outcome = runUpdateLoop(
         m_totalSteps, m_config, m_observer,
         {[this] { return m_position.step; }, [this] { update(); },
          [this](bool validate) { return report(validate); }, [this] { writeCheckpoint(); },
@@ -99,6 +100,8 @@ class Trainer::Loop {
          [this](const std::string& text) { m_reporter.log(text); },
          writesFolder() ? m_folder.dir() : fs::path()},
         [this] { return m_ranks.agreedStopSignal(); });
+    if (const std::string counts = m_ranks.sumCounts(); !counts.empty()) message(counts);
+    return outcome;
   }
 
   const TrainConfig& config() const { return m_config; }
@@ -113,6 +116,10 @@ class Trainer::Loop {
     const std::int64_t step = m_position.step + 1;
     BatchGradient batch = m_learner->computeGradient(m_position, step);
     if (m_reducer) m_reducer->reduce(m_learner->gradients(), batch);
+    // Summed over the ranks, a gradient NaN on one is NaN on all: they stop together.
+    if (m_reducer && !allFinite(m_learner->gradients()))
+      throw NonFiniteError(step, "the gradient of '" + m_learner->firstNonFinite(true) +
+                                     "' summed over the ranks is NaN or infinite");
     const double norm = clipGradientNorm(m_learner->gradients(), m_config.clipNorm);
     if (batch.teaches) {
       m_optimizer->step(m_learner->parameters(), m_learner->gradients(), m_schedule.rate());

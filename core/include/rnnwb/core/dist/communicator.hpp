@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rnnwb::dist {
 
@@ -45,6 +46,19 @@ class Communicator {
   /// into buckets of bucketFloats() values that are reduced concurrently. The memory is the
   /// implementation's kind: host memory for the CPU ones, device memory for NCCL.
   virtual void allreduceSum(std::span<float> values) = 0;
+  /// A sum in parts, to overlap with computation: startSum begins summing `values` over every
+  /// rank (in place; the memory stays untouched by the caller until finishSums returns),
+  /// progressSums lets the started sums advance (an MPI library moves nonblocking collectives
+  /// only inside its calls), finishSums waits for all of them. Every rank starts the same parts
+  /// in the same order. The default runs each part as allreduceSum inside finishSums.
+  virtual void startSum(std::span<float> values) { m_deferredSums.push_back(values); }
+  virtual void progressSums() {}
+  virtual void finishSums() {
+    // Inline, like the rest of this class: rnnwb_dist_mpi's subclass needs no symbol of rnnwb_dist.
+    const std::vector<std::span<float>> parts = std::move(m_deferredSums);
+    m_deferredSums.clear();
+    for (std::span<float> part : parts) allreduceSum(part);
+  }
   /// Sums small host vectors (loss sums, frame counts, flags) over every rank, in place.
   virtual void allreduceSumHost(std::span<double> values) = 0;
   /// Copies rank `root`'s bytes (host memory) to every rank.
@@ -58,6 +72,7 @@ class Communicator {
 
  private:
   std::size_t m_bucketFloats = std::size_t{1} << 20;  // 4 MiB of F32 per bucket
+  std::vector<std::span<float>> m_deferredSums;
 };
 
 /// One process alone: every collective is the identity.

@@ -14,6 +14,8 @@
 //   NaN or infinite when the computation overflowed: callers check std::isfinite and
 //   ParameterSet::allFinite.
 // - The same inputs give bit-identical results on the same machine and thread count.
+#include <cstddef>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +35,22 @@ struct NodeTimes {
   int forwardPasses = 0, backwardPasses = 0;
 
   bool empty() const { return forwardSeconds.empty(); }
+};
+
+/// Entries [offset, offset + count) of a gradient buffer.
+struct GradientRange {
+  std::size_t offset = 0, count = 0;
+};
+
+/// Told during forwardBackward's backward pass that some gradients are final (data-parallel
+/// training starts summing them over the ranks while the backward goes on).
+class GradientListener {
+ public:
+  virtual ~GradientListener() = default;
+  /// These entries of the gradient buffer hold their final values (masked) for this
+  /// forwardBackward, and the backend writes them no more in it. Called on the thread that called
+  /// forwardBackward, in an order fixed by the plan; every entry is reported at most once per call.
+  virtual void gradientsFinal(std::span<const GradientRange> ranges) = 0;
 };
 
 class Backend {
@@ -55,6 +73,14 @@ class Backend {
   virtual double forward(const ParameterSet& params, const SequenceBatch& batch,
                          const StreamState& stateIn, StreamState* stateOut,
                          std::vector<Tensor>* outputs = nullptr) = 0;
+
+  /// Reports final gradients to `listener` during every later forwardBackward (null: stops;
+  /// not owned). Returns false when this backend cannot tell (the default): it then reports
+  /// nothing, and every gradient is final when forwardBackward returns.
+  virtual bool setGradientListener(GradientListener* listener) {
+    (void)listener;
+    return false;
+  }
 
   /// Time per node since the last reset; empty when this backend does not time its nodes.
   virtual NodeTimes nodeTimes() const { return {}; }

@@ -65,6 +65,9 @@ class CpuBackend final : public Backend {
   double forward(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
                  StreamState* stateOut, std::vector<Tensor>* outputs = nullptr) override;
 
+  /// Reports each node's parameters as the backward pass finishes them, in reverse schedule order.
+  bool setGradientListener(GradientListener* listener) override;
+
   const CpuBackendStats& stats() const;
   void resetStats();
   /// Always kept: two clock reads per node and pass.

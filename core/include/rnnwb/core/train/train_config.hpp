@@ -63,8 +63,9 @@ struct TrainConfig {
   std::string backend = "cpu";
   int threads = 0;            // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
   std::string algo = "bptt";  // bptt, rtrl or snapN (docs/snap.md): how gradients are computed
-  int ranks = 1;         // processes of a data-parallel run: the launcher's (docs/distributed.md)
-  std::string hostfile;  // the launcher's hostfile (mpirun --hostfile), a record; empty: local
+  int ranks = 1;           // processes of a data-parallel run: the launcher's (docs/distributed.md)
+  std::string hostfile;    // the launcher's hostfile (mpirun --hostfile), a record; empty: local
+  bool overlapSum = true;  // data-parallel: sum gradient buckets during the backward pass
 
   bool operator==(const TrainConfig&) const = default;
   /// h with its default applied (RTRL and SnAp update online every h' frames: h = h').
