@@ -251,6 +251,11 @@ std::unique_ptr<Communicator> openMpiWorld(const LaunchInfo& launch) {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (!initialized) {
+    // Open MPI spins while a rank waits; on this project's 2-core machine the spinning rank
+    // slowed the one still computing (2 ranks: 104-111k frames/s spinning, 120-121k yielding,
+    // docs/benchmarks.md). A user's own setting (mpirun --mca mpi_yield_when_idle 0, or the
+    // variable) is kept: overwrite is 0. Other MPIs ignore the variable.
+    ::setenv("OMPI_MCA_mpi_yield_when_idle", "1", 0);
     int provided = 0;
     checkMpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided),
              "MPI_Init_thread");
