@@ -118,6 +118,32 @@ Graph graphOfRow(const QString& file, const QString& json, int randomSeed) {
   return graphFromJson(json.toStdString());
 }
 
+/// The data row's graph with random parameters, a chunk of 9 frames of 5 streams predicted from
+/// frame 2 on, and random carried state; all seeded from the row.
+struct RowCase {
+  CompiledPlan plan;
+  ParameterSet params;
+  SequenceBatch batch;
+  StreamState state;
+  int randomSeed;
+  int threads;
+};
+
+RowCase caseOfRow() {
+  QFETCH(QString, file);
+  QFETCH(QString, json);
+  QFETCH(int, randomSeed);
+  QFETCH(int, threads);
+  CompiledPlan plan(graphOfRow(file, json, randomSeed));
+  ParameterSet params(plan);
+  randomizeParameters(params, 3 + randomSeed);
+  SequenceBatch batch = randomBatch(plan, 9, 5, 7 + randomSeed);
+  batch.firstPredictedFrame = 2;
+  StreamState state = randomState(plan, 5, 13 + randomSeed);
+  return {std::move(plan),  std::move(params), std::move(batch),
+          std::move(state), randomSeed,        threads};
+}
+
 }  // namespace
 
 void TestFusedStep::addGraphs() {
@@ -139,16 +165,8 @@ void TestFusedStep::addGraphs() {
 }
 
 void TestFusedStep::sameAsUnfused() {
-  QFETCH(QString, file);
-  QFETCH(QString, json);
-  QFETCH(int, randomSeed);
-  QFETCH(int, threads);
-  const CompiledPlan plan(graphOfRow(file, json, randomSeed));
-  ParameterSet params(plan);
-  randomizeParameters(params, 3 + randomSeed);
-  SequenceBatch batch = randomBatch(plan, 9, 5, 7 + randomSeed);
-  batch.firstPredictedFrame = 2;
-  const StreamState state = randomState(plan, 5, 13 + randomSeed);
+  const RowCase row = caseOfRow();
+  const auto& [plan, params, batch, state, randomSeed, threads] = row;
 
   const Run fused =
       runEngine(plan, params, batch, state, {.threads = threads, .packedStepProducts = false});
@@ -191,16 +209,8 @@ void TestFusedStep::sameAsUnfused() {
 // next chunk read before writing would carry that NaN into its results. The gradient buffer
 // starts as NaN in every run (runOn): each gradient must be written, not added to.
 void TestFusedStep::earlierChunksLeaveNothing() {
-  QFETCH(QString, file);
-  QFETCH(QString, json);
-  QFETCH(int, randomSeed);
-  QFETCH(int, threads);
-  const CompiledPlan plan(graphOfRow(file, json, randomSeed));
-  ParameterSet params(plan);
-  randomizeParameters(params, 3 + randomSeed);
-  SequenceBatch batch = randomBatch(plan, 9, 5, 7 + randomSeed);
-  batch.firstPredictedFrame = 2;
-  const StreamState state = randomState(plan, 5, 13 + randomSeed);
+  const RowCase row = caseOfRow();
+  const auto& [plan, params, batch, state, randomSeed, threads] = row;
   ParameterSet poisoned = params;
   for (float& value : poisoned.values()) value = std::numeric_limits<float>::quiet_NaN();
   const SequenceBatch longer = randomBatch(plan, 12, 5, 11 + randomSeed);
