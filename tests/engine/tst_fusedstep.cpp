@@ -166,7 +166,12 @@ void TestFusedStep::addGraphs() {
 
 void TestFusedStep::sameAsUnfused() {
   const RowCase row = caseOfRow();
-  const auto& [plan, params, batch, state, randomSeed, threads] = row;
+  // Plain references, not a structured binding: clang before 16 cannot capture one in a lambda.
+  const CompiledPlan& plan = row.plan;
+  const ParameterSet& params = row.params;
+  const SequenceBatch& batch = row.batch;
+  const StreamState& state = row.state;
+  const int threads = row.threads;
 
   const Run fused =
       runEngine(plan, params, batch, state, {.threads = threads, .packedStepProducts = false});
@@ -210,10 +215,15 @@ void TestFusedStep::sameAsUnfused() {
 // starts as NaN in every run (runOn): each gradient must be written, not added to.
 void TestFusedStep::earlierChunksLeaveNothing() {
   const RowCase row = caseOfRow();
-  const auto& [plan, params, batch, state, randomSeed, threads] = row;
+  // Plain references, not a structured binding: clang before 16 cannot capture one in a lambda.
+  const CompiledPlan& plan = row.plan;
+  const ParameterSet& params = row.params;
+  const SequenceBatch& batch = row.batch;
+  const StreamState& state = row.state;
+  const int threads = row.threads;
   ParameterSet poisoned = params;
   for (float& value : poisoned.values()) value = std::numeric_limits<float>::quiet_NaN();
-  const SequenceBatch longer = randomBatch(plan, 12, 5, 11 + randomSeed);
+  const SequenceBatch longer = randomBatch(plan, 12, 5, 11 + row.randomSeed);
 
   for (const bool fusedSteps : {true, false}) {
     const CpuBackendOptions options{.threads = threads, .fusedSteps = fusedSteps};
