@@ -36,6 +36,7 @@ class TestRunFolder : public QObject {
   void resumeRefusesAMissingCheckpointFolder();
   void resumeFallsBackToThePreviousCheckpoint();
   void resumeRefusesWhenNoCheckpointCanBeUsed();
+  void resumeOfAReadingRankLeavesTemporariesAlone();
   void resumeRefusesACheckpointHoldingAnotherStep();
   void atomicWriteKeepsModeAndSymlink();
   void atomicWriteNamesTheReason();
@@ -142,6 +143,23 @@ void TestRunFolder::resumeFallsBackToThePreviousCheckpoint() {
   QVERIFY2(point.notes[1].find("truncated); continuing from the previous one, "
                                "step-000000020.safetensors") != std::string::npos,
            point.notes[1].c_str());
+}
+
+void TestRunFolder::resumeOfAReadingRankLeavesTemporariesAlone() {
+  // A data-parallel rank other than 0 restores the same folder while rank 0 may be writing
+  // metrics.jsonl.tmp-PID (its pid, not this one's): that file must survive.
+  const fs::path dir = m_tmp.filePath("reader").toStdString();
+  const RunFolder folder(dir);
+  fs::create_directories(folder.checkpointDir());
+  touch(folder.checkpointPath(10));
+  const fs::path writing = folder.metricsPath().string() + ".tmp-999999";
+  touch(writing);
+  const ResumePoint point = restoreNewestCheckpoint(
+      folder, [](const fs::path&) { return std::int64_t(10); }, false);
+  QVERIFY(point.notes.empty());
+  QVERIFY(fs::exists(writing));
+  restoreNewestCheckpoint(folder, [](const fs::path&) { return std::int64_t(10); });
+  QVERIFY(!fs::exists(writing));  // the writer's own resume removes it
 }
 
 void TestRunFolder::resumeRefusesWhenNoCheckpointCanBeUsed() {

@@ -29,11 +29,13 @@ std::string temporariesNote(const std::vector<fs::path>& removed) {
 }  // namespace
 
 ResumePoint restoreNewestCheckpoint(const RunFolder& folder,
-                                    const std::function<std::int64_t(const fs::path&)>& restore) {
+                                    const std::function<std::int64_t(const fs::path&)>& restore,
+                                    bool removeTemporaries) {
   requireCheckpointFolder(folder);
   ResumePoint point;
-  if (const auto removed = folder.removeStaleTemporaries(); !removed.empty())
-    point.notes.push_back(temporariesNote(removed));
+  if (removeTemporaries)
+    if (const auto removed = folder.removeStaleTemporaries(); !removed.empty())
+      point.notes.push_back(temporariesNote(removed));
   const auto all = folder.checkpoints();
   std::vector<std::string> failures;
   for (auto it = all.rbegin(); it != all.rend(); ++it) {

@@ -229,7 +229,8 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   config.ranks = world ? world->size() : 1;
   auto loop = std::make_unique<Loop>(config, runDir, observer, world);
   const ResumePoint from = restoreNewestCheckpoint(
-      folder, [&](const fs::path& file) { return loop->restore(file), loop->position().step; });
+      folder, [&](const fs::path& file) { return loop->restore(file), loop->position().step; },
+      loop->writesFolder());
   const auto& checkpoint = from.checkpoint;
   if (loop->totalSteps() < loop->position().step)
     throw std::invalid_argument("the run is already at step " +

@@ -23,11 +23,16 @@ struct ResumePoint {
 
 /// Restores, newest first, the first checkpoint that `restore` accepts; `restore` loads the file
 /// into the trainer (throwing std::exception when it cannot) and returns the step it holds,
-/// which must be the step in the file's name. Removes stale temporary files first. Throws
+/// which must be the step in the file's name. Removes stale temporary files first when
+/// `removeTemporaries` (the folder's writer only: in a data-parallel run every rank restores, and
+/// another rank would take rank 0's temporary for a dead writer's and delete it while rank 0 is
+/// about to rename it; tst_dist_train failed so once: "metrics.jsonl: cannot replace the file").
+/// Throws
 /// std::runtime_error, having changed nothing but those temporaries, when checkpoints/ is
 /// missing or not a folder, or when no checkpoint can be restored (listing each and why).
 ResumePoint restoreNewestCheckpoint(
     const RunFolder& folder,
-    const std::function<std::int64_t(const std::filesystem::path&)>& restore);
+    const std::function<std::int64_t(const std::filesystem::path&)>& restore,
+    bool removeTemporaries = true);
 
 }  // namespace rnnwb::train
