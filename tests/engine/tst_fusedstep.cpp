@@ -166,17 +166,10 @@ void TestFusedStep::addGraphs() {
 
 void TestFusedStep::sameAsUnfused() {
   const RowCase row = caseOfRow();
-  // Plain references, not a structured binding: clang before 16 cannot capture one in a lambda.
-  const CompiledPlan& plan = row.plan;
-  const ParameterSet& params = row.params;
-  const SequenceBatch& batch = row.batch;
-  const StreamState& state = row.state;
-  const int threads = row.threads;
-
-  const Run fused =
-      runEngine(plan, params, batch, state, {.threads = threads, .packedStepProducts = false});
-  const Run unfused =
-      runEngine(plan, params, batch, state, {.threads = threads, .fusedSteps = false});
+  const Run fused = runEngine(row.plan, row.params, row.batch, row.state,
+                              {.threads = row.threads, .packedStepProducts = false});
+  const Run unfused = runEngine(row.plan, row.params, row.batch, row.state,
+                                {.threads = row.threads, .fusedSteps = false});
   QCOMPARE(fused.loss, unfused.loss);
   QVERIFY(sameBits(fused.gradients, unfused.gradients));
   QVERIFY(sameBits(fused.outputs, unfused.outputs));
@@ -184,15 +177,17 @@ void TestFusedStep::sameAsUnfused() {
 
   // Packed products: the same maths, other sums.
   const auto engineRun = [&](CpuBackendOptions options) {
-    CpuBackend backend(plan, options);
-    EngineRun run{0, ParameterSet::zerosLike(params), {}};
-    run.loss = backend.forwardBackward(params, batch, state, &run.state, &run.gradients);
+    CpuBackend backend(row.plan, options);
+    EngineRun run{0, ParameterSet::zerosLike(row.params), {}};
+    run.loss =
+        backend.forwardBackward(row.params, row.batch, row.state, &run.state, &run.gradients);
     return run;
   };
-  const EngineRun reference = engineRun({.threads = threads, .fusedSteps = false});
-  const EngineRun packed = engineRun({.threads = threads});
-  RoundingSpread spread = measureRoundingSpread(plan, params, batch, state,
-                                                runCpuEngine(plan, params, batch, state, 1));
+  const EngineRun reference = engineRun({.threads = row.threads, .fusedSteps = false});
+  const EngineRun packed = engineRun({.threads = row.threads});
+  RoundingSpread spread =
+      measureRoundingSpread(row.plan, row.params, row.batch, row.state,
+                            runCpuEngine(row.plan, row.params, row.batch, row.state, 1));
   // A result that no one-ulp move of the inputs changed (a spread of 0: a saturated unit) may
   // still round differently in other sums: at least 4 ulps of the array's largest value.
   const auto floorAt = [](double& s, std::span<const float> values) {
@@ -215,22 +210,16 @@ void TestFusedStep::sameAsUnfused() {
 // starts as NaN in every run (runOn): each gradient must be written, not added to.
 void TestFusedStep::earlierChunksLeaveNothing() {
   const RowCase row = caseOfRow();
-  // Plain references, not a structured binding: clang before 16 cannot capture one in a lambda.
-  const CompiledPlan& plan = row.plan;
-  const ParameterSet& params = row.params;
-  const SequenceBatch& batch = row.batch;
-  const StreamState& state = row.state;
-  const int threads = row.threads;
-  ParameterSet poisoned = params;
+  ParameterSet poisoned = row.params;
   for (float& value : poisoned.values()) value = std::numeric_limits<float>::quiet_NaN();
-  const SequenceBatch longer = randomBatch(plan, 12, 5, 11 + row.randomSeed);
+  const SequenceBatch longer = randomBatch(row.plan, 12, 5, 11 + row.randomSeed);
 
   for (const bool fusedSteps : {true, false}) {
-    const CpuBackendOptions options{.threads = threads, .fusedSteps = fusedSteps};
-    const Run fresh = runEngine(plan, params, batch, state, options);
-    CpuBackend reused(plan, options);
-    runOn(reused, plan, poisoned, longer, state);
-    const Run after = runOn(reused, plan, params, batch, state);
+    const CpuBackendOptions options{.threads = row.threads, .fusedSteps = fusedSteps};
+    const Run fresh = runEngine(row.plan, row.params, row.batch, row.state, options);
+    CpuBackend reused(row.plan, options);
+    runOn(reused, row.plan, poisoned, longer, row.state);
+    const Run after = runOn(reused, row.plan, row.params, row.batch, row.state);
     QVERIFY(std::isfinite(fresh.loss));
     QVERIFY(std::all_of(fresh.gradients.begin(), fresh.gradients.end(),
                         [](float g) { return std::isfinite(g); }));
