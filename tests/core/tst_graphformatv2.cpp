@@ -356,6 +356,18 @@ void TestGraphFormatV2::modelRules() {
   QVERIFY(problems[0].message.find("\"bias_init\" must be a finite number") != std::string::npos);
   QVERIFY(problems[1].message.find("\"init\" must be a finite number") != std::string::npos);
   QVERIFY(problems[2].message.find("\"block\" is only allowed") != std::string::npos);
+  g = *parseGraph(v2(kLayers1, kConnections1, 1)).graph;
+  g.dimensions = 3;
+  problems = validateGraph(g);
+  QCOMPARE(problems.size(), std::size_t(1));
+  QCOMPARE(problems[0].message, std::string("\"dimensions\" must be 1 or 2, got 3"));
+  // After a reduce, layers are 1-D: a dy there is refused, naming the connection.
+  g = *parseGraph(v2(kLayers, with(kConnections, R"({"from": "r", "to": "r", "delay": 1})"))).graph;
+  g.connections[5].delayY = 2;
+  problems = validateGraph(g);
+  QCOMPARE(problems.size(), std::size_t(1));
+  QCOMPARE(QString::fromStdString(problems[0].message),
+           QString("connection 'r->r@1': a 2-D delay [1, 2] between 1-D layers"));
 }
 
 void TestGraphFormatV2::newProblemsHaveFilePositions() {
