@@ -120,6 +120,15 @@ void TestEngineSupport::commandsRefuseCleanly() {
     QVERIFY2(r.err.contains(name[0] == 'b' ? "the ctc loss" : "2-D graphs"), qPrintable(r.err));
     QVERIFY(!QFileInfo::exists(dir.filePath("w")));
   }
+  // SnAp masks and RTRL refuse the nodes they cannot take, naming why.
+  auto r = rnnwb::testing::runCli({"mask", example("leaky-lp-2d.rnn.json")});
+  QVERIFY2(r.out.contains("RTRL cannot take it: the graph is 2-D") &&
+               r.out.contains("connection 'l->lu' inside it is a complement connection"),
+           qPrintable(r.out + r.err));
+  r = rnnwb::testing::runCli({"mask", example("bidirectional-ctc.rnn.json")});
+  QVERIFY2(r.out.contains("recurrent node {bw}: RTRL cannot take it: connection 'bw->bw@-1' has "
+                          "delay -1 (it reads ahead; RTRL runs forward in time)"),
+           qPrintable(r.out + r.err));
 }
 
 void TestEngineSupport::trainingRefusesToStreamAGraphThatReadsAhead_data() {
