@@ -48,6 +48,7 @@ class GraphValidator {
   void checkRecurrentNodes();
   std::string delayText(int i) const;
   int connectionDimensions(int i) const;
+  std::string nodeName(const std::vector<int>& members) const;
 
   const Graph& m_graph;
   std::vector<Diagnostic> m_problems;

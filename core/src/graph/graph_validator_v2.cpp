@@ -97,6 +97,16 @@ void GraphValidator::checkGrids() {
                           describeGrid(m_grids.layers[l], 2) + "): reduce it first");
 }
 
+std::string GraphValidator::nodeName(const std::vector<int>& members) const {
+  constexpr std::size_t kNamed = 8;  // a node of thousands of layers names a few
+  std::string name = "recurrent node of ";
+  for (std::size_t i = 0; i < members.size() && i < kNamed; ++i)
+    name += (i ? ", " : "") + quoted(m_graph.layers[members[i]].id);
+  if (members.size() > kNamed)
+    name += " and " + std::to_string(members.size() - kNamed) + " more layers";
+  return name;
+}
+
 void GraphValidator::checkRecurrentNodes() {
   std::vector<Edge> edges;
   std::vector<int> connectionOfEdge;
@@ -124,22 +134,20 @@ void GraphValidator::checkRecurrentNodes() {
     if (!seen[component[l]]) seen[component[l]] = true, order.push_back(component[l]);
   for (int k : order) {
     if (members[k].size() < 2 && !selfLoop[k]) continue;
-    std::string node = "recurrent node of ";
-    for (std::size_t i = 0; i < members[k].size(); ++i)
-      node += (i ? ", " : "") + quoted(m_graph.layers[members[k][i]].id);
+    const auto node = [&] { return nodeName(members[k]); };  // only when there is a problem
     for (int c : inside[k]) {
       const Connection& connection = m_graph.connections[c];
       if (connection.type == ConnectionType::Block || connection.reduce != ReduceAxis::None)
         connectionProblem(c, std::string("a ") +
                                  (connection.reduce != ReduceAxis::None ? "reduce" : "block") +
-                                 " connection may not be inside a " + node);
+                                 " connection may not be inside a " + node());
     }
     const LayerGrid& grid = m_grids.layers[members[k].front()];
     const int dimensions = grid.known() ? grid.dimensions : m_graph.dimensions;
     const NodeScan scan = scanOfNode(m_graph, inside[k], dimensions);
     if (scan.blocking.empty()) continue;
     Diagnostic d;
-    d.message = node + ": no scan order: no σ has σ · d >= 1 for the delays of ";
+    d.message = node() + ": no scan order: no σ has σ · d >= 1 for the delays of ";
     for (std::size_t i = 0; i < scan.blocking.size(); ++i) {
       const int c = scan.blocking[i];
       d.message += (i == 0                          ? ""
