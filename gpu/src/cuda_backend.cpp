@@ -5,6 +5,7 @@
 #include "chunk_executor.hpp"
 #include "cuda_step_runner.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
+#include "rnnwb/core/engine/engine_support.hpp"
 
 namespace rnnwb::gpu {
 
@@ -16,8 +17,15 @@ struct CudaBackend::Impl {
   ChunkExecutor executor;
 };
 
+namespace {
+const CompiledPlan& supported(const CompiledPlan& plan) {
+  requireEngineSupport(plan, "the CUDA backend");
+  return plan;
+}
+}  // namespace
+
 CudaBackend::CudaBackend(const CompiledPlan& plan, CudaBackendOptions options)
-    : m_impl(std::make_unique<Impl>(plan, options)) {}
+    : m_impl(std::make_unique<Impl>(supported(plan), options)) {}
 
 CudaBackend::~CudaBackend() = default;
 

@@ -1,6 +1,8 @@
 // The chunk lowering: the arena layout and the forward pass (schedule_builder.hpp).
 #include "launch_schedule.hpp"
 
+#include <stdexcept>
+
 #include "schedule_builder.hpp"
 
 namespace rnnwb::gpu {
@@ -157,6 +159,9 @@ void Builder::forwardConnection(const ConnectionOp& op, Rows rows) {
     case ConnectionType::Identity:
       flat(StepKind::Add, target, source, static_cast<Offset>(rows.count) * op.rows);
       break;
+    case ConnectionType::Complement:
+    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
+      throw std::logic_error("the engines compute no complement or block connection yet");
   }
 }
 

@@ -1,4 +1,6 @@
 // The chunk lowering: the backward pass, the schedule in reverse (schedule_builder.hpp).
+#include <stdexcept>
+
 #include "schedule_builder.hpp"
 
 namespace rnnwb::gpu::detail {
@@ -98,6 +100,9 @@ void Builder::backwardConnection(const ConnectionOp& op, Rows rows) {
     case ConnectionType::Identity:
       flat(StepKind::Add, sourceGrad, grad, static_cast<Offset>(rows.count) * op.rows);
       break;
+    case ConnectionType::Complement:
+    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
+      throw std::logic_error("the engines compute no complement or block connection yet");
   }
 }
 

@@ -21,6 +21,9 @@ class TestCli : public QObject {
   void validateMissingFile();
   void analyzeJsonHasTheContractShape();
   void analyzeTable();
+  void validateAndAnalyzeVersion2Examples_data();
+  void validateAndAnalyzeVersion2Examples();
+  void analyzeShowsScansAndGrids();
   void exportDotHasClustersAndDashedDelays();
   void exportWritesAFile();
   void outputThatCannotBeWrittenIsAnError();
@@ -70,10 +73,12 @@ void TestCli::analyzeJsonHasTheContractShape() {
   const Run r = runRnnwb({"analyze", example("lstm-peephole.rnn.json"), "--json"});
   QCOMPARE(r.exitCode, 0);
   const auto j = nlohmann::json::parse(r.out.toStdString());
-  QCOMPARE(j.size(), std::size_t(1));
+  // Version 2 added "dimensions", "layers" (grids), "whole_sequences", "reads_ahead" and, per
+  // node, "dimensions", "scan", "scan_order".
+  QCOMPARE(j.size(), std::size_t(5));
   QCOMPARE(j["sccs"].size(), std::size_t(3));
   for (const auto& scc : j["sccs"]) {
-    QCOMPARE(scc.size(), std::size_t(3));
+    QCOMPARE(scc.size(), std::size_t(6));
     QVERIFY(scc["layers"].is_array() && scc["recurrent"].is_boolean() &&
             scc["inner_order"].is_array());
     QCOMPARE(scc["layers"].size(), scc["inner_order"].size());
@@ -90,6 +95,65 @@ void TestCli::analyzeTable() {
   QVERIFY2(r.out.contains("4 nodes, 2 recurrent"), qPrintable(r.out));
   QVERIFY(r.out.contains("frame by frame"));
   QVERIFY(r.out.contains("all frames"));
+}
+
+void TestCli::validateAndAnalyzeVersion2Examples_data() {
+  QTest::addColumn<QString>("name");
+  QTest::addColumn<QString>("scan");
+  QTest::newRow("leaky-lp-2d") << "leaky-lp-2d.rnn.json"
+                               << "scan: diagonal wavefront: x forward, y forward, σ = (1, 1)";
+  QTest::newRow("cells-report") << "leaky-lp-2d-cells-report.rnn.json"
+                                << "scan: diagonal wavefront: x forward, y forward, σ = (1, 1)";
+  QTest::newRow("four directions")
+      << "leaky-lp-2d-four-directions.rnn.json"
+      << "scan: diagonal wavefront: x backward, y backward, σ = (-1, -1)";
+  QTest::newRow("bidirectional") << "bidirectional-ctc.rnn.json"
+                                 << "scan: backward in time, σ = (-1)";
+}
+
+void TestCli::validateAndAnalyzeVersion2Examples() {
+  QFETCH(QString, name);
+  QFETCH(QString, scan);
+  const Run v = runRnnwb({"validate", example(name.toUtf8().constData())});
+  QCOMPARE(v.exitCode, 0);
+  QVERIFY2(v.out.contains(": valid ("), qPrintable(v.out + v.err));
+  const Run a = runRnnwb({"analyze", example(name.toUtf8().constData())});
+  QCOMPARE(a.exitCode, 0);
+  QVERIFY2(a.out.contains(scan), qPrintable(a.out));
+}
+
+void TestCli::analyzeShowsScansAndGrids() {
+  const Run r = runRnnwb({"analyze", example("leaky-lp-2d.rnn.json"), "--json"});
+  QCOMPARE(r.exitCode, 0);
+  const auto j = nlohmann::json::parse(r.out.toStdString());
+  QCOMPARE(j["dimensions"].get<int>(), 2);
+  QCOMPARE(j["whole_sequences"].get<bool>(), false);
+  int recurrent = 0;
+  for (const auto& scc : j["sccs"]) {
+    if (!scc["recurrent"].get<bool>()) {
+      QVERIFY(scc["scan"].is_null());
+      continue;
+    }
+    ++recurrent;
+    QCOMPARE(scc["scan"], nlohmann::json::array({1, 1}));
+    QCOMPARE(scc["scan_order"].get<std::string>(),
+             std::string("diagonal wavefront: x forward, y forward"));
+  }
+  QCOMPARE(recurrent, 1);
+  for (const auto& layer : j["layers"]) {
+    const bool output = layer["id"] == "y";
+    QCOMPARE(layer["dimensions"].get<int>(), output ? 1 : 2);
+    QCOMPARE(layer["grid"].get<std::string>(), std::string(output ? "W" : "H × W"));
+  }
+  const Run text = runRnnwb({"analyze", example("leaky-lp-2d.rnn.json")});
+  QVERIFY2(text.out.contains(QString::fromUtf8("y               1-D   W")), qPrintable(text.out));
+  const Run bi = runRnnwb({"analyze", example("bidirectional-ctc.rnn.json"), "--json"});
+  const auto b = nlohmann::json::parse(bi.out.toStdString());
+  QCOMPARE(b["whole_sequences"].get<bool>(), true);
+  QCOMPARE(b["reads_ahead"].get<std::string>(), std::string("bw->bw@-1"));
+  const Run biText = runRnnwb({"analyze", example("bidirectional-ctc.rnn.json")});
+  QVERIFY2(biText.out.contains("needs whole sequences: connection 'bw->bw@-1' reads ahead"),
+           qPrintable(biText.out));
 }
 
 void TestCli::exportDotHasClustersAndDashedDelays() {

@@ -55,8 +55,8 @@ void TestGraphValidator::rule_data() {
   };
   row("malformed JSON", "{\"format\": ", "malformed JSON: syntax error");
   row("wrong format", document(L, C, R"("format": "other", "version": 1)"), "\"format\" must be");
-  row("unknown version", document(L, C, R"("format": "rnnwb.graph", "version": 2)"),
-      "unknown \"version\" 2");
+  row("unknown version", document(L, C, R"("format": "rnnwb.graph", "version": 3)"),
+      "unknown \"version\" 3");
   row("missing layer id", document(withLayer(R"({"kind": "additive", "size": 4})"), C),
       "layer #3: missing \"id\"");
   row("bad layer id", document(withLayer(R"({"id": "a b", "kind": "additive", "size": 4})"), C),

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 
+#include "engine_examples.hpp"
 #include "engine_test_support.hpp"
 #include "random_graph.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
@@ -154,7 +155,7 @@ void TestFusedStep::addGraphs() {
   const QDir examples(RNNWB_EXAMPLES_DIR);
   for (int threads : {1, 3}) {
     const QString suffix = QString(", %1 thread(s)").arg(threads);
-    for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name))
+    for (const QString& name : rnnwb::testing::engineExampleNames())
       QTest::newRow(qPrintable(name + suffix)) << examples.filePath(name) << "" << 0 << threads;
     QTest::newRow(qPrintable("inside" + suffix)) << "" << kInsideGraph << 0 << threads;
     for (int seed = 1; seed <= 16; ++seed)

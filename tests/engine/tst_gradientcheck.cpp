@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "engine_examples.hpp"
 #include "engine_test_support.hpp"
 #include "random_graph.hpp"
 #include "reference_engine.hpp"
@@ -122,7 +123,7 @@ void TestGradientCheck::matchesFiniteDifferences_data() {
       << "" << 0 << 0 << true;
 
   const QDir examples(RNNWB_EXAMPLES_DIR);
-  for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name))
+  for (const QString& name : rnnwb::testing::engineExampleNames())
     QTest::newRow(qPrintable("example " + name)) << "" << examples.filePath(name) << 0 << 1 << true;
   for (int seed = 1; seed <= 12; ++seed)
     QTest::newRow(qPrintable("random graph " + QString::number(seed))) << ""

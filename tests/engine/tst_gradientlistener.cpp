@@ -7,6 +7,7 @@
 
 #include <cstring>
 
+#include "engine_examples.hpp"
 #include "engine_test_support.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -67,7 +68,7 @@ void TestGradientListener::everyParameterFinalWhenReported_data() {
   const QDir examples(RNNWB_EXAMPLES_DIR);
   for (int threads : {1, 3})
     for (bool fused : {true, false})
-      for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name))
+      for (const QString& name : rnnwb::testing::engineExampleNames())
         QTest::newRow(qPrintable(
             QString("%1, %2 thread(s)%3").arg(name).arg(threads).arg(fused ? "" : ", unfused")))
             << examples.filePath(name) << threads << fused;

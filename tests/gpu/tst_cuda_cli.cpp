@@ -3,12 +3,15 @@
 // Both paths are checked: this test runs everywhere (label cli), not only on a GPU machine.
 #include <QtTest>
 
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/gpu/cuda_backend.hpp"
 #include "rnnwb/gpu/device.hpp"
 
 class TestCudaCli : public QObject {
   Q_OBJECT
  private slots:
   void trainWithCuda();
+  void backendRefusesWhatItCannotCompute();
 };
 
 void TestCudaCli::trainWithCuda() {
@@ -33,6 +36,27 @@ void TestCudaCli::trainWithCuda() {
   QFile config(run + "/config.json");
   QVERIFY(config.open(QIODevice::ReadOnly));
   QVERIFY(config.readAll().contains("\"cuda\""));
+}
+
+// Graph format version 2: refused before any device is looked for, so this runs everywhere.
+void TestCudaCli::backendRefusesWhatItCannotCompute() {
+  const std::string dir = RNNWB_EXAMPLES_DIR;
+  const std::pair<const char*, const char*> cases[] = {
+      {"/leaky-lp-2d.rnn.json", "2-D graphs"},
+      {"/leaky-lp-2d.rnn.json", "connection 'l->lu': the complement type"},
+      {"/leaky-lp-2d.rnn.json", "connection 'h->y': reduce"},
+      {"/bidirectional-ctc.rnn.json", "layer 'y': the ctc loss"}};
+  for (const auto& [file, expected] : cases) {
+    const rnnwb::CompiledPlan plan(rnnwb::loadValidGraph(dir + file));
+    try {
+      rnnwb::gpu::CudaBackend backend(plan);
+      QFAIL("the CUDA backend accepted a version 2 graph");
+    } catch (const std::invalid_argument& e) {
+      const std::string what = e.what();
+      QVERIFY2(what.starts_with("the CUDA backend cannot compute graph '"), e.what());
+      QVERIFY2(what.find(expected) != std::string::npos, e.what());
+    }
+  }
 }
 
 QTEST_GUILESS_MAIN(TestCudaCli)

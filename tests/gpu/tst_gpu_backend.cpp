@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "backend_comparison.hpp"
+#include "engine_examples.hpp"
 #include "engine_test_support.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/gpu/cuda_backend.hpp"
@@ -61,7 +62,7 @@ void TestGpuBackend::examples_data() {
   QTest::addColumn<QString>("file");
   QTest::addColumn<bool>("graphs");
   const QDir examples(RNNWB_EXAMPLES_DIR);
-  for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name)) {
+  for (const QString& name : rnnwb::testing::engineExampleNames()) {
     QTest::newRow(qPrintable(name)) << examples.filePath(name) << true;
     QTest::newRow(qPrintable(name + " step by step")) << examples.filePath(name) << false;
   }

@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include "backend_comparison.hpp"
+#include "engine_examples.hpp"
 #include "engine_test_support.hpp"
 #include "executor_backend.hpp"
 #include "host_step_runner.hpp"
@@ -48,7 +49,7 @@ void TestLaunchSchedule::matchesCpu_data() {
   QTest::addColumn<int>("carry");
   QTest::addColumn<bool>("state");
   const QDir examples(RNNWB_EXAMPLES_DIR);
-  for (const QString& name : examples.entryList({"*.rnn.json"}, QDir::Files, QDir::Name)) {
+  for (const QString& name : rnnwb::testing::engineExampleNames()) {
     QTest::newRow(qPrintable(name)) << examples.filePath(name) << 1 << 5 << 1 << 3 << true;
     QTest::newRow(qPrintable(name + " fresh, carry 0"))
         << examples.filePath(name) << 2 << 4 << 0 << 0 << false;

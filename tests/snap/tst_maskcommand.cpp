@@ -7,6 +7,7 @@
 #include <QImage>
 #include <nlohmann/json.hpp>
 
+#include "engine_examples.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/snap/row_colouring.hpp"
 #include "rnnwb/core/snap/snap_patterns.hpp"
@@ -39,7 +40,7 @@ class TestMaskCommand : public QObject {
 };
 
 void TestMaskCommand::jsonAgreesWithTheLibraryOnEveryExample() {
-  const QStringList files = QDir(RNNWB_EXAMPLES_DIR).entryList({"*.rnn.json"});
+  const QStringList files = rnnwb::testing::engineExampleNames();
   QVERIFY(files.size() >= 8);
   for (const QString& file : files) {
     const nlohmann::json j = maskJson({example(file)});

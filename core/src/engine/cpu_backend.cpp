@@ -2,11 +2,19 @@
 
 #include "cpu_engine.hpp"
 #include "rnnwb/core/check.hpp"
+#include "rnnwb/core/engine/engine_support.hpp"
 
 namespace rnnwb {
 
+namespace {
+const CompiledPlan& supported(const CompiledPlan& plan) {
+  requireEngineSupport(plan, "the CPU engine");
+  return plan;
+}
+}  // namespace
+
 CpuBackend::CpuBackend(const CompiledPlan& plan, CpuBackendOptions options)
-    : m_engine(std::make_unique<Engine>(plan, options)) {}
+    : m_engine(std::make_unique<Engine>(supported(plan), options)) {}
 
 CpuBackend::~CpuBackend() = default;
 

@@ -1,6 +1,7 @@
 // The backward pass of the CPU engine: the schedule in reverse, recurrent nodes frame by frame
 // from the last frame, then every weight gradient as one product over all frames of the chunk.
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "cpu_engine.hpp"
@@ -113,6 +114,9 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::backwardConnection(const cpu::Conne
       else
         for (std::size_t i = 0; i < count; ++i) sourceGrad[i] += grad[i];
       break;
+    case ConnectionType::Complement:
+    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
+      throw std::logic_error("the engines compute no complement or block connection yet");
   }
 }
 

@@ -2,6 +2,7 @@
 // by frame after their external inputs have been computed for all frames.
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "cpu_engine.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
@@ -63,6 +64,9 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::forwardConnection(const cpu::Connec
       else
         for (std::size_t i = 0; i < count; ++i) dest[i] += source[i];
       break;
+    case ConnectionType::Complement:
+    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
+      throw std::logic_error("the engines compute no complement or block connection yet");
   }
 }
 

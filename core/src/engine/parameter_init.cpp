@@ -25,15 +25,23 @@ ParameterSet initParameters(const CompiledPlan& plan, std::uint64_t seed) {
   ParameterSet parameters(plan);
   const Graph& graph = plan.graph();
   for (const ParameterView& view : parameters.layout().views()) {
-    if (view.connection < 0) continue;  // biases start at 0
+    auto values = parameters.view(view);
+    if (view.connection < 0) {  // biases start at 0, or at the layer's bias_init
+      const std::optional<double>& start = graph.layers[view.layer].biasInit;
+      std::fill(values.begin(), values.end(), static_cast<float>(start.value_or(0.0)));
+      continue;
+    }
     const Connection& connection = graph.connections[view.connection];
+    if (connection.init) {  // version 2's "init": every weight starts at that value
+      std::fill(values.begin(), values.end(), static_cast<float>(*connection.init));
+      continue;
+    }
     double bound = 1.0;
     if (connection.type == ConnectionType::Full) {
       const double fanIn = std::max(1.0, connection.density * static_cast<double>(view.shape[1]));
       bound = 1.0 / std::sqrt(fanIn);
     }
     SplitMix64 random(tensorSeed(seed, view.key));
-    auto values = parameters.view(view);
     for (float& v : values) v = static_cast<float>((2.0 * random.nextUnit() - 1.0) * bound);
   }
   parameters.applyMasks();

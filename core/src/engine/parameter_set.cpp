@@ -8,6 +8,7 @@
 
 #include "rnnwb/core/check.hpp"
 #include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/engine/engine_support.hpp"
 #include "rnnwb/core/memory_size.hpp"
 
 namespace rnnwb {
@@ -28,6 +29,8 @@ std::map<std::tuple<int, int, int>, std::vector<int>> stacks(const CompiledPlan&
 }  // namespace
 
 ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
+  // Block weights and fixed weights have no place in this layout yet; reading ahead is fine.
+  requireEngineSupport(plan, "the engine", false);
   const Graph& graph = plan.graph();
   const int connectionCount = static_cast<int>(graph.connections.size());
   m_viewOfConnection.assign(connectionCount, -1);

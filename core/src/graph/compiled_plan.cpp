@@ -10,6 +10,7 @@ CompiledPlan::CompiledPlan(Graph graph) : m_graph(std::move(graph)) {
   if (auto problems = validateGraph(m_graph); !problems.empty())
     throw GraphError(std::move(problems));
   m_analysis = analyzeSccs(m_graph);
+  m_grids = analyzeGrids(m_graph);
   m_layerIndex = layerIndexById(m_graph);
 
   const int layerCount = static_cast<int>(m_graph.layers.size());
@@ -26,6 +27,7 @@ CompiledPlan::CompiledPlan(Graph graph) : m_graph(std::move(graph)) {
     m_anterior[m_to[c]].push_back(c);
     m_posterior[m_from[c]].push_back(c);
     m_maxDelayFrom[m_from[c]] = std::max(m_maxDelayFrom[m_from[c]], connection.delay);
+    if (m_graph.dimensions == 1 && connection.delay < 0 && m_readAhead < 0) m_readAhead = c;
   }
   for (int l = 0; l < layerCount; ++l) {
     if (m_graph.layers[l].isInput()) m_inputs.push_back(l);

@@ -49,13 +49,18 @@ std::string exportDot(const CompiledPlan& plan) {
     for (int l : node.innerOrder) writeLayer(out, g.layers[l], "    ");
     out << "  }\n";
   }
-  for (const Connection& c : g.connections) {
+  for (int k = 0; k < static_cast<int>(g.connections.size()); ++k) {
+    const Connection& c = g.connections[k];
     out << "  " << dotString(c.from) << " -> " << dotString(c.to) << " [";
     std::string label = c.type == ConnectionType::Full ? "" : std::string(toString(c.type));
     if (c.isSparse())
       label += (label.empty() ? "" : " ") + ("d=" + std::to_string(c.density).substr(0, 5));
-    if (c.delay > 0) {
-      label += (label.empty() ? "" : "\\n") + ("delay " + std::to_string(c.delay));
+    if (c.isDelayed()) {  // version 2: any sign, and [dx, dy] in 2-D
+      const std::string delay =
+          plan.grid(plan.fromLayer(k)).dimensions == 2 && c.reduce == ReduceAxis::None
+              ? "[" + std::to_string(c.delay) + ", " + std::to_string(c.delayY) + "]"
+              : std::to_string(c.delay);
+      label += (label.empty() ? "" : "\\n") + ("delay " + delay);
       out << "style=dashed, ";
     }
     out << "label=\"" << label << "\", tooltip=" << dotString(c.id) << "];\n";

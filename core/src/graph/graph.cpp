@@ -21,11 +21,16 @@ constexpr NameTable<Activation, 5> kActivations{{{Activation::Identity, "identit
                                                  {Activation::Tanh, "tanh"},
                                                  {Activation::Relu, "relu"},
                                                  {Activation::Softmax, "softmax"}}};
-constexpr NameTable<LossKind, 3> kLosses{
-    {{LossKind::None, "none"}, {LossKind::CrossEntropy, "cross_entropy"}, {LossKind::Mse, "mse"}}};
-constexpr NameTable<ConnectionType, 3> kTypes{{{ConnectionType::Full, "full"},
+constexpr NameTable<LossKind, 4> kLosses{{{LossKind::None, "none"},
+                                          {LossKind::CrossEntropy, "cross_entropy"},
+                                          {LossKind::Mse, "mse"},
+                                          {LossKind::Ctc, "ctc"}}};
+constexpr NameTable<ConnectionType, 5> kTypes{{{ConnectionType::Full, "full"},
                                                {ConnectionType::Diagonal, "diagonal"},
-                                               {ConnectionType::Identity, "identity"}}};
+                                               {ConnectionType::Identity, "identity"},
+                                               {ConnectionType::Complement, "complement"},
+                                               {ConnectionType::Block, "block"}}};
+constexpr NameTable<ReduceAxis, 2> kReduceAxes{{{ReduceAxis::None, "none"}, {ReduceAxis::Y, "y"}}};
 
 template <typename Enum, std::size_t N>
 std::string_view nameOf(const NameTable<Enum, N>& table, Enum value) {
@@ -47,6 +52,7 @@ std::string_view toString(LayerKind kind) { return nameOf(kLayerKinds, kind); }
 std::string_view toString(Activation activation) { return nameOf(kActivations, activation); }
 std::string_view toString(LossKind loss) { return nameOf(kLosses, loss); }
 std::string_view toString(ConnectionType type) { return nameOf(kTypes, type); }
+std::string_view toString(ReduceAxis axis) { return nameOf(kReduceAxes, axis); }
 
 std::optional<LayerKind> layerKindFromString(std::string_view text) {
   return valueOf(kLayerKinds, text);
@@ -62,14 +68,45 @@ std::optional<ConnectionType> connectionTypeFromString(std::string_view text) {
   return valueOf(kTypes, text);
 }
 
+std::optional<ReduceAxis> reduceAxisFromString(std::string_view text) {
+  if (text == "none") return std::nullopt;
+  return valueOf(kReduceAxes, text);
+}
+
 bool defaultBias(LayerKind kind) { return kind == LayerKind::Additive; }
 
+bool Connection::hasWeight() const {
+  return type == ConnectionType::Full || type == ConnectionType::Diagonal ||
+         type == ConnectionType::Block;
+}
+
 std::string defaultConnectionId(std::string_view from, std::string_view to, int delay) {
+  return defaultConnectionId(from, to, std::span<const int>(&delay, 1));
+}
+
+std::string defaultConnectionId(std::string_view from, std::string_view to,
+                                std::span<const int> delay) {
   std::string id;
-  id.reserve(from.size() + to.size() + 6);
+  id.reserve(from.size() + to.size() + 8);
   id.append(from).append("->").append(to);
-  if (delay > 0) id.append("@").append(std::to_string(delay));
+  bool delayed = false;
+  for (int d : delay) delayed |= d != 0;
+  if (!delayed) return id;
+  for (std::size_t i = 0; i < delay.size(); ++i)
+    id.append(i ? "," : "@").append(std::to_string(delay[i]));
   return id;
+}
+
+bool usesVersion2(const Graph& graph) {
+  if (graph.dimensions != 1) return true;
+  for (const Layer& l : graph.layers)
+    if (l.loss == LossKind::Ctc || l.biasInit || !l.biasTrainable) return true;
+  for (const Connection& c : graph.connections)
+    if (c.delay < 0 || c.delayY != 0 || c.type == ConnectionType::Complement ||
+        c.type == ConnectionType::Block || c.block != std::array<int, 2>{0, 0} ||
+        c.reduce != ReduceAxis::None || !c.trainable || c.init)
+      return true;
+  return false;
 }
 
 std::unordered_map<std::string, int> layerIndexById(const Graph& graph) {

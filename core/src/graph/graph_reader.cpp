@@ -7,56 +7,40 @@
 #include <set>
 #include <sstream>
 
+#include "graph_reader.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/graph_validator.hpp"
 #include "rnnwb/core/json_read.hpp"
 
 namespace rnnwb {
-namespace {
+namespace detail {
 
+namespace {
 using nlohmann::json;
 
 const std::set<std::string> kTopKeys{"format", "version", "name", "layers", "connections", "ui"};
 const std::set<std::string> kLayerKeys{"id", "kind", "size", "activation", "bias", "loss"};
 const std::set<std::string> kConnectionKeys{"id", "from", "to", "type", "delay", "density", "seed"};
+// Keys that version 2 adds (graph-format-v2.md).
+const std::set<std::string> kTopKeysV2{"dimensions"};
+const std::set<std::string> kLayerKeysV2{"bias_init", "bias_trainable"};
+const std::set<std::string> kConnectionKeysV2{"block", "reduce", "trainable", "init"};
+
+std::set<std::string> unite(const std::set<std::string>& a, const std::set<std::string>& b) {
+  std::set<std::string> all = a;
+  all.insert(b.begin(), b.end());
+  return all;
+}
+}  // namespace
 
 std::string inQuotes(const std::string& s) { return "'" + s + "'"; }
 
 std::string unknownKey(const std::string& key, const std::set<std::string>& known,
-                       const char* what = "unknown key ") {
+                       const char* what) {
   std::string message = what + inQuotes(key);
   if (auto near = closestName(key, known)) message += " (did you mean " + inQuotes(*near) + "?)";
   return message;
 }
-
-// Collects the reader's problems and remembers which layers and connections they concern, so
-// that validation does not pile consequences on top of a field the reader could not read.
-class GraphReader {
- public:
-  GraphLoadResult read(std::string_view text);
-
- private:
-  // `where` is the member the problem is about (a key path), found in the text at the end.
-  void problem(std::string message, JsonPath where = {}) {
-    m_problems.push_back({std::move(message), {}, {}, 0, 0});
-    m_where.push_back(std::move(where));
-  }
-  void layerProblem(int index, const std::string& message, const std::string& key = {});
-  void connectionProblem(int index, const std::string& message, const std::string& key = {});
-  void locateProblems(std::string_view text);
-  bool readHeader(const json& doc);
-  void readLayer(int index, const json& item);
-  void readConnection(int index, const json& item);
-  std::string layerLabel(int index) const;
-  std::string connectionLabel(int index) const;
-  std::optional<int> readInt(const json& value, long long min, long long max);
-
-  Graph m_graph;
-  std::vector<Diagnostic> m_problems;
-  std::vector<JsonPath> m_where;  // one per reader problem
-  std::set<int> m_brokenLayers, m_brokenConnections;
-  std::vector<bool> m_connectionHasId;
-};
 
 std::string GraphReader::layerLabel(int index) const {
   const std::string& id = m_graph.layers[index].id;
@@ -111,8 +95,12 @@ bool GraphReader::readHeader(const json& doc) {
     problem("a graph file must hold a JSON object");
     return false;
   }
+  // Keys are judged by the version the file claims, before the version itself is checked.
+  if (!doc.contains("version") || doc["version"] != kGraphFormatVersion)
+    m_version = kGraphFormatLatestVersion;
   for (const auto& [key, value] : doc.items())
-    if (!kTopKeys.count(key)) problem(unknownKey(key, kTopKeys, "unknown top-level key "), {key});
+    if (!kTopKeys.count(key) && !version2Key(key, kTopKeysV2, -1, -1))
+      problem(unknownKey(key, unite(kTopKeys, kTopKeysV2), "unknown top-level key "), {key});
   if (!doc.contains("format") || doc["format"] != kGraphFormatName) {
     problem(std::string("\"format\" must be \"") + std::string(kGraphFormatName) + "\"" +
                 (doc.contains("format") ? ", got " + describeJsonValue(doc["format"])
@@ -120,13 +108,16 @@ bool GraphReader::readHeader(const json& doc) {
             {"format"});
     return false;
   }
-  if (!doc.contains("version") || doc["version"] != kGraphFormatVersion) {
+  if (!doc.contains("version") ||
+      (doc["version"] != kGraphFormatVersion && doc["version"] != kGraphFormatLatestVersion)) {
     problem("unknown \"version\" " +
                 (doc.contains("version") ? describeJsonValue(doc["version"]) : "(missing)") +
-                ": this program reads version " + std::to_string(kGraphFormatVersion),
+                ": this program reads versions " + std::to_string(kGraphFormatVersion) + " and " +
+                std::to_string(kGraphFormatLatestVersion),
             {"version"});
     return false;
   }
+  readDimensions(doc);
   if (doc.contains("name")) {
     if (doc["name"].is_string())
       m_graph.name = doc["name"].get<std::string>();
@@ -157,7 +148,8 @@ void GraphReader::readLayer(int index, const json& item) {
     layer.id = item["id"].get<std::string>();
 
   for (const auto& [key, value] : item.items())
-    if (!kLayerKeys.count(key)) layerProblem(index, unknownKey(key, kLayerKeys), key);
+    if (!kLayerKeys.count(key) && !version2Key(key, kLayerKeysV2, index, -1))
+      layerProblem(index, unknownKey(key, unite(kLayerKeys, kLayerKeysV2)), key);
 
   if (!item.contains("kind")) {
     layerProblem(index, "missing \"kind\"");
@@ -181,7 +173,12 @@ void GraphReader::readLayer(int index, const json& item) {
   else
     layerProblem(index, "\"size\" must be an integer >= 1, got " + describeJsonValue(item["size"]),
                  "size");
+  readLayerValues(index, item);
+  if (m_version >= kGraphFormatLatestVersion) readVersion2Layer(index, item);
+}
 
+void GraphReader::readLayerValues(int index, const json& item) {
+  Layer& layer = m_graph.layers[index];
   const bool input = layer.kind == LayerKind::Input;
   for (const char* key : {"activation", "bias", "loss"})
     if (input && item.contains(key))
@@ -206,12 +203,18 @@ void GraphReader::readLayer(int index, const json& item) {
   }
   if (item.contains("loss")) {
     const json& v = item["loss"];
-    if (auto l = v.is_string() ? lossFromString(v.get<std::string>()) : std::nullopt)
+    auto l = v.is_string() ? lossFromString(v.get<std::string>()) : std::nullopt;
+    if (l == LossKind::Ctc && m_version < kGraphFormatLatestVersion)
+      layerProblem(index, "the loss \"ctc\" needs \"version\": 2", "loss");
+    else if (l)
       layer.loss = *l;
     else
-      layerProblem(index,
-                   "unknown loss " + describeJsonValue(v) + " (expected cross_entropy or mse)",
-                   "loss");
+      layerProblem(
+          index,
+          "unknown loss " + describeJsonValue(v) +
+              (m_version < kGraphFormatLatestVersion ? " (expected cross_entropy or mse)"
+                                                     : " (expected cross_entropy, mse or ctc)"),
+          "loss");
   }
 }
 
@@ -220,6 +223,7 @@ void GraphReader::readConnection(int index, const json& item) {
   Connection& c = m_graph.connections.back();
   c.seed = static_cast<std::uint64_t>(index);
   m_connectionHasId.push_back(false);
+  m_delayArity.push_back(0);
   if (!item.is_object()) {
     connectionProblem(index, "must be a JSON object");
     return;
@@ -241,30 +245,45 @@ void GraphReader::readConnection(int index, const json& item) {
     else
       end = item[key].get<std::string>();
   }
-  if (item.contains("delay")) {
-    if (auto d = readInt(item["delay"], std::numeric_limits<int>::min(),
-                         std::numeric_limits<int>::max()))
-      c.delay = *d;
-    else
-      connectionProblem(
-          index, "\"delay\" must be an integer >= 0, got " + describeJsonValue(item["delay"]),
-          "delay");
+  const std::string delayProblem = item.contains("delay") ? readDelay(index, item["delay"]) : "";
+  if (!m_connectionHasId.back() && !c.from.empty() && !c.to.empty()) {
+    if (m_version < kGraphFormatLatestVersion) {
+      c.id = defaultConnectionId(c.from, c.to, std::max(c.delay, 0));
+    } else {
+      const int delay[2] = {c.delay, c.delayY};
+      c.id = defaultConnectionId(c.from, c.to,
+                                 std::span<const int>(delay, std::max(m_delayArity.back(), 1)));
+    }
   }
-  if (!m_connectionHasId.back() && !c.from.empty() && !c.to.empty())
-    c.id = defaultConnectionId(c.from, c.to, std::max(c.delay, 0));
-
+  if (!delayProblem.empty()) connectionProblem(index, delayProblem, "delay");
   for (const auto& [key, value] : item.items())
-    if (!kConnectionKeys.count(key))
-      connectionProblem(index, unknownKey(key, kConnectionKeys), key);
-  if (item.contains("type")) {
-    const json& v = item["type"];
-    if (auto t = v.is_string() ? connectionTypeFromString(v.get<std::string>()) : std::nullopt)
-      c.type = *t;
-    else
-      connectionProblem(
-          index, "unknown type " + describeJsonValue(v) + " (expected full, diagonal or identity)",
-          "type");
-  }
+    if (!kConnectionKeys.count(key) && !version2Key(key, kConnectionKeysV2, -1, index))
+      connectionProblem(index, unknownKey(key, unite(kConnectionKeys, kConnectionKeysV2)), key);
+  readConnectionType(index, item);
+  readConnectionValues(index, item);
+  if (m_version >= kGraphFormatLatestVersion) readVersion2Connection(index, item);
+}
+
+void GraphReader::readConnectionType(int index, const json& item) {
+  if (!item.contains("type")) return;
+  const json& v = item["type"];
+  auto t = v.is_string() ? connectionTypeFromString(v.get<std::string>()) : std::nullopt;
+  const bool v2Type = t == ConnectionType::Complement || t == ConnectionType::Block;
+  if (v2Type && m_version < kGraphFormatLatestVersion)
+    connectionProblem(index, "the type " + describeJsonValue(v) + " needs \"version\": 2", "type");
+  else if (t)
+    m_graph.connections[index].type = *t;
+  else
+    connectionProblem(index,
+                      "unknown type " + describeJsonValue(v) +
+                          (m_version < kGraphFormatLatestVersion
+                               ? " (expected full, diagonal or identity)"
+                               : " (expected full, diagonal, identity, complement or block)"),
+                      "type");
+}
+
+void GraphReader::readConnectionValues(int index, const json& item) {
+  Connection& c = m_graph.connections[index];
   for (const char* key : {"density", "seed"})
     if (c.type != ConnectionType::Full && item.contains(key))
       connectionProblem(index, std::string("\"") + key + "\" is only allowed on a full connection",
@@ -285,6 +304,25 @@ void GraphReader::readConnection(int index, const json& item) {
       connectionProblem(index,
                         "\"seed\" must be an integer >= 0, got " + describeJsonValue(item["seed"]),
                         "seed");
+  }
+}
+
+void GraphReader::addValidationProblems() {
+  // Validation problems about a layer or connection the reader already faulted are left out:
+  // they are consequences of the first message, not news.
+  for (Diagnostic& d : validateGraph(m_graph)) {
+    bool consequence = false;
+    for (int l : d.layers) consequence |= m_brokenLayers.count(l) > 0;
+    for (int c : d.connections) consequence |= m_brokenConnections.count(c) > 0;
+    if (consequence) continue;
+    // A validation problem is shown at the first connection or layer it names.
+    if (!d.connections.empty())
+      m_where.push_back(memberPath("connections", d.connections.front(), {}));
+    else if (!d.layers.empty())
+      m_where.push_back(memberPath("layers", d.layers.front(), {}));
+    else
+      m_where.emplace_back();
+    m_problems.push_back(std::move(d));
   }
 }
 
@@ -317,29 +355,15 @@ GraphLoadResult GraphReader::read(std::string_view text) {
     }
   }
 
-  // Validation problems about a layer or connection the reader already faulted are left out:
-  // they are consequences of the first message, not news.
-  for (Diagnostic& d : validateGraph(m_graph)) {
-    bool consequence = false;
-    for (int l : d.layers) consequence |= m_brokenLayers.count(l) > 0;
-    for (int c : d.connections) consequence |= m_brokenConnections.count(c) > 0;
-    if (consequence) continue;
-    // A validation problem is shown at the first connection or layer it names.
-    if (!d.connections.empty())
-      m_where.push_back(memberPath("connections", d.connections.front(), {}));
-    else if (!d.layers.empty())
-      m_where.push_back(memberPath("layers", d.layers.front(), {}));
-    else
-      m_where.emplace_back();
-    m_problems.push_back(std::move(d));
-  }
+  checkDelayArity();
+  addValidationProblems();
   locateProblems(text);
   return {std::move(m_graph), std::move(m_problems)};
 }
 
-}  // namespace
+}  // namespace detail
 
-GraphLoadResult parseGraph(std::string_view text) { return GraphReader().read(text); }
+GraphLoadResult parseGraph(std::string_view text) { return detail::GraphReader().read(text); }
 
 std::string problemPlace(const std::filesystem::path& file, const Diagnostic& problem) {
   if (problem.line <= 0) return file.string();

@@ -4,10 +4,11 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "graph_validator_impl.hpp"
 #include "zero_delay_cycles.hpp"
 
 namespace rnnwb {
-namespace {
+namespace detail {
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
 
@@ -16,38 +17,6 @@ std::string formatNumber(double value) {
   out << value;
   return out.str();
 }
-
-class GraphValidator {
- public:
-  explicit GraphValidator(const Graph& graph) : m_graph(graph) {}
-  std::vector<Diagnostic> run();
-
- private:
-  std::string layerLabel(int i) const {
-    const std::string& id = m_graph.layers[i].id;
-    return id.empty() ? "layer #" + std::to_string(i) : "layer " + quoted(id);
-  }
-  std::string connectionLabel(int i) const {
-    const std::string& id = m_graph.connections[i].id;
-    return id.empty() ? "connection #" + std::to_string(i) : "connection " + quoted(id);
-  }
-  void layerProblem(int i, const std::string& message) {
-    m_problems.push_back({layerLabel(i) + ": " + message, {i}, {}, 0, 0});
-  }
-  void connectionProblem(int i, const std::string& message, std::vector<int> layers = {}) {
-    m_problems.push_back({connectionLabel(i) + ": " + message, std::move(layers), {i}, 0, 0});
-  }
-  void checkLayers();
-  void checkConnections();
-  void checkConnectionSizes(int i, int from, int to);
-  void checkWholeGraph();
-  void checkZeroDelayCycles();
-
-  const Graph& m_graph;
-  std::vector<Diagnostic> m_problems;
-  std::unordered_map<std::string_view, int> m_layerIndex;
-  std::vector<int> m_from, m_to;  // resolved layer indices, -1 when unknown
-};
 
 void GraphValidator::checkLayers() {
   const auto& layers = m_graph.layers;
@@ -67,6 +36,7 @@ void GraphValidator::checkLayers() {
                             0,
                             0});
     if (l.size < 1) layerProblem(i, "size must be >= 1, got " + std::to_string(l.size));
+    checkVersion2Layer(i);
     if (l.isInput()) {
       if (l.activation != Activation::Identity || l.bias || l.loss != LossKind::None)
         layerProblem(i, "an input layer has no activation, bias or loss");
@@ -74,8 +44,9 @@ void GraphValidator::checkLayers() {
     }
     if (l.bias && l.kind != LayerKind::Additive)
       layerProblem(i, "only additive layers may have a bias");
-    if (l.activation == Activation::Softmax && l.loss != LossKind::CrossEntropy)
-      layerProblem(i, "the softmax activation needs the cross_entropy loss");
+    if (l.activation == Activation::Softmax && l.loss != LossKind::CrossEntropy &&
+        l.loss != LossKind::Ctc)
+      layerProblem(i, "the softmax activation needs the cross_entropy loss (or ctc)");
     if (l.loss == LossKind::CrossEntropy && l.activation != Activation::Softmax)
       layerProblem(i, "the cross_entropy loss needs the softmax activation");
   }
@@ -88,7 +59,8 @@ void GraphValidator::checkConnectionSizes(int i, int from, int to) {
   if (a.size == b.size) return;
   const std::string sizes = quoted(a.id) + " has size " + std::to_string(a.size) + " and " +
                             quoted(b.id) + " has size " + std::to_string(b.size);
-  if (c.type != ConnectionType::Full)
+  // Only full and block connections map one size to another.
+  if (c.type != ConnectionType::Full && c.type != ConnectionType::Block)
     connectionProblem(
         i, "a " + std::string(toString(c.type)) + " connection needs equal sizes, but " + sizes,
         {from, to});
@@ -130,12 +102,12 @@ void GraphValidator::checkConnections() {
     if (m_to[i] >= 0 && m_graph.layers[m_to[i]].isInput())
       connectionProblem(i, "layer " + quoted(c.to) + " is an input layer and takes no connection",
                         {m_to[i]});
-    if (c.delay < 0) connectionProblem(i, "delay must be >= 0, got " + std::to_string(c.delay));
     if (!(c.density > 0.0 && c.density <= 1.0))
       connectionProblem(i, "density must be in (0, 1], got " + formatNumber(c.density));
     else if (c.type != ConnectionType::Full && c.density != 1.0)
       connectionProblem(i, "density is only allowed on a full connection");
     if (m_from[i] >= 0 && m_to[i] >= 0) checkConnectionSizes(i, m_from[i], m_to[i]);
+    checkVersion2Connection(i);
   }
 }
 
@@ -160,7 +132,7 @@ void GraphValidator::checkZeroDelayCycles() {
   std::vector<detail::Edge> edges;
   std::vector<int> connectionOfEdge;
   for (int i = 0; i < static_cast<int>(m_graph.connections.size()); ++i) {
-    if (m_graph.connections[i].delay != 0) continue;
+    if (m_graph.connections[i].isDelayed()) continue;
     edges.push_back({m_from[i], m_to[i]});
     connectionOfEdge.push_back(i);
   }
@@ -178,15 +150,23 @@ void GraphValidator::checkZeroDelayCycles() {
 }
 
 std::vector<Diagnostic> GraphValidator::run() {
+  m_grids = analyzeGrids(m_graph);
+  if (m_graph.dimensions != 1 && m_graph.dimensions != 2)
+    m_problems.push_back(
+        {"\"dimensions\" must be 1 or 2, got " + std::to_string(m_graph.dimensions), {}, {}, 0, 0});
   checkLayers();
   checkConnections();
   checkWholeGraph();
   checkZeroDelayCycles();
+  checkGrids();
+  checkRecurrentNodes();
   return std::move(m_problems);
 }
 
-}  // namespace
+}  // namespace detail
 
-std::vector<Diagnostic> validateGraph(const Graph& graph) { return GraphValidator(graph).run(); }
+std::vector<Diagnostic> validateGraph(const Graph& graph) {
+  return detail::GraphValidator(graph).run();
+}
 
 }  // namespace rnnwb

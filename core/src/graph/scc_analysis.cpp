@@ -1,7 +1,9 @@
 #include "rnnwb/core/scc_analysis.hpp"
 
 #include "graph_algorithms.hpp"
+#include "node_scan.hpp"
 #include "rnnwb/core/diagnostic.hpp"
+#include "rnnwb/core/layer_grids.hpp"
 #include "zero_delay_cycles.hpp"
 
 namespace rnnwb {
@@ -18,20 +20,43 @@ namespace {
   throw GraphError(std::move(problems));
 }
 
+// The dimensions and σ of every node; a recurrent node without σ is refused.
+void findScans(const Graph& graph, const std::vector<std::vector<int>>& inside,
+               std::vector<SccNode>& nodes) {
+  const GridAnalysis grids = analyzeGrids(graph);
+  std::vector<Diagnostic> problems;
+  for (std::size_t k = 0; k < nodes.size(); ++k) {
+    SccNode& node = nodes[k];
+    const LayerGrid& grid = grids.layers[node.layers.front()];
+    node.dimensions = grid.known() ? grid.dimensions : graph.dimensions;
+    if (!node.recurrent) continue;
+    const detail::NodeScan scan = detail::scanOfNode(graph, inside[k], node.dimensions);
+    if (!scan.sigma.empty()) {
+      node.scan = scan.sigma;
+      continue;
+    }
+    if (scan.blocking.empty()) continue;  // a zero-delay cycle, refused below
+    std::string message = "recurrent node of '" + graph.layers[node.layers.front()].id +
+                          "': its delays admit no scan order";
+    problems.push_back({message, node.layers, scan.blocking, 0, 0});
+  }
+  if (!problems.empty()) throw GraphError(std::move(problems));
+}
+
 }  // namespace
 
 SccAnalysis analyzeSccs(const Graph& graph) {
   const int layerCount = static_cast<int>(graph.layers.size());
   const auto index = layerIndexViewById(graph);
   std::vector<detail::Edge> edges;
-  std::vector<int> delays;
+  std::vector<bool> delayed;
   edges.reserve(graph.connections.size());
   for (const Connection& c : graph.connections) {
     auto from = index.find(c.from), to = index.find(c.to);
     if (from == index.end() || to == index.end())
       throw GraphError({{"connection '" + c.id + "': unknown layer", {}, {}, 0, 0}});
     edges.push_back({from->second, to->second});
-    delays.push_back(c.delay);
+    delayed.push_back(c.isDelayed());
   }
 
   int componentCount = 0;
@@ -44,15 +69,18 @@ SccAnalysis analyzeSccs(const Graph& graph) {
     if (firstLayer[component[l]] < 0) firstLayer[component[l]] = l;
   }
   std::vector<detail::Edge> condensed, innerEdges;
+  std::vector<std::vector<int>> inside(componentCount);
   for (std::size_t k = 0; k < edges.size(); ++k) {
     const int a = component[edges[k].from], b = component[edges[k].to];
     if (a != b)
       condensed.push_back({a, b});
     else if (edges[k].from == edges[k].to)
       byComponent[a].recurrent = true;
-    if (a == b && delays[k] == 0) innerEdges.push_back(edges[k]);
+    if (a == b) inside[a].push_back(static_cast<int>(k));
+    if (a == b && !delayed[k]) innerEdges.push_back(edges[k]);
   }
   for (SccNode& node : byComponent) node.recurrent |= node.layers.size() > 1;
+  findScans(graph, inside, byComponent);
 
   // One topological sort of all delay-0 edges inside components gives every recurrent node's
   // inner order at once: restricted to a component, a topological order stays one.

@@ -21,11 +21,20 @@ std::string nodeName(const CompiledPlan& plan, int node) {
 std::optional<std::string> rtrlRefusal(const CompiledPlan& plan, int node) {
   const Graph& g = plan.graph();
   std::vector<std::string> problems;
+  // Version 2 (graph-format-v2.md): RTRL runs forward along time, in 1-D graphs.
+  if (g.dimensions == 2) problems.push_back("the graph is 2-D (RTRL and SnAp run in 1-D graphs)");
   for (int c = 0; c < static_cast<int>(g.connections.size()); ++c) {
     const Connection& connection = g.connections[c];
-    if (connection.delay <= 1) continue;
     const bool fromInside = plan.nodeOfLayer(plan.fromLayer(c)) == node;
     const bool toInside = plan.nodeOfLayer(plan.toLayer(c)) == node;
+    if (g.dimensions != 2 && connection.delay < 0 && (fromInside || toInside))
+      problems.push_back("connection '" + connection.id + "' has delay " +
+                         std::to_string(connection.delay) +
+                         " (it reads ahead; RTRL runs forward in time)");
+    if (connection.type == ConnectionType::Complement && fromInside && toInside)
+      problems.push_back("connection '" + connection.id +
+                         "' inside it is a complement connection, which RTRL does not take yet");
+    if (connection.delay <= 1) continue;
     const std::string delay = std::to_string(connection.delay);
     if (fromInside && toInside)
       problems.push_back("connection '" + connection.id + "' inside it has delay " + delay +

@@ -6,6 +6,7 @@
 #include "chunk_runner.hpp"
 #include "data_parallel.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
+#include "rnnwb/core/engine/engine_support.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/memory_size.hpp"
@@ -49,6 +50,8 @@ void requireMemoryForChunks(const TrainConfig& c, const CompiledPlan& plan, int 
 /// The task of all N streams, cut to this rank's share in a data-parallel run.
 std::unique_ptr<Task> taskFor(const TrainConfig& c, const CompiledPlan& plan,
                               const DataParallel* ranks) {
+  requireStreamable(plan, "training with truncated BPTT or RTRL");
+  requireEngineSupport(plan, "training", false);
   checkTaskFitsShape(c);
   requireMemoryForChunks(c, plan, ranks ? c.streams / ranks->ranks() : c.streams);
   auto task = makeTask(c.task, {c.streams, c.hPrime}, c.seed);

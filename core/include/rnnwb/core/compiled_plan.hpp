@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rnnwb/core/graph.hpp"
+#include "rnnwb/core/layer_grids.hpp"
 #include "rnnwb/core/scc_analysis.hpp"
 
 namespace rnnwb {
@@ -28,6 +29,13 @@ class CompiledPlan {
   /// frames of its output a chunk must carry into the next.
   int maxDelayFrom(int layer) const { return m_maxDelayFrom[layer]; }
 
+  /// The layer's grid and dimensions (layer_grids.hpp).
+  const LayerGrid& grid(int layer) const { return m_grids.layers[layer]; }
+  /// The first connection of a 1-D graph with a negative delay, or -1: such a graph reads ahead,
+  /// so it is computed on whole sequences only and cannot be streamed in chunks.
+  int readAheadConnection() const { return m_readAhead; }
+  bool needsWholeSequences() const { return m_readAhead >= 0; }
+
   const std::vector<int>& inputLayers() const { return m_inputs; }
   const std::vector<int>& outputLayers() const { return m_outputs; }
   /// Index of the layer with this id, or -1.
@@ -36,6 +44,8 @@ class CompiledPlan {
  private:
   Graph m_graph;
   SccAnalysis m_analysis;
+  GridAnalysis m_grids;
+  int m_readAhead = -1;
   std::unordered_map<std::string, int> m_layerIndex;
   std::vector<std::vector<int>> m_anterior, m_posterior;
   std::vector<int> m_from, m_to, m_maxDelayFrom, m_inputs, m_outputs;

@@ -1,0 +1,166 @@
+// What the engines cannot compute yet of graph format version 2 is refused at every entry point,
+// naming what is missing, instead of computing wrong numbers; `init` and `bias_init`, which they
+// can honour, are.
+#include <QtTest>
+
+#include "cli_run.hpp"
+
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/engine_support.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+using namespace rnnwb;
+
+namespace {
+
+QString example(const char* name) { return QString(RNNWB_EXAMPLES_DIR) + "/" + name; }
+
+Graph graphOf(const std::string& layers, const std::string& connections, int version = 2) {
+  const GraphLoadResult r = parseGraph(
+      R"({"format": "rnnwb.graph", "version": )" + std::to_string(version) +
+      ", \"name\": \"g\", \"layers\": " + layers + ", \"connections\": " + connections + "}");
+  if (!r.ok()) throw std::runtime_error(r.problems.front().message);
+  return *r.graph;
+}
+
+const char* kLayers = R"([{"id": "x", "kind": "input", "size": 2},
+  {"id": "h", "kind": "additive", "size": 2, "activation": "tanh", "bias_init": 0.5},
+  {"id": "y", "kind": "additive", "size": 2, "loss": "mse"}])";
+
+// The message of what `call` throws, or "" when it does not.
+template <typename Call>
+std::string refusal(Call call) {
+  try {
+    call();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestEngineSupport : public QObject {
+  Q_OBJECT
+ private slots:
+  void versionTwoFeaturesAreRefused_data();
+  void versionTwoFeaturesAreRefused();
+  void readingAheadNeedsWholeSequences();
+  void initialValuesAreHonoured();
+  void commandsRefuseCleanly();
+  void trainingRefusesToStreamAGraphThatReadsAhead_data();
+  void trainingRefusesToStreamAGraphThatReadsAhead();
+};
+
+void TestEngineSupport::versionTwoFeaturesAreRefused_data() {
+  QTest::addColumn<QString>("connections");
+  QTest::addColumn<QString>("expected");
+  QTest::newRow("complement")
+      << R"([{"from": "x", "to": "h"}, {"from": "h", "to": "h", "type": "complement", "delay": 1},
+          {"from": "h", "to": "y"}])"
+      << "connection 'h->h@1': the complement type";
+  QTest::newRow("fixed weight")
+      << R"([{"from": "x", "to": "h", "trainable": false}, {"from": "h", "to": "y"}])"
+      << "connection 'x->h': a fixed weight";
+}
+
+void TestEngineSupport::versionTwoFeaturesAreRefused() {
+  QFETCH(QString, connections);
+  QFETCH(QString, expected);
+  const CompiledPlan plan(graphOf(kLayers, connections.toStdString()));
+  const std::string cpu = refusal([&] { CpuBackend backend(plan); });
+  QVERIFY2(cpu.starts_with("the CPU engine cannot compute graph 'g' yet:"), cpu.c_str());
+  QVERIFY2(cpu.find(expected.toStdString()) != std::string::npos, cpu.c_str());
+  const std::string init = refusal([&] { initParameters(plan, 1); });
+  QVERIFY2(init.find(expected.toStdString()) != std::string::npos, init.c_str());
+}
+
+void TestEngineSupport::readingAheadNeedsWholeSequences() {
+  const CompiledPlan plan(graphOf(kLayers, R"([{"from": "x", "to": "h"},
+    {"from": "h", "to": "h", "delay": -1}, {"from": "h", "to": "y"}])"));
+  QVERIFY(plan.needsWholeSequences());
+  const ParameterSet params = initParameters(plan, 1);  // its parameters are as any graph's
+  QVERIFY(params.size() > 0);
+  const std::string cpu = refusal([&] { CpuBackend backend(plan); });
+  QVERIFY2(cpu.starts_with("graph 'g' needs whole sequences: connection 'h->h@-1' has delay -1 "
+                           "(it reads ahead), so the CPU engine"),
+           cpu.c_str());
+  const std::string training =
+      refusal([&] { requireStreamable(plan, "training with truncated BPTT or RTRL"); });
+  QVERIFY2(training.find("so training with truncated BPTT or RTRL cannot compute it in chunks") !=
+               std::string::npos,
+           training.c_str());
+}
+
+void TestEngineSupport::initialValuesAreHonoured() {
+  const CompiledPlan plan(graphOf(kLayers, R"([{"from": "x", "to": "h", "init": 0.25},
+    {"from": "h", "to": "h", "delay": 1}, {"from": "h", "to": "y"}])"));
+  const ParameterSet params = initParameters(plan, 7);
+  for (float w : params.at("connections.x->h.weight")) QCOMPARE(w, 0.25f);
+  for (float b : params.at("layers.h.bias")) QCOMPARE(b, 0.5f);
+  for (float b : params.at("layers.y.bias")) QCOMPARE(b, 0.0f);
+  // The other tensors draw what they drew without `init`: each has its own stream.
+  const CompiledPlan plain(graphOf(kLayers, R"([{"from": "x", "to": "h"},
+    {"from": "h", "to": "h", "delay": 1}, {"from": "h", "to": "y"}])"));
+  const ParameterSet before = initParameters(plain, 7);
+  for (const char* key : {"connections.h->h@1.weight", "connections.h->y.weight"}) {
+    const auto a = params.at(key), b = before.at(key);
+    QVERIFY(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  }
+}
+
+void TestEngineSupport::commandsRefuseCleanly() {
+  QTemporaryDir dir;
+  for (const char* name : {"leaky-lp-2d.rnn.json", "leaky-lp-2d-cells-report.rnn.json",
+                           "leaky-lp-2d-four-directions.rnn.json", "bidirectional-ctc.rnn.json"}) {
+    const auto r = rnnwb::testing::runCli({"init", example(name), "-o", dir.filePath("w")});
+    QCOMPARE(r.exitCode, 1);
+    QVERIFY2(r.err.contains("the engine cannot compute graph"), qPrintable(r.err));
+    QVERIFY2(r.err.contains(name[0] == 'b' ? "the ctc loss" : "2-D graphs"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(dir.filePath("w")));
+  }
+  // SnAp masks and RTRL refuse the nodes they cannot take, naming why.
+  auto r = rnnwb::testing::runCli({"mask", example("leaky-lp-2d.rnn.json")});
+  QVERIFY2(r.out.contains("RTRL cannot take it: the graph is 2-D") &&
+               r.out.contains("connection 'l->lu' inside it is a complement connection"),
+           qPrintable(r.out + r.err));
+  r = rnnwb::testing::runCli({"mask", example("bidirectional-ctc.rnn.json")});
+  QVERIFY2(r.out.contains("recurrent node {bw}: RTRL cannot take it: connection 'bw->bw@-1' has "
+                          "delay -1 (it reads ahead; RTRL runs forward in time)"),
+           qPrintable(r.out + r.err));
+}
+
+void TestEngineSupport::trainingRefusesToStreamAGraphThatReadsAhead_data() {
+  QTest::addColumn<QString>("algo");
+  QTest::newRow("truncated BPTT") << "bptt";
+  QTest::newRow("RTRL") << "rtrl";
+}
+
+void TestEngineSupport::trainingRefusesToStreamAGraphThatReadsAhead() {
+  QFETCH(QString, algo);
+  QTemporaryDir dir;
+  // A bidirectional layer for the adding task (2 inputs, 1 mse output).
+  const QString graph = dir.filePath("bi.rnn.json");
+  QFile file(graph);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(R"({"format": "rnnwb.graph", "version": 2, "name": "bi",
+    "layers": [{"id": "x", "kind": "input", "size": 2},
+      {"id": "f", "kind": "additive", "size": 3, "activation": "tanh"},
+      {"id": "b", "kind": "additive", "size": 3, "activation": "tanh"},
+      {"id": "y", "kind": "additive", "size": 1, "loss": "mse"}],
+    "connections": [{"from": "x", "to": "f"}, {"from": "f", "to": "f", "delay": 1},
+      {"from": "x", "to": "b"}, {"from": "b", "to": "b", "delay": -1},
+      {"from": "f", "to": "y"}, {"from": "b", "to": "y"}]})");
+  file.close();
+  const auto r = rnnwb::testing::runCli({"train", graph, "--task", "adding", "--algo", algo,
+                                         "--steps", "1", "--run-dir", dir.filePath("run")});
+  QCOMPARE(r.exitCode, 1);
+  QVERIFY2(r.err.contains("graph 'bi' needs whole sequences: connection 'b->b@-1' has delay -1 "
+                          "(it reads ahead), so training with truncated BPTT or RTRL cannot "
+                          "compute it in chunks"),
+           qPrintable(r.err));
+}
+
+QTEST_APPLESS_MAIN(TestEngineSupport)
+#include "tst_enginesupport.moc"
