@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 
 // Leaves as "object.key" -> value, for one level of nesting (the config has no more).
-std::map<std::string, json> leaves(const json& j) {
+std::map<std::string, json> configLeaves(const json& j) {
   std::map<std::string, json> flat;
   for (const auto& [key, value] : j.items()) {
     if (!value.is_object()) {
@@ -26,7 +26,7 @@ std::map<std::string, json> leaves(const json& j) {
   return flat;
 }
 
-std::string shown(const std::map<std::string, json>& flat, const std::string& key) {
+std::string shownLeaf(const std::map<std::string, json>& flat, const std::string& key) {
   const auto it = flat.find(key);
   return it == flat.end() ? "(unset)" : it->second.dump();
 }
@@ -53,14 +53,14 @@ ConfigChanges configChanges(const std::string& atCheckpoint, const std::string& 
     changes.refused.push_back("the checkpoint's record of its config is not a JSON object");
     return changes;
   }
-  const auto a = leaves(before), b = leaves(json::parse(now));
+  const auto a = configLeaves(before), b = configLeaves(json::parse(now));
   std::vector<std::string> keys;
   for (const auto& [key, value] : a) keys.push_back(key);
   for (const auto& [key, value] : b)
     if (!a.count(key)) keys.push_back(key);
   std::sort(keys.begin(), keys.end());
   for (const std::string& key : keys) {
-    const std::string was = shown(a, key), is = shown(b, key);
+    const std::string was = shownLeaf(a, key), is = shownLeaf(b, key);
     if (was == is) continue;
     const bool filesOnly = std::find(kFilesOnly.begin(), kFilesOnly.end(), key) != kFilesOnly.end();
     (filesOnly ? changes.logged : changes.refused)
