@@ -56,6 +56,7 @@ void printTable(const snap::BudgetTable& table, const BudgetOptions& o) {
                   : row.fits  ? "yes"
                               : "no")
               << '\n';
+  for (const std::string& line : table.unmeasured) std::cout << "note: " << line << '\n';
 }
 
 nlohmann::json tableJson(const snap::BudgetTable& table, const BudgetOptions& o) {
@@ -79,15 +80,20 @@ nlohmann::json tableJson(const snap::BudgetTable& table, const BudgetOptions& o)
           {"shared_bytes", table.sharedBytes},
           {"params", table.parameters},
           {"flops_per_s", table.flopsPerSecond},
-          {"algorithms", rows}};
+          {"algorithms", rows},
+          {"unmeasured", table.unmeasured}};
 }
 
 int runBudget(BudgetOptions o) {
   const CompiledPlan plan(loadValidGraph(o.file));
   o.query.budgetBytes = o.budget.empty() ? physicalMemoryBytes() : parseBytes(o.budget);
   o.query.optimizerSlots = o.optimizer == "adam" ? 2 : 1;
-  const double rate = o.measure ? snap::measureEngineRate(plan, o.query.streams, o.threads) : 0;
+  // Sized from the plan alone; only what fits the budget and this machine is run to be timed.
+  std::vector<std::string> unmeasured;
+  const double rate =
+      o.measure ? snap::measureEngineRateIfItFits(plan, o.query, o.threads, unmeasured) : 0;
   snap::BudgetTable table = snap::estimateAlgorithms(plan, o.query, rate);
+  table.unmeasured.insert(table.unmeasured.begin(), unmeasured.begin(), unmeasured.end());
   if (o.measure) snap::measureAlgorithms(plan, o.query, table, o.threads);
   if (o.json)
     std::cout << tableJson(table, o).dump(2) << '\n';

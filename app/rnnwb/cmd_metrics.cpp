@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cli_support.hpp"
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/train/metric_table.hpp"
 #include "rnnwb/core/train/run_folder.hpp"
 
@@ -29,7 +30,14 @@ std::vector<LoadedRun> loadRuns(const std::vector<std::string>& dirs) {
     std::string name = std::filesystem::path(dir).lexically_normal().filename().string();
     if (name.empty())
       name = std::filesystem::path(dir).lexically_normal().parent_path().filename().string();
-    runs.push_back({name, train::readMetricsFile(folder.metricsPath())});
+    requireNotAFolder(folder.metricsPath(), "the metrics file");
+    train::MetricsReader reader(folder.metricsPath());
+    runs.push_back({name, reader.readNew()});
+    if (const int skipped = reader.skippedLines())  // said nothing before
+      std::cerr << "rnnwb metrics: warning: " << folder.metricsPath().string() << ": skipped "
+                << skipped
+                << " line(s) that are not reports (not JSON, a number JSON cannot hold such as "
+                   "NaN or 1e999, or a step that is not an integer)\n";
   }
   for (std::size_t i = 0; i < runs.size(); ++i)
     for (std::size_t j = 0; j < runs.size(); ++j)

@@ -132,7 +132,15 @@ void registerPack(CLI::App& app, int& exitCode) {
   cmd->add_option("--packer", o->packer,
                   "Packer reported beside the baseline and drawn by --png (baseline, shelf)")
       ->capture_default_str();
-  cmd->add_option("--seed", o->seed, "Seed of --synthetic-words")->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of --synthetic-words (0 to 2^64 - 1)")
+      ->capture_default_str()
+      ->check(  // CLI11 clamps "-1" to 0 silently
+          [](const std::string& text) -> std::string {
+            if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos &&
+                (text.size() < 20 || (text.size() == 20 && text <= "18446744073709551615")))
+              return {};
+            return "'" + text + "' is not a seed (an integer from 0 to 18446744073709551615)";
+          });
   cmd->add_flag("--json", o->json, "Print the figures as JSON");
   cmd->add_option("--png", o->png, "Draw the first batch, its mask and its skewed form");
 }

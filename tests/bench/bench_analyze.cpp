@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_help.hpp"
 #include "random_graph.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -41,6 +42,11 @@ double medianSeconds(int repeat, F&& body) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(argc, argv,
+                       "Usage: bench_analyze [--layers N] [--connections M] [--repeat R] [--out "
+                       "FILE.json]\nValidate + analyse a random graph of 100,000 layers and "
+                       "400,000 connections (docs/benchmarks.md).\n"))
+    return 0;
   int layers = 100000, connections = 400000, repeat = 5;
   std::string out = "bench_analyze.json";
   for (int i = 1; i + 1 < argc; i += 2) {

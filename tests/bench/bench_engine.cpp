@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_help.hpp"
 #include "engine_bench_support.hpp"
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
@@ -123,6 +124,13 @@ nlohmann::json benchSgemm(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(
+          argc, argv,
+          "Usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames "
+          "T]\n                    [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] "
+          "[--fused 0|1]\n                    [--packed 0|1]\nTraining throughput of the CPU "
+          "engine (forward + backward), and the machine's sgemm peak.\n"))
+    return 0;
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] "
                  "[--frames T] [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] [--fused "

@@ -17,6 +17,7 @@
 #include <cblas.h>
 #include <nlohmann/json.hpp>
 
+#include "bench_help.hpp"
 #include "rnnwb/core/snap/masked_product.hpp"
 #include "snap_shapes.hpp"
 
@@ -98,6 +99,12 @@ SliceTiming timeSlice(int k, int columns, double density, int repeat, bool withD
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(
+          argc, argv,
+          "Usage: bench_masked_product [--repeat 3] [--out bench_masked_product.json]\n            "
+          "                [--dense-columns 65536] [--masked-work 4e9]\nThe masked product R = M "
+          "(D X) against OpenBLAS's sgemm and masking, in SnAp's shapes.\n"))
+    return 0;
   const Options o = parse(argc, argv);
   std::ofstream out(o.out);
   std::printf("%6s %8s %10s %10s %12s %12s %9s %10s\n", "k", "density", "cols(M)", "cols(D)",

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "bench_help.hpp"
 #include "engine_bench_support.hpp"
 #include "onednn_rnn_cells.hpp"
 
@@ -116,6 +117,12 @@ double benchEngineNode(const Options& o, bool fused) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(argc, argv,
+                       "Usage: bench_onednn_rnn GRAPH [--cell lstm|peephole|gru|vanilla] "
+                       "[--input N] [--hidden N]\n                        [--streams N] "
+                       "[--frames T] [--repeat R] [--rounds K] [--threads K]\noneDNN's recurrent "
+                       "cells against the CPU engine's recurrent node of the same graph.\n"))
+    return 0;
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: bench_onednn_rnn GRAPH [--cell lstm|peephole|gru|vanilla] [--input N] "
                  "[--hidden N] [--streams N] [--frames T] [--repeat R] [--rounds K] "

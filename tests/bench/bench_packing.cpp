@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_help.hpp"
 #include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_figures.hpp"
@@ -136,6 +137,11 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(argc, argv,
+                       "Usage: bench_packing [--words N] [--batch B[,B...]] [--units N] "
+                       "[--epochs E] [--out FILE.json]\nTime per epoch of a 2-D LSTM layer with "
+                       "batch padding, the baseline and the shelf packer.\n"))
+    return 0;
   const Options o = parse(argc, argv);
   openblas_set_num_threads(1);  // the machine is shared; one thread makes the runs comparable
   // Keep freed tensors in the heap instead of unmapping them, so that every batch does not pay

@@ -23,6 +23,8 @@
 #include <nlohmann/json.hpp>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "bench_help.hpp"
+
 namespace {
 
 struct Shape {
@@ -172,6 +174,10 @@ void benchVectorProducts() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(argc, argv,
+                       "Usage: bench_products [SECONDS_PER_CASE]\nThe CPU engine's product "
+                       "shapes on OpenBLAS, oneDNN's sgemm and its matmul primitive.\n"))
+    return 0;
   const double seconds = argc > 1 ? std::atof(argv[1]) : 0.3;
   const Shape shapes[] = {
       {"step forward h x 4h", false, false, 32, 1024, 256, 1.0f},

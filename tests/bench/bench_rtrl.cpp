@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_help.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -189,6 +190,12 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  if (answersBenchHelp(
+          argc, argv,
+          "Usage: bench_rtrl --out FILE [--sizes 64,128,256,512] [--seconds S] [--frames T]\n      "
+          "            [--max-bytes B] [--levels 1,2,0 (SnAp levels, 0 = exact; \"-1\" = no "
+          "BPTT)]\nTime per frame and memory of SnAp-1, SnAp-2 and exact RTRL against BPTT.\n"))
+    return 0;
   const Options o = parse(argc, argv);
   setBlasThreads(1);
   std::ofstream out(o.out);

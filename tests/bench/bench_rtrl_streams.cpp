@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_help.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
@@ -177,6 +178,11 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  if (answersBenchHelp(argc, argv,
+                       "Usage: bench_rtrl_streams --out FILE [--streams N (16)] [--rounds R (5)] "
+                       "[--seconds S (1)]\nFrames per second of RTRL over N streams with 1 and 2 "
+                       "threads, and the old frame loop.\n"))
+    return 0;
   const Options o = parse(argc, argv);
   std::ofstream out(o.out);
   const std::string elman = std::string(RNNWB_SOURCE_DIR) + "/examples/elman.rnn.json";

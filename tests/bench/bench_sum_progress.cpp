@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_help.hpp"
 #include "rnnwb/core/dist/communicator.hpp"
 #include "rnnwb/core/dist/launch.hpp"
 
@@ -63,6 +64,11 @@ double waitUs(rnnwb::dist::Communicator& comm, std::vector<float>& values, const
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (answersBenchHelp(
+          argc, argv,
+          "Usage: mpirun -np 2 bench_sum_progress [COMPUTE_MS (5)] [TRIALS (40)]\nWhether a "
+          "gradient sum started during the backward pass moves while the rank computes.\n"))
+    return 0;
   const double computeMs = argc > 1 ? std::atof(argv[1]) : 5.0;
   const int trials = argc > 2 ? std::atoi(argv[2]) : 40;
   const char* thread = std::getenv("RNNWB_MPI_PROGRESS_THREAD");

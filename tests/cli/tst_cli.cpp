@@ -66,7 +66,8 @@ void TestCli::validateReportsEveryProblemPerLine() {
 void TestCli::validateMissingFile() {
   const Run r = runRnnwb({"validate", "/no/such/graph.rnn.json"});
   QCOMPARE(r.exitCode, 1);
-  QVERIFY2(r.err.startsWith("/no/such/graph.rnn.json: error: cannot read file"), qPrintable(r.err));
+  QVERIFY2(r.err.startsWith("/no/such/graph.rnn.json: error: cannot read the graph file: "),
+           qPrintable(r.err));
 }
 
 void TestCli::analyzeJsonHasTheContractShape() {

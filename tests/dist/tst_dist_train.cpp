@@ -196,6 +196,8 @@ void TestDistTrain::twoRanksLearnWhatOneLearns() {
   QVERIFY2(single.exitCode == 0, qPrintable(single.err));
   const CliRun ranks = runRanks(2, args + QStringList{"--run-dir", two});
   QVERIFY2(ranks.exitCode == 0, qPrintable(ranks.err));
+  // A fresh run: no warning about the default "ranks 1" of its config (issue #29).
+  QVERIFY2(!ranks.err.contains("the config says ranks"), qPrintable(ranks.err));
   const auto expected = metricsOf(one), got = metricsOf(two);
   QCOMPARE(got.size(), std::size_t{4});  // steps 5, 10 (validated), 15, 20 (validated)
   for (const MetricsRecord& r : got) QCOMPARE(r.ranks, std::optional<int>(2));

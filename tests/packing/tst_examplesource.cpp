@@ -91,7 +91,8 @@ void TestExampleSource::sizesFileErrorsNameTheLine() {
   QVERIFY(message(writeText(dir, "x.txt", "3 x\n")).find("x.txt:1:") != std::string::npos);
   QCOMPARE(message(writeText(dir, "empty.txt", "\n\n")), std::string("no examples to pack"));
   const fs::path missing = fs::path(dir.path().toStdString()) / "missing.txt";
-  QCOMPARE(message(missing), missing.string() + ": cannot open");
+  QCOMPARE(message(missing),
+           missing.string() + ": cannot read the sizes file: No such file or directory");
 }
 
 void TestExampleSource::imageFolder() {

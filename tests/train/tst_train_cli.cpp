@@ -82,9 +82,9 @@ void TestTrainCli::errorsAreClear_data() {
                                   << "rnnwb train: error: " + dir +
                                          " holds no run to resume (no config.json and "
                                          "graph.rnn.json)";
-  QTest::newRow("missing text") << QStringList{"train",   m_graph, "--text",    "/no/such.txt",
-                                               "--steps", "1",     "--run-dir", dir}
-                                << "rnnwb train: error: /no/such.txt: cannot read the text file";
+  QTest::newRow("missing text")
+      << QStringList{"train", m_graph, "--text", "/no/such.txt", "--steps", "1", "--run-dir", dir}
+      << "rnnwb train: error: /no/such.txt: cannot read the text file: No such file or directory";
 }
 
 void TestTrainCli::errorsAreClear() {

@@ -223,7 +223,8 @@ void TestWordsTrain::errorsAreClear_data() {
   QTest::newRow("missing model") << QStringList{"train",   "--task",    "words",
                                                 "--model", noModel,     "--steps",
                                                 "1",       "--run-dir", dir}
-                                 << "rnnwb train: error: " + noModel + ": cannot open";
+                                 << "rnnwb train: error: " + noModel +
+                                        ": cannot read the model file";
   QTest::newRow("bad packer") << QStringList{"train", "--task",    "words", "--model",
                                              m_model, "--packer",  "tight", "--steps",
                                              "1",     "--run-dir", dir}

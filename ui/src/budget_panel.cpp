@@ -30,7 +30,8 @@ BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, b
   BudgetResult result;
   try {
     const CompiledPlan plan(graph);
-    const double rate = measure ? snap::measureEngineRate(plan, query.streams) : 0;
+    std::vector<std::string> unmeasured;  // not shown: the "~" of a modelled time says it
+    const double rate = measure ? snap::measureEngineRateIfItFits(plan, query, 1, unmeasured) : 0;
     snap::BudgetTable table = snap::estimateAlgorithms(plan, query, rate);
     if (measure) snap::measureAlgorithms(plan, query, table);
     result.table = std::move(table);

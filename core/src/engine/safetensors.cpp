@@ -1,5 +1,7 @@
 #include "rnnwb/core/safetensors.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -11,8 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/json_read.hpp"
+#include "rnnwb/core/memory_size.hpp"
 
 static_assert(std::endian::native == std::endian::little,
               "safetensors data is little-endian; a big-endian host needs byte swapping");
@@ -191,12 +195,13 @@ TensorFile parseSafetensors(std::string_view bytes, const std::filesystem::path&
 }
 
 TensorFile readSafetensors(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot open for reading");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) fail(path, "read error");
-  return parseSafetensors(buffer.str(), path);
+  // Only a plain file: a device has no end to bound by (a checkpoint linked to /dev/zero), and
+  // no file larger than this machine's memory can be read into it.
+  if (struct stat info{}; ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode))
+    fail(path, S_ISDIR(info.st_mode) ? "a folder, not a file" : "not a plain file");
+  const std::uint64_t memory = physicalMemoryBytes();
+  return parseSafetensors(
+      readFileBounded(path, memory ? memory : ~std::uint64_t{0}, "the safetensors file"), path);
 }
 
 std::string serializeSafetensors(const TensorMap& tensors,

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "graph_reader.hpp"
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/graph_validator.hpp"
 #include "rnnwb/core/json_read.hpp"
@@ -371,16 +372,17 @@ std::string problemPlace(const std::filesystem::path& file, const Diagnostic& pr
 }
 
 GraphLoadResult loadGraphFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    GraphLoadResult result;
+  std::string text;
+  try {
+    text = readFileBounded(path, kGraphFileLimit, "the graph file");
+  } catch (const std::runtime_error& e) {
+    GraphLoadResult result;  // the place (the file) is added by whoever prints the problem
+    const std::string message = e.what(), prefix = path.string() + ": ";
     result.problems.push_back(
-        {std::string("cannot read file: ") + std::strerror(errno), {}, {}, 0, 0});
+        {message.starts_with(prefix) ? message.substr(prefix.size()) : message, {}, {}, 0, 0});
     return result;
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parseGraph(text.str());
+  return parseGraph(text);
 }
 
 Graph loadValidGraph(const std::filesystem::path& path) {

@@ -31,12 +31,18 @@ std::uint64_t parseBytes(const std::string& text) {
   const char* begin = text.c_str();
   char* end = nullptr;
   const double number = std::strtod(begin, &end);
+  // Decimal only: strtod also reads "0x10" (hexadecimal), "inf" and "nan".
+  const std::string_view digits(begin, static_cast<std::size_t>(end - begin));
+  const bool decimal =
+      !digits.empty() &&
+      (std::isdigit(static_cast<unsigned char>(digits.front())) || digits.front() == '.') &&
+      digits.find_first_not_of("0123456789.eE+-") == std::string_view::npos;
   std::string unit;
   for (const char* c = end; *c; ++c)
     if (!std::isspace(static_cast<unsigned char>(*c)))
       unit += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
   const auto found = units.find(unit);
-  if (end == begin || found == units.end() || !std::isfinite(number) || number < 0 ||
+  if (!decimal || found == units.end() || !std::isfinite(number) || number < 0 ||
       number * found->second >= 0x1p64)
     throw std::invalid_argument("'" + text +
                                 "' is not a size (write it as 512, 64 KiB, 1.5 GiB or 300 MB)");

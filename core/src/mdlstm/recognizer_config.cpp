@@ -3,6 +3,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 
 namespace rnnwb::mdlstm {
@@ -65,11 +66,10 @@ RecognizerConfig parseRecognizerConfig(const nlohmann::json& json, const std::st
 }
 
 RecognizerConfig readRecognizerConfig(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot open");
+  const std::string text = readFileBounded(file, kConfigFileLimit, "the model file");
   nlohmann::json json;
   try {
-    json = nlohmann::json::parse(in);
+    json = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw std::runtime_error(file.string() + ": " + e.what());
   }

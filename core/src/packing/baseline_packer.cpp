@@ -1,39 +1,35 @@
 // The baseline packer of spec/packing.md, step by step as the spec numbers them.
 #include <functional>
+#include <limits>
 #include <map>
+#include <set>
 
 #include "rnnwb/core/packing/packers.hpp"
 
 namespace rnnwb::packing {
 namespace {
 
-// Step 2 for one bucket: the widest remaining example that fits, ties to the lower index.
-// `remaining` is in increasing index order, so a strictly wider one is needed to replace a pick.
-int widestFitting(const std::vector<int>& remaining, std::span<const ExampleSize> sizes, int length,
-                  int count, int rowWidth) {
-  int best = -1;
-  for (std::size_t k = 0; k < remaining.size(); ++k) {
-    const int w = sizes[remaining[k]].width;
-    const int newLength = count == 0 ? w : length + kSeparator + w;
-    if (newLength <= rowWidth && (best < 0 || w > sizes[remaining[best]].width))
-      best = static_cast<int>(k);
-  }
-  return best;
-}
-
-void fillBucketRows(std::vector<int> remaining, int height, std::span<const ExampleSize> sizes,
+// Step 2 for one bucket: each row takes, while one fits, the widest remaining example that fits
+// (ties to the lower index). The remaining examples sit in a set ordered by width, then by
+// decreasing index, so that each pick is the last entry not wider than the room left: n log n for
+// the bucket (a scan per pick made 300,000 examples take 42 s).
+void fillBucketRows(const std::vector<int>& members, int height, std::span<const ExampleSize> sizes,
                     int rowWidth, PackedLayout& layout) {
+  std::set<std::pair<int, int>> remaining;  // (width, -index)
+  for (int i : members) remaining.emplace(sizes[i].width, -i);
   while (!remaining.empty()) {
     const int row = static_cast<int>(layout.rows.size());
     PackedRow r{0, height, 0};
-    int count = 0;
-    for (int k; (k = widestFitting(remaining, sizes, r.length, count, rowWidth)) >= 0;) {
-      const int i = remaining[k];
+    for (int count = 0;; ++count) {
+      const int room = count == 0 ? rowWidth : rowWidth - r.length - kSeparator;
+      auto it = remaining.upper_bound({room, std::numeric_limits<int>::max()});
+      if (it == remaining.begin()) break;
+      --it;
+      const int i = -it->second;
       const int x = count == 0 ? 0 : r.length + kSeparator;
       layout.places[i] = {i, row, x, 0, sizes[i].height, sizes[i].width};
       r.length = x + sizes[i].width;
-      ++count;
-      remaining.erase(remaining.begin() + k);
+      remaining.erase(it);
     }
     layout.rows.push_back(r);
   }

@@ -5,6 +5,9 @@
 #include <sstream>
 #include <string>
 
+#include "rnnwb/core/bounded_read.hpp"
+#include "rnnwb/core/memory_size.hpp"
+
 namespace fs = std::filesystem;
 
 namespace rnnwb::packing {
@@ -47,8 +50,7 @@ std::size_t batchCount(std::size_t exampleCount, int batchSize) {
 }
 
 std::vector<ExampleSize> readSizesFile(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot open");
+  std::istringstream in(readFileBounded(file, kListFileLimit, "the sizes file"));
   std::vector<ExampleSize> sizes;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
@@ -101,6 +103,12 @@ ExampleSource loadSyntheticWords(int count, const SyntheticWordOptions& options,
                                  const LoadProgress& progress) {
   ExampleSource source;
   const auto total = static_cast<std::size_t>(std::max(count, 0));
+  // Each word holds at least a minPixelSize-square image: refused from the count, before the
+  // first is drawn (100,000,000 words ended in bad_alloc).
+  const auto side = static_cast<std::uint64_t>(std::max(options.minPixelSize, 1));
+  requireMemory(checkedProduct({total, sizeof(Image) + sizeof(ExampleSize) + side * side}),
+                std::to_string(total) + " synthetic words (at least " + std::to_string(side) +
+                    " x " + std::to_string(side) + " pixels each)");
   if (total > 0) {
     SyntheticWordGenerator generator(options);
     source.sizes.reserve(total);

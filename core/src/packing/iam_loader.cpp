@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/packing/word_images.hpp"
 
 namespace fs = std::filesystem;
@@ -34,8 +35,7 @@ fs::path findImage(const fs::path& imageDir, const std::string& id) {
 
 std::vector<LabeledImageFile> readIamTranscriptions(const fs::path& transcriptions,
                                                     const fs::path& imageDir) {
-  std::ifstream in(transcriptions);
-  if (!in) throw std::runtime_error(transcriptions.string() + ": cannot open");
+  std::istringstream in(readFileBounded(transcriptions, kListFileLimit, "the transcription list"));
   std::vector<LabeledImageFile> out;
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_ops.hpp"
 
@@ -58,6 +59,22 @@ void paintMap(Image& img, int top, const FeatureMap& values, const FeatureMap& m
         for (int k = 0; k < 3; ++k) c[k] = static_cast<std::uint8_t>(inside[k] * (1.0f - v));
       fillRect(img, top + y * scale, x * scale, scale, scale, c);
     }
+}
+
+// The ink of the packed batch (a float per cell) and the picture (the batch, its mask and its
+// skewed form at `scale` pixels a cell, RGB): refused from the layout's sizes before either is
+// allocated (huge sizes ended in bad_alloc).
+void requirePictureMemory(const PackedLayout& layout, int scale, std::size_t batch) {
+  const auto h = static_cast<std::uint64_t>(std::max(layout.height, 0));
+  const auto w = static_cast<std::uint64_t>(std::max(layout.width, 0));
+  const auto skewed = static_cast<std::uint64_t>(std::max(layout.skewedWidth, 0));
+  const auto s = static_cast<std::uint64_t>(std::max(scale, 1));
+  const auto ink = checkedProduct({h, w, sizeof(float)});
+  const auto picture = checkedProduct({h, 2 * w + skewed, s, s, 3});
+  std::optional<std::uint64_t> bytes;
+  if (ink && picture && *ink <= ~std::uint64_t{0} - *picture) bytes = *ink + *picture;
+  requireMemory(bytes, "the picture of batch " + std::to_string(batch + 1) + " (" +
+                           std::to_string(h) + " x " + std::to_string(w) + " cells)");
 }
 
 }  // namespace
@@ -131,6 +148,7 @@ BatchPicture drawSourceBatch(const ExampleSource& source, std::size_t batch, int
   const std::span<const ExampleSize> sizes(source.sizes.data() + picture.first, count);
   picture.layout = packWith(packer, sizes, rowWidth, static_cast<int>(picture.first));
   picture.scale = pictureScale(picture.layout);
+  requirePictureMemory(picture.layout, picture.scale, batch);
   const FeatureMap ink = pack(picture.layout, source.ink(picture.first, count));
   picture.image = drawPackedBatch(picture.layout, ink, picture.scale);
   return picture;

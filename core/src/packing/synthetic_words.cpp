@@ -9,6 +9,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/packing/word_images.hpp"
 
 namespace fs = std::filesystem;
@@ -43,8 +44,7 @@ struct GlyphBitmap {
 };
 
 std::vector<std::string> readWordList(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) throw std::runtime_error(file.string() + ": cannot open the word list");
+  std::istringstream in(readFileBounded(file, kListFileLimit, "the word list"));
   std::vector<std::string> words;
   for (std::string w; std::getline(in, w);) {
     if (w.empty() || w.size() > 14) continue;

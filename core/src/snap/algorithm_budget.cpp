@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <limits>
 #include <random>
 #include <stdexcept>
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
+#include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/row_colouring.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/snap/rtrl_node_layout.hpp"
@@ -110,8 +112,38 @@ AlgorithmEstimate bpttRow(const CompiledPlan& plan, const BudgetQuery& query) {
 }
 
 // The rows of SnAp-1, 2, 3 and exact RTRL, from one pass over the recurrent nodes.
+// Whether SnAp's patterns of the node may be built to size its Ĵ: they take rtrlLayoutBytes,
+// which must fit in half this machine's memory (budget holds what it sizes only where that is
+// small); otherwise the reason.
+std::optional<std::string> notSizable(const CompiledPlan& plan, int node) {
+  const std::optional<std::uint64_t> bytes = rtrlLayoutBytes(plan, node);
+  const std::uint64_t physical = physicalMemoryBytes();
+  if (bytes && (physical == 0 || *bytes <= physical / 2)) return std::nullopt;
+  return "SnAp and RTRL not sized: SnAp's patterns of " + recurrentNodeName(plan, node) +
+         " would themselves take " +
+         (bytes ? formatBytes(*bytes) : std::string("more than 64 bits can count")) +
+         " (more than " + formatBytes(physical / 2) +
+         ", half this machine's memory); their memory shown is the least Ĵ takes";
+}
+
+// Ĵ's least bytes when the patterns are not built: one entry (index and value) per parameter.
+std::uint64_t leastJacobianBytes(const CompiledPlan& plan, int node) {
+  const std::optional<std::uint64_t> bytes = rtrlLayoutBytes(plan, node);
+  return bytes ? *bytes / 9 * 8 : std::numeric_limits<std::uint64_t>::max() / 4;
+}
+
+std::uint64_t saturatingAdd(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<std::uint64_t>::max() : sum;
+}
+
+std::uint64_t saturatingProduct(std::uint64_t a, std::uint64_t b) {
+  return checkedProduct({a, b}).value_or(std::numeric_limits<std::uint64_t>::max());
+}
+
 std::vector<AlgorithmEstimate> snapRows(const CompiledPlan& plan, const BudgetQuery& query,
-                                        std::uint64_t parameters) {
+                                        std::uint64_t parameters,
+                                        std::vector<std::string>& unmeasured) {
   std::vector<AlgorithmEstimate> rows(kLevels.size());
   std::array<std::uint64_t, kLevels.size()> jacobianPerStream{};
   std::array<double, kLevels.size()> flopsPerStream{};
@@ -119,10 +151,17 @@ std::vector<AlgorithmEstimate> snapRows(const CompiledPlan& plan, const BudgetQu
   std::optional<std::string> refusal;
   for (int node = 0; node < static_cast<int>(plan.nodes().size()); ++node) {
     if (!plan.nodes()[node].recurrent) continue;
-    NodeCosts costs = snapNodeCosts(plan, node);
+    NodeCosts costs;
+    if (auto reason = notSizable(plan, node); reason && !rtrlRefusal(plan, node)) {
+      costs.refusal = "not sized (see the note)";
+      unmeasured.push_back(std::move(*reason));
+      costs.jacobianBytes.fill(leastJacobianBytes(plan, node));
+    } else {
+      costs = snapNodeCosts(plan, node);
+    }
     if (costs.refusal && !refusal) refusal = std::move(costs.refusal);
     for (std::size_t k = 0; k < kLevels.size(); ++k) {
-      jacobianPerStream[k] += costs.jacobianBytes[k];
+      jacobianPerStream[k] = saturatingAdd(jacobianPerStream[k], costs.jacobianBytes[k]);
       flopsPerStream[k] += costs.flops[k];
     }
   }
@@ -134,7 +173,8 @@ std::vector<AlgorithmEstimate> snapRows(const CompiledPlan& plan, const BudgetQu
     row.label = level == 0 ? "exact RTRL" : "SnAp-" + std::to_string(level);
     row.refusal = refusal;
     // Ĵ for every stream and the learner's own pattern; one gradient per stream.
-    row.ownBytes = jacobianPerStream[k] * (streams + 1) + streams * parameters * 4;
+    row.ownBytes = saturatingAdd(saturatingProduct(jacobianPerStream[k], streams + 1),
+                                 saturatingProduct(streams, parameters * 4));
     row.flopsPerFrame = flopsPerStream[k] * query.streams;
   }
   return rows;
@@ -175,15 +215,15 @@ BudgetTable estimateAlgorithms(const CompiledPlan& plan, const BudgetQuery& quer
                                double flopsPerSecond) {
   checkQuery(query);
   BudgetTable table;
-  table.parameters = static_cast<std::int64_t>(ParameterSet(plan).size());
+  table.parameters = static_cast<std::int64_t>(ParameterLayout(plan).size());
   const auto parameters = static_cast<std::uint64_t>(table.parameters);
   table.sharedBytes = parameters * 4 * (2 + static_cast<std::uint64_t>(query.optimizerSlots));
   table.flopsPerSecond = std::max(flopsPerSecond, 0.0);
   table.rows.push_back(bpttRow(plan, query));
-  for (AlgorithmEstimate& row : snapRows(plan, query, parameters))
+  for (AlgorithmEstimate& row : snapRows(plan, query, parameters, table.unmeasured))
     table.rows.push_back(std::move(row));
   for (AlgorithmEstimate& row : table.rows) {
-    row.totalBytes = row.ownBytes + table.sharedBytes;
+    row.totalBytes = saturatingAdd(row.ownBytes, table.sharedBytes);
     row.fits = !row.refusal && row.totalBytes <= query.budgetBytes;
     if (table.flopsPerSecond > 0) row.secondsPerFrame = row.flopsPerFrame / table.flopsPerSecond;
   }
@@ -236,12 +276,42 @@ double measureEngineRate(const CompiledPlan& plan, int streams, int threads) {
   return seconds > 0 ? 3 * forwardFlopsPerFrame(plan) * kFrames * streams / seconds : 0;
 }
 
+std::uint64_t engineRateBytes(const CompiledPlan& plan, int streams) {
+  constexpr int kFrames = 8;
+  streams = std::clamp(streams, 1, 64);
+  std::uint64_t batch = 0;
+  for (int layer : plan.inputLayers()) batch += plan.graph().layers[layer].size;
+  for (int layer : plan.outputLayers()) batch += plan.graph().layers[layer].size;
+  const auto parameters = static_cast<std::uint64_t>(ParameterLayout(plan).size());
+  return saturatingAdd(saturatingProduct(parameters, 8),
+                       bpttChunkBytes(plan, kFrames, streams) + 4 * kFrames * streams * batch);
+}
+
+double measureEngineRateIfItFits(const CompiledPlan& plan, const BudgetQuery& query, int threads,
+                                 std::vector<std::string>& unmeasured) {
+  const std::uint64_t bytes = engineRateBytes(plan, query.streams);
+  const std::uint64_t physical = physicalMemoryBytes();
+  const bool withinBudget = query.budgetBytes == 0 || bytes <= query.budgetBytes;  // 0: none
+  if (withinBudget && (physical == 0 || bytes <= physical))
+    return measureEngineRate(plan, query.streams, threads);
+  unmeasured.push_back("the engine's rate: not measured, its sample run would take " +
+                       formatBytes(bytes) + ", more than the budget or this machine's memory");
+  return 0;
+}
+
 void measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, BudgetTable& table,
                        int threads, int sampleStreams) {
   const int streams = std::clamp(std::min(sampleStreams, query.streams), 1, query.streams);
   const double perStream = static_cast<double>(query.streams) / streams;
+  const std::uint64_t physical = physicalMemoryBytes();
   for (AlgorithmEstimate& row : table.rows) {
     if (!row.fits) continue;
+    if (physical && row.totalBytes > physical) {
+      table.unmeasured.push_back(row.label + ": not measured, it would take " +
+                                 formatBytes(row.totalBytes) + ", more than this machine's " +
+                                 formatBytes(physical));
+      continue;
+    }
     if (row.algorithm == "bptt") {
       CpuBackend backend(plan, {.threads = threads});
       const double chunk = bestSeconds(backend, plan, randomBatch(plan, query.window, streams), 2);

@@ -7,16 +7,12 @@
 #include "rnnwb/core/memory_size.hpp"
 
 namespace rnnwb::snap {
-namespace {
-
-std::string nodeName(const CompiledPlan& plan, int node) {
+std::string recurrentNodeName(const CompiledPlan& plan, int node) {
   std::string names;
   for (int l : plan.nodes()[node].layers)
     names += (names.empty() ? "" : ", ") + plan.graph().layers[l].id;
   return "recurrent node {" + names + "}";
 }
-
-}  // namespace
 
 std::optional<std::string> rtrlRefusal(const CompiledPlan& plan, int node) {
   const Graph& g = plan.graph();
@@ -44,7 +40,7 @@ std::optional<std::string> rtrlRefusal(const CompiledPlan& plan, int node) {
                          " (RTRL needs a delay of at most 1 on connections leaving a node)");
   }
   if (problems.empty()) return std::nullopt;
-  std::string message = nodeName(plan, node) + ": RTRL cannot take it: ";
+  std::string message = recurrentNodeName(plan, node) + ": RTRL cannot take it: ";
   for (std::size_t i = 0; i < problems.size(); ++i) message += (i ? "; " : "") + problems[i];
   return message;
 }
@@ -74,25 +70,29 @@ RtrlNodeLayout::RtrlNodeLayout(const CompiledPlan& plan, int node) : m_plan(&pla
 // connection its mask byte, its unit here and its column there (4 + 4); per other parameter 8.
 // Checked before any of it is allocated: a 65,536-unit layer needs 36 GiB, and finding that out
 // by bad_alloc took minutes.
-void RtrlNodeLayout::requireMemoryForParameters() const {
-  const Graph& g = m_plan->graph();
+std::optional<std::uint64_t> rtrlLayoutBytes(const CompiledPlan& plan, int node) {
+  const Graph& g = plan.graph();
   std::optional<std::uint64_t> bytes = 0;
   auto add = [&](std::optional<std::uint64_t> more) {
     if (bytes && more && !__builtin_add_overflow(*bytes, *more, &*bytes)) return;
     bytes = std::nullopt;
   };
   for (int c = 0; c < static_cast<int>(g.connections.size()); ++c) {
-    const int to = m_plan->toLayer(c);
-    if (m_plan->nodeOfLayer(to) != m_node) continue;
+    const int to = plan.toLayer(c);
+    if (plan.nodeOfLayer(to) != node) continue;
     const std::uint64_t rows = static_cast<std::uint64_t>(g.layers[to].size);
     if (g.connections[c].type == ConnectionType::Full)
-      add(checkedProduct(
-          {rows, static_cast<std::uint64_t>(g.layers[m_plan->fromLayer(c)].size), 9}));
+      add(checkedProduct({rows, static_cast<std::uint64_t>(g.layers[plan.fromLayer(c)].size), 9}));
     else
       add(rows * 8);
   }
-  for (int l : m_layers) add(static_cast<std::uint64_t>(g.layers[l].size) * 8);
-  requireMemory(bytes, "RTRL's parameter layout of " + nodeName(*m_plan, m_node));
+  for (int l : plan.nodes()[node].layers) add(static_cast<std::uint64_t>(g.layers[l].size) * 8);
+  return bytes;
+}
+
+void RtrlNodeLayout::requireMemoryForParameters() const {
+  requireMemory(rtrlLayoutBytes(*m_plan, m_node),
+                "RTRL's parameter layout of " + recurrentNodeName(*m_plan, m_node));
 }
 
 void RtrlNodeLayout::collectParameters() {

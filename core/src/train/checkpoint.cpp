@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "rnnwb/core/engine/parameter_io.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/safetensors.hpp"
 
 namespace rnnwb::train {
@@ -24,6 +25,7 @@ std::string hexDouble(double value) {
 class MetadataReader {
  public:
   explicit MetadataReader(const TensorFile& file) : m_file(file) {}
+  bool has(const std::string& key) const { return m_file.metadata.count(key) > 0; }
   const std::string& text(const std::string& key) const {
     const auto it = m_file.metadata.find(key);
     if (it == m_file.metadata.end())
@@ -91,7 +93,9 @@ std::map<std::string, std::string> positionMetadata(const TrainingPosition& p,
           {"interval_grad_norm_sum", hexDouble(p.interval.gradNormSum)},
           {"interval_updates", std::to_string(p.interval.updates)},
           {"optimizer_buffers", buffers},
-          {"optimizer_updates", std::to_string(optimizer.updates)}};
+          {"optimizer_updates", std::to_string(optimizer.updates)},
+          {"config", p.config},
+          {"owed_report", std::to_string(p.owedReport)}};
 }
 
 TrainingPosition readPosition(const MetadataReader& m) {
@@ -108,6 +112,12 @@ TrainingPosition readPosition(const MetadataReader& m) {
   p.interval.predictedFrames = m.count("interval_predicted_frames");
   p.interval.gradNormSum = m.real("interval_grad_norm_sum");
   p.interval.updates = m.count("interval_updates");
+  if (m.has("config")) p.config = m.text("config");
+  if (m.has("owed_report")) {
+    const std::int64_t owed = m.count("owed_report");
+    if (owed > 2) m.impossible("owed_report", m.text("owed_report"), "0, 1 or 2");
+    p.owedReport = static_cast<int>(owed);
+  }
   if (p.interval.updates > p.step)
     m.impossible("interval_updates", m.text("interval_updates"),
                  "at most the step, " + std::to_string(p.step));
@@ -156,7 +166,8 @@ void saveCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan,
   }
   tensors.merge(c.streams.toTensors(plan, "streams."));
   for (const auto& [key, tensor] : c.backendState) tensors.emplace(key, tensor);
-  writeSafetensors(path, tensors, checkpointMetadata(c.position, c.optimizer));
+  // A checkpoint replaces whatever is at its name (a planted link too), never writes through it.
+  writeFolderFile(path, serializeSafetensors(tensors, checkpointMetadata(c.position, c.optimizer)));
 }
 
 Checkpoint loadCheckpoint(const std::filesystem::path& path, const CompiledPlan& plan, int streams,

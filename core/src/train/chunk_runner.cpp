@@ -102,7 +102,7 @@ ChunkLoss evaluateValidation(Backend& backend, const ParameterSet& params, const
   const std::int64_t length = task.validationLength();
   // A huge validation set must not outlast a Ctrl-C. Every rank has the same chunks (its share
   // of the streams over the same frames), so the collective checks line up.
-  const StopCheck checkStop("validation", std::chrono::seconds(5), agree);
+  const StopCheck checkStop("validation", validationGrace(), agree);
   for (std::int64_t begin = 0; begin < length; begin += frames) {
     checkStop();
     const TaskChunk chunk = task.validationFrames(

@@ -26,6 +26,7 @@ std::string csvField(const std::string& text) {
 }  // namespace
 
 std::optional<double> metricValue(const MetricsRecord& r, const std::string& name) {
+  if (std::find(r.missing.begin(), r.missing.end(), name) != r.missing.end()) return std::nullopt;
   if (name == "train_loss") return r.trainLoss;
   if (name == "valid_loss") return r.validLoss;
   if (name == "train_bpc") return r.trainBpc;

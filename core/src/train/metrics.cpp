@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -10,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rnnwb/core/bounded_read.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/json_read.hpp"
 
@@ -41,15 +44,20 @@ bool isKnownKey(const std::string& key) {
 std::string toJsonLine(const MetricsRecord& r) {
   // nlohmann writes doubles with the shortest text that reads back to the same value; ordered so
   // that a person reading the file sees step first.
-  nlohmann::ordered_json j = {{"step", r.step}, {"frames", r.frames}, {"train_loss", r.trainLoss}};
+  // A key the record was read without stays out (it reads back the same).
+  const auto has = [&r](const char* key) {
+    return std::find(r.missing.begin(), r.missing.end(), key) == r.missing.end();
+  };
+  nlohmann::ordered_json j = {{"step", r.step}, {"frames", r.frames}};
+  if (has("train_loss")) j["train_loss"] = r.trainLoss;
   if (r.trainBpc) j["train_bpc"] = *r.trainBpc;
   if (r.validLoss) j["valid_loss"] = *r.validLoss;
   if (r.validBpc) j["valid_bpc"] = *r.validBpc;
   if (r.cer) j["cer"] = *r.cer;
-  j["grad_norm"] = r.gradNorm;
-  j["lr"] = r.lr;
-  j["frames_per_s"] = r.framesPerS;
-  j["wall_s"] = r.wallS;
+  if (has("grad_norm")) j["grad_norm"] = r.gradNorm;
+  if (has("lr")) j["lr"] = r.lr;
+  if (has("frames_per_s")) j["frames_per_s"] = r.framesPerS;
+  if (has("wall_s")) j["wall_s"] = r.wallS;
   if (r.wallTime) j["wall_time"] = *r.wallTime;
   if (r.ranks) j["ranks"] = *r.ranks;
   for (const auto& [key, value] : r.extra)
@@ -79,6 +87,8 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
   r.cer = optionalNumber(j, "cer");
   if (const auto n = j.find("ranks"); n != j.end() && n->is_number_integer())
     r.ranks = n->get<int>();
+  for (const char* key : {"train_loss", "frames_per_s", "grad_norm", "lr", "wall_s"})
+    if (!optionalNumber(j, key)) r.missing.emplace_back(key);
   for (const auto& [key, value] : j.items())
     if (value.is_number() && !isKnownKey(key)) r.extra[key] = value.get<double>();
   return r;
@@ -91,7 +101,9 @@ std::vector<MetricsRecord> MetricsReader::readNew() {
   struct stat info {};
   if (!in || ::stat(m_path.c_str(), &info) != 0) return records;
   in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uintmax_t>(in.tellg());
+  const std::streamoff end = in.tellg();
+  if (end < 0 || !S_ISREG(info.st_mode)) return records;  // a folder or a device: no lines
+  const auto size = static_cast<std::uintmax_t>(end);
   const auto inode = static_cast<std::uintmax_t>(info.st_ino);
   if (m_offset > 0 && (inode != m_inode || size < m_offset)) {
     m_offset = 0;  // the file was replaced (a resumed run dropped lines)
@@ -117,11 +129,12 @@ std::vector<MetricsRecord> MetricsReader::readNew() {
 }
 
 std::vector<MetricsRecord> readMetricsFile(const std::filesystem::path& path) {
+  requireNotAFolder(path, "the metrics file");
   return MetricsReader(path).readNew();
 }
 
 MetricsWriter::MetricsWriter(const std::filesystem::path& path) : m_path(path) {
-  m_file = std::fopen(path.c_str(), "ab");
+  m_file = openFolderFileForAppending(path);
   if (!m_file)
     throw std::runtime_error(path.string() +
                              ": cannot open for appending: " + std::strerror(errno));
@@ -153,7 +166,7 @@ void truncateMetricsAfter(const std::filesystem::path& path, std::int64_t lastSt
     if (record && record->step <= lastStep) kept << line << '\n';
   }
   in.close();
-  writeFileAtomically(path, kept.str());
+  writeFolderFile(path, kept.str());
 }
 
 }  // namespace rnnwb::train

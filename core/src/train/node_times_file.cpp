@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rnnwb/core/bounded_read.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 
 namespace rnnwb::train {
@@ -48,16 +50,13 @@ void writeNodeTimes(const std::filesystem::path& path, const NodeTimesFile& file
                      {"backward_s", row.backwardPerChunk}});
   const nlohmann::json doc = {{"format", "rnnwb.node_times"}, {"version", 1},   {"step", file.step},
                               {"backend", file.backend},      {"per", "chunk"}, {"nodes", nodes}};
-  writeFileAtomically(path, doc.dump(1) + "\n");
+  writeFolderFile(path, doc.dump(1) + "\n");
 }
 
 NodeTimesFile readNodeTimes(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path.string() + ": cannot read the node times");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = readFileBounded(path, kConfigFileLimit, "the node times");
   try {
-    const nlohmann::json doc = nlohmann::json::parse(text.str());
+    const nlohmann::json doc = nlohmann::json::parse(text);
     if (doc.value("format", "") != "rnnwb.node_times")
       throw std::runtime_error("not a node times file (\"format\" is not \"rnnwb.node_times\")");
     NodeTimesFile file;

@@ -19,14 +19,16 @@ std::uint64_t streamGradientBytes(const CompiledPlan& plan, int streams) {
 void requireJacobiansFitMemory(const TrainConfig& c, const CompiledPlan& plan) {
   const std::uint64_t physical = physicalMemoryBytes();
   if (physical == 0) return;
-  const std::uint64_t needed =
+  const std::uint64_t own =
       snap::rtrlJacobianBytes(plan, snap::snapLevelOfAlgorithm(c.algo), c.streams) +
       streamGradientBytes(plan, c.streams);
-  if (needed <= physical) return;
+  std::uint64_t needed = 0;
+  if (!__builtin_add_overflow(own, sharedTrainingBytes(c, plan), &needed) && needed <= physical)
+    return;
   throw std::invalid_argument(
-      "algo " + c.algo + " would carry up to " + formatBytes(needed) +
-      " of Jacobians and gradients for " + std::to_string(c.streams) +
-      " streams, more than this machine's " + formatBytes(physical) +
+      "algo " + c.algo + " would carry up to " + formatBytes(own) +
+      " of Jacobians and gradients for " + std::to_string(c.streams) + " streams, besides " +
+      sharedTrainingText(c, plan) + ", more than this machine's " + formatBytes(physical) +
       " of memory: train fewer streams (--streams) or a sparser level (snap1); `rnnwb mask "
       "GRAPH` gives the size of each level's Jacobian per stream");
 }

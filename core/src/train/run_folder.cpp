@@ -8,6 +8,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "rnnwb/core/folder_file.hpp"
+
 namespace rnnwb::train {
 namespace fs = std::filesystem;
 
@@ -87,7 +89,7 @@ std::vector<fs::path> RunFolder::removeStaleTemporaries() const {
 }
 
 RunLog::RunLog(const fs::path& path) {
-  m_file = std::fopen(path.c_str(), "ab");
+  m_file = openFolderFileForAppending(path);
   if (!m_file)
     throw std::runtime_error(path.string() +
                              ": cannot open the log for appending: " + std::strerror(errno));

@@ -4,21 +4,26 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
 #include <sstream>
 #include <stdexcept>
 
+#include "rnnwb/core/folder_file.hpp"
+
 namespace rnnwb::train {
 namespace {
 namespace fs = std::filesystem;
+
+constexpr std::size_t kLockReadLimit = 4096;  // a holder line is under 300 bytes
 
 std::string readAll(int fd) {
   std::string text;
   char buffer[256];
   ::lseek(fd, 0, SEEK_SET);
-  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0 && text.size() < 4096;)
+  for (ssize_t n; (n = ::read(fd, buffer, sizeof buffer)) > 0 && text.size() < kLockReadLimit;)
     text.append(buffer, static_cast<std::size_t>(n));
   return text;
 }
@@ -34,10 +39,23 @@ HolderLine parseHolder(const std::string& line) {
   return holder;
 }
 
-// A holder line told back in words.
+bool plainWord(const std::string& word, std::size_t longest) {
+  return word.size() <= longest &&
+         std::all_of(word.begin(), word.end(), [](char c) { return c > ' ' && c < 127; });
+}
+
+// A holder line told back in words; anything else is not echoed (1 MB of garbage in run.lock
+// was printed whole), only its size.
 std::string describeHolder(const std::string& line) {
   const HolderLine holder = parseHolder(line);
   if (holder.pid.empty()) return "another process";
+  const bool pidIsNumber =
+      holder.pid.size() <= 10 && holder.pid.find_first_not_of("0123456789") == std::string::npos;
+  if (!pidIsNumber || !plainWord(holder.host, 255) || !plainWord(holder.since, 40))
+    return "another process (run.lock holds " +
+           (line.size() >= kLockReadLimit ? "more than " + std::to_string(kLockReadLimit)
+                                          : std::to_string(line.size())) +
+           " bytes that are not a holder line)";
   return "process " + holder.pid + " on host " + (holder.host.empty() ? "?" : holder.host) +
          (holder.since.empty() ? "" : " since " + holder.since);
 }
@@ -62,12 +80,18 @@ std::string holderLine() {
 
 RunFolderLock::RunFolderLock(const fs::path& dir) : m_dir(dir) {
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(dir, ec)) && !fs::exists(dir, ec))  // said "File exists"
+    throw std::runtime_error(dir.string() + ": a symbolic link to " +
+                             fs::read_symlink(dir, ec).string() +
+                             ", which does not exist: make the folder it names, or give another "
+                             "run folder");
   m_createdFolder = !fs::exists(dir, ec);
   fs::create_directories(dir, ec);
   if (ec)
     throw std::runtime_error(dir.string() + ": cannot create the run folder: " + ec.message());
   const fs::path path = lockPath(dir);
-  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  removeLinkAt(path);  // a link there would have its target emptied and locked
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (m_fd < 0)
     throw std::runtime_error(path.string() +
                              ": cannot open the lock file: " + std::strerror(errno));

@@ -139,7 +139,9 @@ std::string rangeText(const Setting& s) {
 }
 
 json checkedValue(const Setting& s, const json& value, const std::string& name) {
-  const std::string shown = value.dump();
+  // Only for messages: text that is not UTF-8 (a path) is shown with U+FFFD, and refused by
+  // validateTrainConfig naming its key, rather than by nlohmann's type_error.316 here.
+  const std::string shown = value.dump(-1, ' ', false, json::error_handler_t::replace);
   switch (s.type) {
     case SettingType::Integer:
     case SettingType::Unsigned:

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rnnwb/core/bounded_read.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 
 namespace rnnwb::train {
@@ -48,14 +50,18 @@ void writeRunStatus(const std::filesystem::path& runDir, RunStatus status) {
   if (status.state == RunState::Failed) j["error"] = status.error;
   if (status.state == RunState::Stopped) j["signal"] = status.signal;
   j["updated"] = status.updated;
-  writeFileAtomically(runStatusPath(runDir), j.dump(2) + "\n");
+  writeFolderFile(runStatusPath(runDir), j.dump(2) + "\n");
 }
 
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& runDir) {
-  std::ifstream in(runStatusPath(runDir));
-  if (!in) return std::nullopt;
+  std::string text;
+  try {  // a status.json that cannot be read (or is no file) says nothing about the run
+    text = readFileBounded(runStatusPath(runDir), kConfigFileLimit, "the status file");
+  } catch (const std::runtime_error&) {
+    return std::nullopt;
+  }
   try {
-    const nlohmann::json j = nlohmann::json::parse(in);
+    const nlohmann::json j = nlohmann::json::parse(text);
     RunStatus s;
     const std::string state = j.at("state").get<std::string>();
     bool known = false;

@@ -8,6 +8,7 @@
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/engine_support.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/algorithm_budget.hpp"
@@ -15,6 +16,19 @@
 #include "rnnwb/core/train/trainer.hpp"
 
 namespace rnnwb::train {
+
+std::uint64_t sharedTrainingBytes(const TrainConfig& c, const CompiledPlan& plan) {
+  const auto parameters = static_cast<std::uint64_t>(ParameterLayout(plan).size());
+  const std::uint64_t slots = c.optimizer.kind == OptimizerKind::Adam ? 2 : 1;
+  return checkedProduct({parameters, 4, 2 + slots}).value_or(~std::uint64_t{0});
+}
+
+std::string sharedTrainingText(const TrainConfig& c, const CompiledPlan& plan) {
+  return std::to_string(ParameterLayout(plan).size()) + " parameters, their gradient and " +
+         (c.optimizer.kind == OptimizerKind::Adam ? "Adam's two moments" : "SGD's momentum") +
+         ": " + formatBytes(sharedTrainingBytes(c, plan));
+}
+
 namespace {
 
 void checkTaskFitsShape(const TrainConfig& c) {
@@ -34,17 +48,27 @@ std::string firstNonFiniteIn(const ParameterSet& set) {
   return "?";
 }
 
-/// Refuses, before anything large is allocated, a BPTT run whose chunk buffers on the CPU engine
-/// (what `rnnwb budget` counts) exceed this machine's memory: otherwise the first chunk's
-/// allocation fails after the data is made, or the machine swaps. RTRL / SnAp check their own
-/// layouts (RtrlNodeLayout); the CUDA backend's buffers are on the device.
-void requireMemoryForChunks(const TrainConfig& c, const CompiledPlan& plan, int streams) {
-  if (c.algo != "bptt" || c.backend != "cpu") return;
-  const std::uint64_t bytes = snap::bpttChunkBytes(plan, c.effectiveH(), streams);
-  requireMemory(bytes, "training BPTT(" + std::to_string(c.effectiveH()) + "; " +
-                           std::to_string(c.hPrime) + ") on " + std::to_string(streams) +
-                           " streams of " + std::filesystem::path(c.graph).filename().string() +
-                           " (`rnnwb budget` shows what fits: fewer streams or a shorter h)");
+/// Refuses, before anything large is allocated, a run whose memory exceeds this machine's: the
+/// parameters, their gradient and the optimizer's state (Adam two floats per parameter, SGD
+/// one), and for BPTT on the CPU engine its chunk buffers (what `rnnwb budget` counts).
+/// Otherwise an allocation fails after the data is made, or the machine swaps. RTRL / SnAp add
+/// their Ĵ and per-stream gradients to the same shared part (rtrl_engine.cpp); the CUDA
+/// backend's chunk buffers are on the device.
+void requireMemoryForRun(const TrainConfig& c, const CompiledPlan& plan, int streams) {
+  const std::uint64_t shared = sharedTrainingBytes(c, plan);
+  const bool chunks = c.algo == "bptt" && c.backend == "cpu";
+  const std::uint64_t chunkBytes = chunks ? snap::bpttChunkBytes(plan, c.effectiveH(), streams) : 0;
+  std::uint64_t bytes = 0;
+  const bool overflow = __builtin_add_overflow(shared, chunkBytes, &bytes);
+  const std::string what = c.algo == "bptt" ? "training BPTT(" + std::to_string(c.effectiveH()) +
+                                                  "; " + std::to_string(c.hPrime) + ")"
+                                            : "training " + c.algo;
+  requireMemory(overflow ? std::nullopt : std::optional<std::uint64_t>(bytes),
+                what + " on " + std::to_string(streams) + " streams of " +
+                    std::filesystem::path(c.graph).filename().string() + " (" +
+                    sharedTrainingText(c, plan) +
+                    (chunks ? ", chunk buffers " + formatBytes(chunkBytes) : std::string()) +
+                    "; `rnnwb budget` shows what fits: fewer streams or a shorter h)");
 }
 
 /// The task of all N streams, cut to this rank's share in a data-parallel run.
@@ -53,7 +77,7 @@ std::unique_ptr<Task> taskFor(const TrainConfig& c, const CompiledPlan& plan,
   requireStreamable(plan, "training with truncated BPTT or RTRL");
   requireEngineSupport(plan, "training", false);
   checkTaskFitsShape(c);
-  requireMemoryForChunks(c, plan, ranks ? c.streams / ranks->ranks() : c.streams);
+  requireMemoryForRun(c, plan, ranks ? c.streams / ranks->ranks() : c.streams);
   auto task = makeTask(c.task, {c.streams, c.hPrime}, c.seed);
   task->checkGraph(plan);
   return ranks ? ranks->shareOf(std::move(task)) : std::move(task);
@@ -161,7 +185,7 @@ std::string SequenceLearner::describe(std::int64_t totalSteps) const {
 
 TrainConfig SequenceLearner::writeRunFiles(const RunFolder& folder,
                                            const TrainConfig& resolved) const {
-  saveGraphFile(loadValidGraph(resolved.graph), folder.graphPath());
+  writeFolderFile(folder.graphPath(), serializeGraph(loadValidGraph(resolved.graph)));
   return keptConfig(folder, resolved);
 }
 
@@ -187,9 +211,39 @@ void SequenceLearner::saveCheckpoint(const std::filesystem::path& path,
     train::saveCheckpoint(path, m_plan, {m_params, optimizer, streams, position, carried});
 }
 
+// Every update advances the cursor by h', and after the first one the graph's delayed layers
+// carry state: a checkpoint that says otherwise was not written by this run, and taking it
+// would restart the carried state from zeros or read the data from another place, silently.
+void SequenceLearner::requireConsistentPosition(const std::filesystem::path& path,
+                                                const Checkpoint& c) const {
+  const TrainingPosition& p = c.position;
+  std::int64_t expected = 0;
+  if (__builtin_mul_overflow(p.step, static_cast<std::int64_t>(m_config.hPrime), &expected) ||
+      p.cursor != expected)
+    throw std::runtime_error(path.string() + ": checkpoint cursor " + std::to_string(p.cursor) +
+                             " is not step " + std::to_string(p.step) + " x h' " +
+                             std::to_string(m_config.hPrime) +
+                             " (each update advances it by h'): not a checkpoint of this run");
+  bool delays = false;
+  for (int l = 0; l < static_cast<int>(m_plan.graph().layers.size()); ++l)
+    delays |= m_plan.maxDelayFrom(l) > 0;
+  // The last update's window carried state into the next iff its carry was > 0 (the first
+  // updates of a BPTT(h; h') run with h > h' recompute from frame 0 and carry none).
+  const std::int64_t epoch = m_task->framesPerEpoch();
+  const std::int64_t before = p.cursor - m_config.hPrime;
+  const bool carried = p.step > 0 && truncationWindow(epoch > 0 ? before % epoch : before,
+                                                      m_config.effectiveH(), m_config.hPrime)
+                                             .carry > 0;
+  if (delays && carried && c.streams.empty())
+    throw std::runtime_error(path.string() + ": the checkpoint of step " + std::to_string(p.step) +
+                             " holds no streams.* tensors, the state its delayed layers carry; "
+                             "resuming would restart it from zeros");
+}
+
 TrainingPosition SequenceLearner::restoreCheckpoint(const std::filesystem::path& path,
                                                     Optimizer& optimizer) {
   Checkpoint c = loadCheckpoint(path, m_plan, m_config.streams, m_config.optimizer.kind);
+  requireConsistentPosition(path, c);
   m_params = std::move(c.parameters);
   m_grads = ParameterSet::zerosLike(m_params);
   optimizer.restore(c.optimizer);

@@ -2,6 +2,7 @@
 // Private to rnnwb_train: the learner of the sequence tasks (char-lm, adding, copy). Truncated
 // BPTT(h; h') over N streams on any Backend; RTRL / SnAp-n run through the same learner with an
 // engine whose backend computes online gradients and carries Ĵ (rtrl_engine.cpp).
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/engine/backend.hpp"
+#include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/learner.hpp"
 #include "rnnwb/core/train/task.hpp"
 
@@ -32,6 +34,12 @@ SequenceEngine bpttEngine(const TrainConfig& config, const CompiledPlan& plan);
 /// The RTRL / SnAp-n engine (algo rtrl, snapN), refused before anything large is allocated when
 /// its Jacobians would not fit in memory.
 SequenceEngine rtrlEngine(const TrainConfig& config, const CompiledPlan& plan);
+
+/// Bytes every learner of the config holds on the host whatever its algorithm: the parameters,
+/// their gradient and the optimizer's state; saturates at 2^64 - 1.
+std::uint64_t sharedTrainingBytes(const TrainConfig& config, const CompiledPlan& plan);
+/// The same for a message: "N parameters, their gradient and Adam's two moments: 1.2 GiB".
+std::string sharedTrainingText(const TrainConfig& config, const CompiledPlan& plan);
 
 class DataParallel;
 
@@ -63,6 +71,7 @@ class SequenceLearner final : public Learner {
                                      Optimizer& optimizer) override;
 
  private:
+  void requireConsistentPosition(const std::filesystem::path& path, const Checkpoint& c) const;
   /// Adds the backend's node times of the chunk just run and resets the backend's.
   void collectNodeTimes();
 

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <atomic>
+#include <cstdlib>
 #include <iterator>
 
 namespace rnnwb::train {
@@ -56,6 +57,14 @@ StopCheck::StopCheck(std::string during, std::chrono::milliseconds grace, StopAg
     : m_during(std::move(during)),
       m_deadline(std::chrono::steady_clock::now() + grace),
       m_agree(std::move(agree)) {}
+
+std::chrono::milliseconds validationGrace() {
+  const char* text = std::getenv("RNNWB_VALIDATION_GRACE_MS");
+  char* end = nullptr;
+  const long ms = text ? std::strtol(text, &end, 10) : -1;
+  if (!text || end == text || *end || ms < 0 || ms > 60000) return std::chrono::seconds(5);
+  return std::chrono::milliseconds(ms);
+}
 
 void StopCheck::operator()() const {
   int signalNumber = stopRequested();

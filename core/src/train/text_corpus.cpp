@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rnnwb/core/bounded_read.hpp"
+
 namespace rnnwb::train {
 namespace {
 
@@ -88,11 +90,7 @@ std::string describeCodePoint(char32_t cp) {
 }
 
 TextCorpus TextCorpus::load(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path.string() + ": cannot read the text file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return fromText(text.str(), path.string());
+  return fromText(readFileBounded(path, kTextFileLimit, "the text file"), path.string());
 }
 
 TextCorpus TextCorpus::fromText(std::string_view utf8, const std::string& source) {

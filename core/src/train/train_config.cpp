@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/json_read.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
@@ -51,13 +52,15 @@ std::optional<OptimizerKind> optimizerKindFromString(std::string_view text) {
 }
 
 TrainConfig loadTrainConfig(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path.string() + ": cannot read the config file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  std::string text;
+  try {
+    text = readFileBounded(path, kConfigFileLimit, "the config file");
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
   nlohmann::json j;
   try {
-    j = parseJsonBounded(text.str());  // bounded nesting: a deep value never reaches a recursion
+    j = parseJsonBounded(text);  // bounded nesting: a deep value never reaches a recursion
   } catch (const JsonReadError& e) {
     throw std::invalid_argument(path.string() + ":" + std::to_string(e.position().line) + ":" +
                                 std::to_string(e.position().column) + ": not JSON: " + e.reason());
@@ -65,7 +68,44 @@ TrainConfig loadTrainConfig(const std::filesystem::path& path) {
   return trainConfigFromJson(j, path.string(), path.parent_path());
 }
 
+namespace {
+
+bool isUtf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t length = c < 0x80         ? 1
+                               : (c >> 5) == 6  ? 2
+                               : (c >> 4) == 14 ? 3
+                               : (c >> 3) == 30 ? 4
+                                                : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (std::size_t k = 1; k < length; ++k)
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 2) return false;
+    i += length;
+  }
+  return true;
+}
+
+// config.json is JSON, which holds only UTF-8 text: a path that is not UTF-8 is refused by name
+// (writing the config failed with nlohmann's "[json.exception.type_error.316]").
+void requireUtf8Paths(const TrainConfig& c) {
+  const std::pair<const char*, const std::string*> paths[] = {{"graph", &c.graph},
+                                                              {"task.text", &c.task.text},
+                                                              {"task.model", &c.task.model},
+                                                              {"task.images", &c.task.images},
+                                                              {"task.word_list", &c.task.wordList},
+                                                              {"hostfile", &c.hostfile}};
+  for (const auto& [key, path] : paths)
+    if (!isUtf8(*path))
+      throw std::invalid_argument(*path + ": " + key +
+                                  " is not UTF-8, which a run's config.json cannot hold; "
+                                  "rename the file (or a folder above it)");
+}
+
+}  // namespace
+
 void validateTrainConfig(const TrainConfig& c) {
+  requireUtf8Paths(c);
   const std::string& kind = c.task.kind;
   if (kind != "char-lm" && kind != "adding" && kind != "copy" && kind != "words")
     throw std::invalid_argument("unknown task '" + kind + "' (use char-lm, adding, copy or words)");

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <numbers>
 
+#include "config_changes.hpp"
 #include "data_parallel.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/learner.hpp"
 #include "rnnwb/core/train/learning_rate_schedule.hpp"
@@ -37,8 +39,18 @@ TrainConfig resolvedForNewRun(const TrainConfig& config) {
   return r;
 }
 
+[[noreturn]] void refuseEditedConfig(const RunFolder& folder, const fs::path& checkpoint,
+                                     const std::vector<std::string>& changes) {
+  std::string list;
+  for (const std::string& change : changes) list += (list.empty() ? "" : "; ") + change;
+  throw std::runtime_error(folder.configPath().string() + ": edited since " +
+                           checkpoint.filename().string() + " was written (" + list +
+                           "); --resume continues a run only under its own config: put the "
+                           "values back, or start a new run (--run-dir) with the new config");
+}
+
 void writeConfig(const RunFolder& folder, const TrainConfig& kept) {
-  writeFileAtomically(folder.configPath(), toJson(kept).dump(2) + "\n");
+  writeFolderFile(folder.configPath(), toJson(kept).dump(2) + "\n");
 }
 
 }  // namespace
@@ -98,7 +110,7 @@ class Trainer::Loop {
          [this](bool validate) { return report(validate); }, [this] { writeCheckpoint(); },
          [this](const std::string& text) { message(text); },
          [this](const std::string& text) { m_reporter.log(text); },
-         writesFolder() ? m_folder.dir() : fs::path()},
+         writesFolder() ? m_folder.dir() : fs::path(), [this] { return m_position.owedReport; }},
         [this] { return m_ranks.agreedStopSignal(); });
     if (const std::string counts = m_ranks.sumCounts(); !counts.empty()) message(counts);
     return outcome;
@@ -136,6 +148,7 @@ class Trainer::Loop {
   }
 
   MetricsRecord report(bool validate) {
+    m_position.owedReport = validate ? 2 : 1;  // until it is written: a stop inside owes it
     MetricsRecord r = m_reporter.startRecord(m_learner->framesAfter(m_position.step));
     if (validate) {
       if (const std::optional<Evaluation> e = m_learner->evaluate()) {
@@ -151,12 +164,15 @@ class Trainer::Loop {
     if (writesFolder())
       if (const auto times = m_learner->nodeTimes(m_position.step))
         writeNodeTimes(m_folder.dir() / "node_times.json", *times);
-    return m_reporter.finishRecord(r, m_totalSteps);
+    MetricsRecord written = m_reporter.finishRecord(r, m_totalSteps);
+    m_position.owedReport = 0;
+    return written;
   }
 
   void writeCheckpoint() {
     m_reporter.updateWallSeconds();
     const fs::path path = m_folder.checkpointPath(m_position.step);
+    m_position.config = resumeFingerprint(m_config);  // what --resume compares config.json with
     m_learner->saveCheckpoint(path, m_optimizer->state(), m_position);  // collective
     if (!writesFolder()) return;
     m_folder.pruneCheckpoints(m_config.keepCheckpoints);
@@ -200,7 +216,9 @@ std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::
   writeConfig(folder, loop->learner().writeRunFiles(folder, resolved));
   loop->openOutputs();
   loop->describeStart(false);
-  if (config.ranks != resolved.ranks)  // a config kept from a run under another launch, say
+  // A config kept from a run under another launch, say; 1 is also the default, which a config
+  // written by hand leaves out, so only another number is worth a word.
+  if (config.ranks != 1 && config.ranks != resolved.ranks)
     loop->message("the config says ranks " + std::to_string(config.ranks) + ", this run has " +
                   std::to_string(resolved.ranks) +
                   ": the launcher sets the number of ranks (mpirun -np " +
@@ -227,11 +245,21 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   if (overrides.epochs) config.epochs = *overrides.epochs, config.steps = 0;
   const int ranksBefore = config.ranks;
   config.ranks = world ? world->size() : 1;
-  auto loop = std::make_unique<Loop>(config, runDir, observer, world);
+  std::unique_ptr<Loop> loop;
+  try {  // what is wrong with the folder's config is said of config.json
+    loop = std::make_unique<Loop>(config, runDir, observer, world);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(folder.configPath().string() + ": " + e.what());
+  }
   const ResumePoint from = restoreNewestCheckpoint(
       folder, [&](const fs::path& file) { return loop->restore(file), loop->position().step; },
       loop->writesFolder());
   const auto& checkpoint = from.checkpoint;
+  const ConfigChanges changes =
+      checkpoint && !loop->position().config.empty()
+          ? configChanges(loop->position().config, resumeFingerprint(loop->config()))
+          : ConfigChanges{};
+  if (!changes.refused.empty()) refuseEditedConfig(folder, *checkpoint, changes.refused);
   if (loop->totalSteps() < loop->position().step)
     throw std::invalid_argument("the run is already at step " +
                                 std::to_string(loop->position().step) + "; it cannot end at step " +
@@ -239,12 +267,16 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   if (overrides.learningRate) loop->setLearningRate(*overrides.learningRate);
   if (!loop->writesFolder()) return std::unique_ptr<Trainer>(new Trainer(std::move(loop)));
   // Reports written after that checkpoint are about to be written again.
-  truncateMetricsAfter(folder.metricsPath(), checkpoint ? loop->position().step : 0);
+  // An owed report is written again, so a line of it from an earlier resume goes too.
+  const TrainingPosition& at = loop->position();
+  truncateMetricsAfter(folder.metricsPath(), checkpoint ? at.step - (at.owedReport ? 1 : 0) : 0);
   if (overrides.steps || overrides.epochs || config.ranks != ranksBefore)
     writeConfig(folder, loop->learner().keptConfig(folder, config));
   loop->openOutputs();
   loop->describeStart(true);
   for (const std::string& note : from.notes) loop->message(note);
+  for (const std::string& change : changes.logged)
+    loop->message("config.json was edited since the checkpoint: " + change);
   if (!checkpoint) loop->message("no checkpoint in the folder: starting over from step 0");
   if (config.ranks != ranksBefore)
     loop->message("resumed under " + std::to_string(config.ranks) + " rank(s); the run had " +

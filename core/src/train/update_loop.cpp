@@ -40,12 +40,19 @@ TrainOutcome runUpdateLoop(std::int64_t totalSteps, const TrainConfig& config,
     outcome.stopSignal = signal;
   };
   status(RunState::Running);
-  while (steps.step() < totalSteps) {
+  int owed = steps.owedReport ? steps.owedReport() : 0;
+  while (owed || steps.step() < totalSteps) {
     if (const int signal = stopSignal ? stopSignal() : stopRequested()) {
       stop(signal);
       break;
     }
     try {
+      if (owed) {  // the report a stop interrupted, as the uninterrupted run wrote it
+        const bool validate = owed == 2;
+        owed = 0;
+        outcome.lastReport = steps.report(validate);
+        continue;
+      }
       steps.update();
       const std::int64_t step = steps.step();
       if (observer) observer->onStep(step, totalSteps);

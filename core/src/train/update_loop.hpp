@@ -22,6 +22,9 @@ struct UpdateLoopSteps {
   // so the observer (the CLI's progress printer) would print it a second time.
   std::function<void(const std::string&)> log;
   std::filesystem::path runDir;  // where status.json goes (run_status.hpp)
+  // The report a stop interrupted before the checkpoint the run resumed from: 1, or 2 with its
+  // validation; the loop writes it before the next update. Null or 0: none.
+  std::function<int()> owedReport;
 };
 
 /// What follows update `step` (1-based) of `totalSteps`: the last update reports, validates and

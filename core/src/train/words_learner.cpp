@@ -5,6 +5,7 @@
 
 #include "data_parallel.hpp"
 #include "rnnwb/core/dist/sharding.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/mdlstm/recognizer_config.hpp"
 #include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
@@ -125,7 +126,7 @@ std::optional<Evaluation> WordsLearner::evaluate() {
   // Rank r evaluates the validation batches r, r + R, ...; the sums are added below. A huge
   // validation set must not outlast a Ctrl-C; the stop checks are collective in a data-parallel
   // run, so every rank makes one per round of R batches, with or without a batch of its own.
-  const StopCheck checkStop("validation", std::chrono::seconds(5),
+  const StopCheck checkStop("validation", validationGrace(),
                             m_ranks ? m_ranks->stopAgreement() : StopAgreement());
   for (std::size_t round = 0; round < m_data.valid.size(); round += ranks * batch) {
     checkStop();
@@ -178,6 +179,7 @@ std::string WordsLearner::describe(std::int64_t totalSteps) const {
 
 TrainConfig WordsLearner::writeRunFiles(const RunFolder& folder,
                                         const TrainConfig& resolved) const {
+  removeLinkAt(modelCopyPath(folder));  // copy_file would write through a link
   fs::copy_file(resolved.task.model, modelCopyPath(folder), fs::copy_options::overwrite_existing);
   return keptConfig(folder, resolved);
 }
@@ -208,7 +210,7 @@ void WordsLearner::saveCheckpoint(const fs::path& path, const OptimizerState& st
   for (const auto& [name, values] : state.buffers) putAll("optimizer." + name + ".", values);
   std::map<std::string, std::string> metadata = checkpointMetadata(position, state);
   metadata[kWordsMarker] = "1";
-  writeSafetensors(path, out, metadata);
+  writeFolderFile(path, serializeSafetensors(out, metadata));
 }
 
 TrainingPosition WordsLearner::restoreCheckpoint(const fs::path& path, Optimizer& optimizer) {

@@ -55,6 +55,7 @@ struct BudgetTable {
   std::int64_t parameters = 0;
   double flopsPerSecond = 0;            // the rate the times are computed at
   std::vector<AlgorithmEstimate> rows;  // bptt, snap1, snap2, snap3, rtrl
+  std::vector<std::string> unmeasured;  // what was not measured or sized, and why
 };
 
 /// Bytes the CPU engine holds for a BPTT chunk of `frames` frames of `streams` streams.
@@ -63,8 +64,12 @@ std::uint64_t bpttChunkBytes(const CompiledPlan& plan, int frames, int streams);
 /// Flops of one forward pass of one frame of one stream (every product and element-wise step).
 double forwardFlopsPerFrame(const CompiledPlan& plan);
 
-/// The table for the query. `flopsPerSecond` <= 0 leaves the times at 0. Throws
-/// std::invalid_argument naming the field when streams, window or newFrames is < 1 or
+/// The table for the query, computed from the sizes: nothing it counts is allocated (the
+/// parameter count comes from the layout, not from a parameter set). SnAp's patterns of a node
+/// are built only when they take at most half this machine's memory; otherwise
+/// the SnAp and RTRL rows are refused as "not sized", with the least Ĵ can take (one entry per
+/// parameter), and the table's `unmeasured` says so. `flopsPerSecond` <= 0 leaves the times at 0.
+/// Throws std::invalid_argument naming the field when streams, window or newFrames is < 1 or
 /// newFrames > window.
 BudgetTable estimateAlgorithms(const CompiledPlan& plan, const BudgetQuery& query,
                                double flopsPerSecond);
@@ -73,10 +78,19 @@ BudgetTable estimateAlgorithms(const CompiledPlan& plan, const BudgetQuery& quer
 /// `streams` streams (best of a few runs, random parameters and inputs), its flops over its time.
 double measureEngineRate(const CompiledPlan& plan, int streams, int threads = 1);
 
+/// What measureEngineRate holds: two parameter sets, a chunk of its frames and the batch.
+std::uint64_t engineRateBytes(const CompiledPlan& plan, int streams);
+
+/// measureEngineRate when what it holds fits the query's budget and this machine's memory;
+/// otherwise 0, with the reason added to `unmeasured`.
+double measureEngineRateIfItFits(const CompiledPlan& plan, const BudgetQuery& query, int threads,
+                                 std::vector<std::string>& unmeasured);
+
 /// Replaces the modelled time of every row that fits by the time a short run of that algorithm
 /// takes on this machine (a chunk of a few frames of up to `sampleStreams` streams with random
 /// parameters, the best of two, scaled to the query's N and, for BPTT, to h / h'). Rows that do
-/// not fit keep their model estimate (nothing that large is allocated).
+/// not fit the budget or this machine's memory keep their model estimate (nothing that large is
+/// allocated), and the table's `unmeasured` names them.
 void measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, BudgetTable& table,
                        int threads = 1, int sampleStreams = 4);
 

@@ -40,6 +40,13 @@ struct ParameterBlock {
 /// connection inside it with delay > 1 and each one leaving it with delay > 1; nothing if it can.
 std::optional<std::string> rtrlRefusal(const CompiledPlan& plan, int node);
 
+/// "recurrent node {a, b}": the node named by its layers, as messages show it.
+std::string recurrentNodeName(const CompiledPlan& plan, int node);
+
+/// Bytes the layout of recurrent node `node` and the SnAp patterns built on it take at most,
+/// computed from the sizes alone (nothing is allocated); nullopt when 64 bits cannot count them.
+std::optional<std::uint64_t> rtrlLayoutBytes(const CompiledPlan& plan, int node);
+
 /// The layout of one recurrent node. Keeps a pointer to the plan, which must outlive it.
 class RtrlNodeLayout {
  public:

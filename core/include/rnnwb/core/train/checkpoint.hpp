@@ -46,6 +46,12 @@ struct TrainingPosition {
   std::optional<double> previousValidLoss;
   int halvings = 0;
   ReportInterval interval;
+  // The config the position was reached under, as resumeFingerprint writes it, so that --resume
+  // finds a config.json edited since; empty in checkpoints written before it was kept.
+  std::string config;
+  // The report of `step` is owed (a stop came inside it): 1, or 2 with its validation. The
+  // resumed run writes it first, so that it reports what an uninterrupted run reports.
+  int owedReport = 0;
   bool operator==(const TrainingPosition&) const = default;
 };
 

@@ -37,6 +37,9 @@ struct MetricsRecord {
   std::optional<double> cer;            // words: validation character error rate (when validated)
   std::optional<int> ranks;             // the processes of a data-parallel run; absent: one
   std::map<std::string, double> extra;  // other numeric keys, by name
+  // Of train_loss, frames_per_s, grad_norm, lr and wall_s, those the line did not hold as
+  // numbers (a file of another tool): their members read 0, and metricValue says they are absent.
+  std::vector<std::string> missing;
 
   bool operator==(const MetricsRecord&) const = default;
 };

@@ -49,6 +49,11 @@ class StopCheck {
   StopAgreement m_agree;
 };
 
+/// The grace a validation pass gets to finish after a stop request: 5 s, or the milliseconds
+/// (0 to 60000) the environment's RNNWB_VALIDATION_GRACE_MS says (the fault tests use 0, so a
+/// short validation can be interrupted).
+std::chrono::milliseconds validationGrace();
+
 /// Installs the handlers (idempotent). Returns the previous handlers on destruction.
 class StopSignalGuard {
  public:
