@@ -213,9 +213,19 @@ QString ConnectionItem::label() const {
     case ConnectionType::Identity:
       text = QStringLiteral("id");
       break;
+    case ConnectionType::Complement:
+      text = QStringLiteral("1\u2212y");
+      break;
+    case ConnectionType::Block:
+      text =
+          QStringLiteral("block %1\u00d7%2").arg(m_connection.block[0]).arg(m_connection.block[1]);
+      break;
   }
-  // Any delay but 0 shows as it is: a negative one is an error the problem names.
-  if (m_connection.delay != 0) text += QStringLiteral(" d=%1").arg(m_connection.delay);
+  // Any delay but 0 shows as it is (version 2 allows any sign); a 2-D one as [dx, dy].
+  if (m_connection.delayY != 0)
+    text += QStringLiteral(" d=[%1,%2]").arg(m_connection.delay).arg(m_connection.delayY);
+  else if (m_connection.delay != 0)
+    text += QStringLiteral(" d=%1").arg(m_connection.delay);
   if (!m_from)
     text += QStringLiteral(" · no layer '%1'").arg(QString::fromStdString(m_connection.from));
   if (!m_to)

@@ -27,9 +27,12 @@ std::optional<std::int64_t> connectionParameters(const Graph& graph, int index) 
   if (!from || !to || from->size <= 0 || to->size <= 0) return std::nullopt;
   switch (c.type) {
     case ConnectionType::Identity:
+    case ConnectionType::Complement:
       return 0;
     case ConnectionType::Diagonal:
       return to->size;
+    case ConnectionType::Block:  // [to.size, from.size, by, bx], as Conv2d's weight
+      return std::int64_t(to->size) * from->size * c.block[0] * c.block[1];
     case ConnectionType::Full:
       break;
   }
