@@ -89,3 +89,33 @@ def test_keyboard_interrupt_stops_with_a_checkpoint(tmp_path, small_train):
     assert 2 <= last < 1000
     resumed = run.resume(steps=last + 2).wait()
     assert resumed.outcome["finished"]
+
+
+def test_sigint_to_a_python_process_stops_its_run_with_a_checkpoint(tmp_path, small_train):
+    # A real Ctrl+C: SIGINT to a Python process inside rnnwb.train (Python's own handler turns it
+    # into KeyboardInterrupt; the loop then stops as `rnnwb train` does on SIGINT).
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "train.py"
+    settings = dict(small_train["settings"], steps=100000, report_every=1,
+                    checkpoint_every=100000)
+    script.write_text(
+        "import rnnwb, sys\n"
+        f"run = rnnwb.train({small_train['graph']!r}, task='adding', run_dir={str(tmp_path / 'r')!r},"
+        f" settings={settings!r})\n"
+        "for record in run:\n"
+        "    print(record['step'], flush=True)\n")
+    env = dict(os.environ)
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    assert proc.stdout.readline().strip() == "1"
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode != 0 and "KeyboardInterrupt" in err
+    run = rnnwb.Run.open(tmp_path / "r")
+    assert run.status["state"] == "stopped" and run.status["signal"] == signal.SIGINT
+    (last,) = run.checkpoints()[-1:]
+    assert 1 <= int(last.rsplit("-", 1)[1].split(".")[0]) < 100000
