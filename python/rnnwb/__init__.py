@@ -51,10 +51,18 @@ __all__ = [
 ]
 
 
-def masks(graph: Graph, snap: int = 0, bptt_length: int = 64) -> list[dict]:
+def masks(graph: Graph, snap: int = 0, bptt_length: int = 64,
+          node: int | None = None) -> list[dict] | dict:
     """SnAp figures of every recurrent node, as ``rnnwb mask`` prints them: for SnAp-1, 2, 3
     (and ``snap`` when > 3) and the exact mask, each level's nonzeros, density and the bytes of
-    the Jacobian in COO and CSR, the colours of I and D, and RTRL's and BPTT's memory."""
+    the Jacobian in COO and CSR, the colours of I and D, and RTRL's and BPTT's memory.
+
+    With ``node`` (1-based, as ``rnnwb mask --node``): that node's patterns as arrays instead
+    (uint8, one column per parameter unit): ``immediate`` (I), ``dynamics`` (D), ``mask``
+    (M_snap, snap >= 1), ``exact``, ``parameter_columns`` (each parameter's column) and the
+    row colourings ``colours_of_immediate_rows`` and ``colours_of_dynamics_rows``."""
+    if node is not None:
+        return graph._core.snap_patterns(node, max(snap, 1))
     return graph._core.snap_summaries(snap, bptt_length)
 
 

@@ -6,12 +6,16 @@
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
+#include "convert.hpp"
 #include "errors.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_figures.hpp"
 #include "rnnwb/core/snap/algorithm_budget.hpp"
 #include "rnnwb/core/snap/node_summary.hpp"
+#include "rnnwb/core/snap/row_colouring.hpp"
+#include "rnnwb/core/snap/rtrl_node_layout.hpp"
+#include "rnnwb/core/snap/snap_patterns.hpp"
 
 namespace rnnwb::python {
 
@@ -56,6 +60,48 @@ nb::list snapSummaries(PyGraph& g, int extraLevel, int bpttLength) {
     }
   });
   return out;
+}
+
+/// A pattern as a uint8 0/1 array [rows, columns].
+nb::object patternArray(const snap::BitMatrix& pattern) {
+  Tensor t = Tensor::zerosI64({pattern.rows(), pattern.columns()});
+  auto values = t.i64();
+  for (int r = 0; r < pattern.rows(); ++r)
+    for (int c = 0; c < pattern.columns(); ++c)
+      values[static_cast<std::size_t>(r) * pattern.columns() + c] = pattern.test(r, c);
+  return toNumpy(t).attr("astype")("uint8");
+}
+
+nb::object intArray(const std::vector<int>& values) {
+  std::vector<std::int64_t> wide(values.begin(), values.end());
+  return toNumpy(Tensor::fromI64({static_cast<std::int64_t>(wide.size())}, wide));
+}
+
+/// The patterns of recurrent node k (1-based, as `rnnwb mask --node k`): I, D, M_n, M_exact with
+/// one column per parameter unit, each parameter's column, and the row colourings of I and D.
+nb::dict snapPatterns(PyGraph& g, int k, int n) {
+  nb::dict d;
+  withGraphNames(&g.graph, [&] {
+    const CompiledPlan& plan = g.compiled();
+    const std::vector<int> nodes = snap::recurrentNodes(plan.nodes());
+    if (k < 1 || k > static_cast<int>(nodes.size()))
+      throw std::invalid_argument("no recurrent node " + std::to_string(k) + " (the graph has " +
+                                  std::to_string(nodes.size()) + ")");
+    if (auto refusal = snap::rtrlRefusal(plan, nodes[k - 1])) throw std::invalid_argument(*refusal);
+    const snap::RtrlNodeLayout layout(plan, nodes[k - 1]);
+    const snap::SnapPatterns patterns(layout);
+    d["immediate"] = patternArray(patterns.immediate());
+    d["dynamics"] = patternArray(patterns.dynamics());
+    d["mask"] = patternArray(patterns.mask(n));
+    d["exact"] = patternArray(patterns.exactMask());
+    d["exact_after"] = patterns.exactAfter();
+    std::vector<int> columns(patterns.parameterColumns().begin(),
+                             patterns.parameterColumns().end());
+    d["parameter_columns"] = intArray(columns);
+    d["colours_of_immediate_rows"] = intArray(snap::colourRows(patterns.immediate()).colourOfRow);
+    d["colours_of_dynamics_rows"] = intArray(snap::colourRows(patterns.dynamics()).colourOfRow);
+  });
+  return d;
 }
 
 std::vector<packing::ExampleSize> exampleSizes(const std::vector<std::pair<int, int>>& sizes) {
@@ -153,6 +199,10 @@ void bindTools(nb::module_& m, nb::class_<PyGraph>& cls) {
   cls.def("snap_summaries", &snapSummaries, nb::arg("extra_level") = 0, nb::arg("bptt_length") = 64,
           "Per recurrent node, the SnAp-1/2/3 (and extra_level) masks' figures and colourings "
           "as `rnnwb mask` prints them.")
+      .def("snap_patterns", &snapPatterns, nb::arg("node"), nb::arg("n") = 1,
+           "Recurrent node `node`'s (1-based) SnAp patterns as uint8 arrays, one column per "
+           "parameter unit: I, D, M_n and the exact mask, each parameter's column, and the row "
+           "colourings of I and D.")
       .def("budget", &budget, nb::arg("streams") = 32, nb::arg("h") = 64, nb::arg("h_prime") = 64,
            nb::arg("budget") = "", nb::arg("optimizer") = "adam", nb::arg("measure") = true,
            nb::arg("threads") = 1,

@@ -2,6 +2,9 @@
 
 import json
 
+import numpy as np
+import pytest
+
 import rnnwb
 from conftest import cli, example
 
@@ -14,6 +17,25 @@ def test_masks_match_rnnwb_mask():
     out = cli("mask", example("elman.rnn.json")).stdout
     for level in node["levels"]:
         assert str(level["nnz"]) in out
+
+
+def test_mask_arrays_agree_with_the_figures():
+    g = rnnwb.Graph.load(example("lstm-peephole.rnn.json"))
+    (figures,) = rnnwb.masks(g)
+    for level in figures["levels"][:3]:
+        p = rnnwb.masks(g, snap=level["n"], node=1)
+        # nnz counts one column per parameter: the unit columns expanded.
+        assert int(p["mask"][:, p["parameter_columns"]].sum()) == level["nnz"]
+    p = rnnwb.masks(g, node=1)
+    assert int(p["exact"][:, p["parameter_columns"]].sum()) == figures["levels"][-1]["nnz"]
+    assert p["immediate"].dtype == np.uint8 and p["dynamics"].shape[0] == p["dynamics"].shape[1]
+    colours = p["colours_of_immediate_rows"]
+    assert len(set(colours.tolist())) == figures["colours_i"]
+    for column in p["immediate"].T:  # rows sharing a column have different colours
+        rows = np.flatnonzero(column)
+        assert len(set(colours[rows].tolist())) == len(rows)
+    with pytest.raises(ValueError, match="no recurrent node 2"):
+        rnnwb.masks(g, node=2)
 
 
 def test_pack_figures():
