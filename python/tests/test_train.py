@@ -104,8 +104,8 @@ def test_sigint_to_a_python_process_stops_its_run_with_a_checkpoint(tmp_path, sm
                     checkpoint_every=100000)
     script.write_text(
         "import rnnwb, sys\n"
-        f"run = rnnwb.train({small_train['graph']!r}, task='adding', run_dir={str(tmp_path / 'r')!r},"
-        f" settings={settings!r})\n"
+        f"run = rnnwb.train({small_train['graph']!r}, task='adding',\n"
+        f"                  run_dir={str(tmp_path / 'r')!r}, settings={settings!r})\n"
         "for record in run:\n"
         "    print(record['step'], flush=True)\n")
     env = dict(os.environ)
