@@ -2,8 +2,10 @@
 # Installs the Debian 12 packages RNN Workbench needs, only those that are missing.
 # Runs as root (as CI does) or through sudo otherwise.
 #   scripts/install-deps.sh          build, test and GUI dependencies
-#   scripts/install-deps.sh --bench  also what the benchmarks compare against (Debian's PyTorch,
-#                                    and venv for the PyTorch 2.x and JAX from PyPI)
+#   scripts/install-deps.sh --bench  the same (Debian's PyTorch and NumPy, which the benchmarks
+#                                    compare against, are in the list now)
+# The Python package (docs/python.md) is built and tested with Debian's Python, NumPy, pytest and
+# PyTorch (CPU) in the venv of scripts/make-python-venv.sh.
 set -euo pipefail
 
 packages=(
@@ -16,10 +18,8 @@ packages=(
   xvfb xauth
   clang libclang-rt-14-dev libomp-dev
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
+  python3-venv python3-dev python3-numpy python3-pytest python3-torch
 )
-if [[ "${1:-}" == "--bench" ]]; then
-  packages+=(python3-torch python3-numpy python3-venv python3-dev)
-fi
 
 missing=()
 for p in "${packages[@]}"; do

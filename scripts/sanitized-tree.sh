@@ -16,7 +16,8 @@ clangc() {
 }
 
 # configureSanitizedTree DIR FLAGS [cmake options...]: configures DIR once, CUDA off, benchmarks
-# left out. For CI's time on 2 cores without a compiler cache: a unity build (CMake puts up to 8
+# and the Python module left out (an instrumented extension cannot load into an uninstrumented
+# python). For CI's time on 2 cores without a compiler cache: a unity build (CMake puts up to 8
 # files of a target in one translation unit: the core libraries took 194 CPU seconds instead of
 # 352; SANITIZE_UNITY=OFF builds file by file), and line tables only as debug information (what
 # sanitizer reports need for file and line).
@@ -30,7 +31,7 @@ configureSanitizedTree() {
     -DCMAKE_CXX_FLAGS_SANITIZE="-O1 -gline-tables-only" \
     -DCMAKE_CXX_FLAGS="$flags -fno-omit-frame-pointer" -DCMAKE_EXE_LINKER_FLAGS="$flags" \
     -DCMAKE_UNITY_BUILD="${SANITIZE_UNITY:-ON}" -DRNNWB_ENABLE_CUDA=OFF \
-    -DRNNWB_BUILD_BENCHMARKS=OFF "$@"
+    -DRNNWB_BUILD_BENCHMARKS=OFF -DRNNWB_PYTHON=OFF "$@"
 }
 
 # build-asan: ASan + UBSan for the whole suite, with coverage instrumentation (fuzzer-no-link) so

@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+scripts/make-python-venv.sh >/dev/null  # .venv: the Python module builds in the same tree
+# A tree configured before .venv existed looks for nanobind again (python/CMakeLists.txt).
+if [[ -f build/CMakeCache.txt && ! -d build/python/rnnwb ]]; then cmake build >/dev/null; fi
 scripts/build.sh
 cd build
 QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$(nproc)" "$@"

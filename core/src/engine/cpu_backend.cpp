@@ -33,6 +33,14 @@ double CpuBackend::forward(const ParameterSet& params, const SequenceBatch& batc
   return m_engine->run(params, batch, stateIn, stateOut, nullptr, outputs);
 }
 
+void CpuBackend::backwardFromOutputs(const ParameterSet& params, const SequenceBatch& batch,
+                                     const StreamState& stateIn, StreamState* stateOut,
+                                     const std::vector<Tensor>& outputGradients,
+                                     ParameterSet* gradients, std::vector<Tensor>* outputs) {
+  WB_CHECK(gradients != nullptr, "backwardFromOutputs needs a gradient buffer");
+  m_engine->run(params, batch, stateIn, stateOut, gradients, outputs, &outputGradients);
+}
+
 bool CpuBackend::setGradientListener(GradientListener* listener) {
   m_engine->gradientListener = listener;
   return true;

@@ -12,9 +12,17 @@ namespace rnnwb {
 RNNWB_VECTOR_CLONES void CpuBackend::Engine::startBackward() {
   // mse: dL/dy = y - target on the predicted frames. cross_entropy's y - onehot goes straight to
   // ds in finishLayerBackward.
+  // Under backwardFromOutputs every output's dL/dy is the caller's.
   const auto& outputs = m_plan.outputLayers();
   for (std::size_t o = 0; o < outputs.size(); ++o) {
     const int l = outputs[o];
+    if (m_outputGradients) {
+      const std::size_t row = static_cast<std::size_t>(m_streams) * m_layers[l].size;
+      const auto given = (*m_outputGradients)[o].f32();
+      const std::size_t first = m_batch->firstPredictedFrame * row;
+      std::copy(given.begin() + first, given.end(), dy(l, 0) + first);
+      continue;
+    }
     if (m_plan.graph().layers[l].loss != LossKind::Mse) continue;
     const auto targets = m_batch->targets[o].f32();
     const std::size_t row = static_cast<std::size_t>(m_streams) * m_layers[l].size;
@@ -52,7 +60,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::finishLayerBackward(int layer, Rows
         if (grad != gradSum) std::copy_n(grad, count, gradSum);  // the same when sumIsOutput
     }
   }
-  if (spec.loss == LossKind::CrossEntropy) {
+  if (spec.loss == LossKind::CrossEntropy && !m_outputGradients) {
     const auto& outputs = m_plan.outputLayers();
     const auto o = std::find(outputs.begin(), outputs.end(), layer) - outputs.begin();
     const auto classes = m_batch->targets[o].i64();

@@ -211,9 +211,15 @@ void CpuBackend::Engine::onRowParts(const std::function<void(Rows)>& pass) {
 
 double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& batch,
                                const StreamState& stateIn, StreamState* stateOut,
-                               ParameterSet* gradients, std::vector<Tensor>* outputs) {
+                               ParameterSet* gradients, std::vector<Tensor>* outputs,
+                               const std::vector<Tensor>* outputGradients) {
   const ScopeClock clock(m_options.profile, stats.runSeconds);
-  batch.check(m_plan, gradients != nullptr);
+  batch.check(m_plan, gradients != nullptr && outputGradients == nullptr);
+  if (outputGradients) checkOutputGradients(batch, *outputGradients);
+  if (outputGradients && !batch.targets.empty())
+    throw std::invalid_argument("a batch with targets given gradients of its outputs too");
+  m_outputGradients = outputGradients;
+  if (m_firstWritersExternal != (outputGradients != nullptr)) planFirstWriters();
   if (!(params.layout() == *m_layout))
     throw std::invalid_argument(
         "parameters of another graph (their layout differs from the "
@@ -263,7 +269,24 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
       if (mask[i] == 0.0f) values[i] = 0.0f;
   }
   if (stateOut) saveState(batch.carryFrameCount(), *stateOut);
+  m_outputGradients = nullptr;
   return total;
+}
+
+void CpuBackend::Engine::checkOutputGradients(const SequenceBatch& batch,
+                                              const std::vector<Tensor>& outputGradients) const {
+  const auto& outputs = m_plan.outputLayers();
+  if (outputGradients.size() != outputs.size())
+    throw std::invalid_argument("gradients of " + std::to_string(outputGradients.size()) +
+                                " outputs for a graph of " + std::to_string(outputs.size()));
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const Layer& layer = m_plan.graph().layers[outputs[o]];
+    const Shape shape{batch.frames, batch.streams, layer.size};
+    const Tensor& given = outputGradients[o];
+    if (given.dtype() != DType::F32 || given.shape() != shape)
+      throw std::invalid_argument("the gradient of output layer '" + layer.id + "' is " +
+                                  given.describe() + ", expected F32 " + shapeToString(shape));
+  }
 }
 
 }  // namespace rnnwb

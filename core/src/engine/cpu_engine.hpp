@@ -58,7 +58,8 @@ class CpuBackend::Engine {
   Engine(const CompiledPlan& plan, CpuBackendOptions options);
 
   double run(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
-             StreamState* stateOut, ParameterSet* gradients, std::vector<Tensor>* outputs);
+             StreamState* stateOut, ParameterSet* gradients, std::vector<Tensor>* outputs,
+             const std::vector<Tensor>* outputGradients = nullptr);
 
   const CompiledPlan& plan() const { return m_plan; }
   CpuBackendStats stats;
@@ -106,6 +107,9 @@ class CpuBackend::Engine {
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
   // cpu_first_writers.cpp: which writer of a buffer writes instead of adding (m_overwrites*)
   void planFirstWriters();
+  /// backwardFromOutputs' gradients of the outputs: each [T, N, size] of its output layer.
+  void checkOutputGradients(const SequenceBatch& batch,
+                            const std::vector<Tensor>& outputGradients) const;
   void clearGradients();  // the dy rows that no first writer overwrites
   void saveState(int carryFrames, StreamState& stateOut) const;
   double loss();
@@ -238,6 +242,11 @@ class CpuBackend::Engine {
   std::map<std::tuple<std::size_t, bool, std::size_t, int>, PackedSlot> m_packed;
   const float* m_params = nullptr;
   const SequenceBatch* m_batch = nullptr;
+  // The caller's gradients of the outputs during backwardFromOutputs (null otherwise): they
+  // replace the built-in losses' (startBackward), and the first writers are planned for them
+  // (m_firstWritersExternal: every output's dy starts as these, as an mse output's does).
+  const std::vector<Tensor>* m_outputGradients = nullptr;
+  bool m_firstWritersExternal = false;
   int m_frames = 0, m_streams = 0;
   // Every pass that the workers share writes disjoint rows or parameters, and the parts depend
   // only on the shapes and the worker count: results repeat bit for bit for one count.

@@ -96,11 +96,13 @@ void CpuBackend::Engine::planFirstWriters() {
   }
 
   // Backward. Input layers' dy is never written nor read (clearGradients skips it); an mse
-  // output's dy starts as y - target on the predicted frames only, so it is cleared and every
-  // writer adds.
+  // output's dy starts as y - target on the predicted frames only (every output's, as the
+  // caller's gradients, under backwardFromOutputs), so it is cleared and every writer adds.
+  m_firstWritersExternal = m_outputGradients != nullptr;
   std::vector<char> written(layers.size(), 0);
   for (std::size_t l = 0; l < layers.size(); ++l)
-    written[l] = layers[l].isInput() || layers[l].loss == LossKind::Mse;
+    written[l] = layers[l].isInput() || layers[l].loss == LossKind::Mse ||
+                 (m_firstWritersExternal && layers[l].isOutput());
   for (std::size_t n = m_program.nodes.size(); n-- > 0;) {
     const cpu::NodeOp& node = m_program.nodes[n];
     if (layers[node.layers.front()].isInput()) continue;  // backwardNode skips it

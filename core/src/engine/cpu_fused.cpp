@@ -320,7 +320,9 @@ void CpuBackend::Engine::compileFinishLayerBackward(int layer,
     op.b = rowsOf(dy(layer, 0), spec.size);
     cpu::appendOp(program, op);
   }
-  if (spec.loss == LossKind::CrossEntropy) {
+  // Under backwardFromOutputs the loss's gradient is in dy already; a forward-only chunk may
+  // have no targets (this program is compiled for it all the same, and never runs).
+  if (spec.loss == LossKind::CrossEntropy && !m_outputGradients && !m_batch->targets.empty()) {
     const auto& outputs = m_plan.outputLayers();
     const auto o = std::find(outputs.begin(), outputs.end(), layer) - outputs.begin();
     op.kind = cpu::FusedKind::CrossEntropyOnSums;

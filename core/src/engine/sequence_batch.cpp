@@ -67,7 +67,8 @@ std::string targetKey(const CompiledPlan& plan, int layer) {
   return "target." + plan.graph().layers[layer].id;
 }
 
-SequenceBatch batchFromTensorFile(const CompiledPlan& plan, const TensorFile& file) {
+SequenceBatch batchFromTensorFile(const CompiledPlan& plan, const TensorFile& file,
+                                  bool withTargets) {
   SequenceBatch batch;
   const auto& layers = plan.graph().layers;
   for (int l : plan.inputLayers()) {
@@ -83,13 +84,13 @@ SequenceBatch batchFromTensorFile(const CompiledPlan& plan, const TensorFile& fi
   }
   batch.frames = static_cast<int>(batch.inputs.front().shape()[0]);
   batch.streams = static_cast<int>(batch.inputs.front().shape()[1]);
-  for (int l : plan.outputLayers()) {
+  for (int l : withTargets ? plan.outputLayers() : std::vector<int>{}) {
     const std::string key = targetKey(plan, l);
     const Tensor& target = file.at(key);
     batch.targets.push_back(target);
   }
   try {
-    batch.check(plan);
+    batch.check(plan, withTargets);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(file.path.string() + ": " + e.what());
   }

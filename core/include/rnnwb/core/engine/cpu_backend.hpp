@@ -65,6 +65,19 @@ class CpuBackend final : public Backend {
   double forward(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
                  StreamState* stateOut, std::vector<Tensor>* outputs = nullptr) override;
 
+  /// An "external loss": forward, then backward from gradients of the outputs supplied by the
+  /// caller instead of the graph's own losses (a loss computed elsewhere, e.g. by PyTorch's
+  /// autograd). `outputGradients` holds one tensor per plan.outputLayers(), F32 [T, N, size]:
+  /// d(loss)/d(y) of the values that forward() returns for that layer (after its activation,
+  /// softmax included); their frames before batch.firstPredictedFrame are not read. The batch has
+  /// no targets (batch.targets empty). `gradients` is overwritten with d(loss)/d(params), masked
+  /// entries 0; `outputs`, when not null, receives forward()'s outputs. Throws
+  /// std::invalid_argument naming the output layer whose gradient has the wrong shape.
+  void backwardFromOutputs(const ParameterSet& params, const SequenceBatch& batch,
+                           const StreamState& stateIn, StreamState* stateOut,
+                           const std::vector<Tensor>& outputGradients, ParameterSet* gradients,
+                           std::vector<Tensor>* outputs = nullptr);
+
   /// Reports each node's parameters as the backward pass finishes them, in reverse schedule order.
   bool setGradientListener(GradientListener* listener) override;
 

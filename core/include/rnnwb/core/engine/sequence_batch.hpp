@@ -42,8 +42,9 @@ struct SequenceBatch {
 
 /// The whole sequence of a data file: "input" (or "input.<id>" when the graph has several input
 /// layers) and "target" (or "target.<id>"), as graph-format.md says. Checks the batch; errors
-/// name the file and the key.
-SequenceBatch batchFromTensorFile(const CompiledPlan& plan, const TensorFile& file);
+/// name the file and the key. Without `withTargets`, only the inputs are read (forward only).
+SequenceBatch batchFromTensorFile(const CompiledPlan& plan, const TensorFile& file,
+                                  bool withTargets = true);
 
 /// The keys a data file uses for input layer l / output layer l of this plan.
 std::string inputKey(const CompiledPlan& plan, int layer);

@@ -1,0 +1,256 @@
+"""rnnwb.Graph: a graph file in Python, checked by the engine's own reader and validator."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from . import _core
+from .errors import GraphError, Problem
+
+Arrays = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A layer as the file says it (graph-format.md): ``kind`` input, additive or
+    multiplicative; ``loss`` none, mse or cross_entropy."""
+
+    id: str
+    kind: str
+    size: int
+    activation: str
+    bias: bool
+    loss: str
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A connection as the file says it; ``id`` is the file's or ``from->to[@delay]``."""
+
+    id: str
+    source: str
+    target: str
+    type: str
+    delay: int
+    density: float
+    seed: int
+
+
+def _float32(value) -> np.ndarray:
+    return np.ascontiguousarray(value, dtype=np.float32)
+
+
+def _arrays(values: Arrays) -> dict[str, np.ndarray]:
+    """Arrays as the engine takes them: integer ones (class targets) int64, others float32."""
+    out = {}
+    for key, value in values.items():
+        a = np.asarray(value)
+        dtype = np.int64 if np.issubdtype(a.dtype, np.integer) else np.float32
+        out[str(key)] = np.ascontiguousarray(a, dtype=dtype)
+    return out
+
+
+def _connection_id(c: Mapping[str, Any]) -> str:
+    if "id" in c:
+        return c["id"]
+    delay = c.get("delay", 0)
+    return f"{c['from']}->{c['to']}" + (f"@{delay}" if delay else "")
+
+
+_LAYER_DEFAULTS = {"kind": "additive", "activation": "identity", "loss": "none"}
+
+
+class Graph:
+    """A graph of layers and connections (graph-format.md).
+
+    A graph may be invalid, as one being edited is: :meth:`validate` lists its problems, and
+    whatever computes (:meth:`init`, :meth:`grad`, ...) raises :class:`~rnnwb.GraphError` for
+    one. Every edit goes back through the engine's reader, so a field that a file could not hold
+    (an unknown key, an activation that does not exist) raises GraphError and changes nothing.
+    Computations on one graph run one at a time; two graphs compute in parallel in two threads
+    (the GIL is released while the engine runs).
+    """
+
+    def __init__(self, core: _core.Graph):
+        self._core = core
+
+    # ---- reading and writing -------------------------------------------------------------
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> Graph:
+        """Reads a graph file; raises GraphError ('FILE:LINE:COLUMN: ...') when it is not one."""
+        return cls(_core.Graph.load(os.fspath(path)))
+
+    @classmethod
+    def from_json(cls, text: str | Mapping[str, Any]) -> Graph:
+        """A graph from the text of a graph file or from the same as a dict."""
+        if not isinstance(text, str):
+            text = json.dumps(text)
+        return cls(_core.Graph.parse(text))
+
+    def to_json(self) -> str:
+        """The canonical text of the file (defaults left out), as ``rnnwb format`` writes it."""
+        return self._core.to_json()
+
+    def to_dict(self) -> dict:
+        """The file's JSON as a dict (a copy: edit through the methods below)."""
+        return json.loads(self.to_json())
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Writes the canonical text to a file."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json())
+
+    @property
+    def name(self) -> str:
+        """The graph's name."""
+        return self._core.name
+
+    @property
+    def path(self) -> str:
+        """The file it was loaded from ('' for text, and after an edit)."""
+        return self._core.path
+
+    def validate(self) -> list[Problem]:
+        """Every problem of the graph (reader's and validator's), empty when it is valid."""
+        return [Problem(**p) for p in self._core.problems()]
+
+    def analyze(self) -> dict:
+        """The schedule as plain data: ``nodes`` (in order, each ``layers``, ``recurrent``,
+        ``inner_order``), ``inputs``, ``outputs`` and ``max_delay_from`` (per layer). Scan
+        vectors of 2-D graphs wait for the graph-format-v2 engine."""
+        return self._core.analyze()
+
+    def data_keys(self) -> dict:
+        """The keys of a data file: ``{'inputs': [...], 'targets': [...]}``."""
+        return self._core.data_keys()
+
+    # ---- layers and connections ----------------------------------------------------------
+    @property
+    def layers(self) -> list[Layer]:
+        """The layers, in file order."""
+        out = []
+        for l in self.to_dict()["layers"]:
+            kind = l.get("kind", "additive")
+            full = {**_LAYER_DEFAULTS, "bias": kind == "additive", **l}
+            out.append(Layer(full["id"], full["kind"], full.get("size", 1), full["activation"],
+                             full["bias"], full["loss"]))
+        return out
+
+    @property
+    def connections(self) -> list[Connection]:
+        """The connections, in file order."""
+        return [Connection(_connection_id(c), c["from"], c["to"], c.get("type", "full"),
+                           c.get("delay", 0), c.get("density", 1.0), c.get("seed", 0))
+                for c in self.to_dict().get("connections", [])]
+
+    def _edited(self, change) -> None:
+        d = self.to_dict()
+        change(d)
+        edited = _core.Graph.parse(json.dumps(d))
+        # What the reader could not keep (an unknown key or value) would be lost, not kept as a
+        # problem to fix later: such an edit is refused, and the graph stays as it was.
+        reader = edited.reader_problems()
+        if reader:
+            raise GraphError("\n".join(p["message"] for p in reader), reader)
+        self._core = edited
+
+    @staticmethod
+    def _fields(fields: dict) -> dict:
+        # "from" is a Python keyword: from_ / to_ stand for it.
+        return {k.rstrip("_") if k in ("from_", "to_") else k: v for k, v in fields.items()}
+
+    def add_layer(self, id: str, **fields) -> None:
+        """Adds a layer with the file's fields (kind, size, activation, bias, loss)."""
+        self._edited(lambda d: d["layers"].append({"id": id, **fields}))
+
+    def set_layer(self, id: str, **fields) -> None:
+        """Changes fields of layer ``id``; raises KeyError when there is none."""
+        def change(d):
+            layer = next((l for l in d["layers"] if l["id"] == id), None)
+            if layer is None:
+                raise KeyError(f"no layer '{id}'")
+            layer.update(fields)
+        self._edited(change)
+
+    def remove_layer(self, id: str) -> None:
+        """Removes layer ``id`` and every connection from or to it."""
+        def change(d):
+            if not any(l["id"] == id for l in d["layers"]):
+                raise KeyError(f"no layer '{id}'")
+            d["layers"] = [l for l in d["layers"] if l["id"] != id]
+            d["connections"] = [c for c in d.get("connections", [])
+                                if c["from"] != id and c["to"] != id]
+        self._edited(change)
+
+    def add_connection(self, from_: str, to: str, **fields) -> None:
+        """Adds a connection (fields: id, type, delay, density, seed)."""
+        self._edited(lambda d: d.setdefault("connections", []).append(
+            {"from": from_, "to": to, **self._fields(fields)}))
+
+    def _connection(self, d: dict, id: str) -> dict:
+        c = next((c for c in d.get("connections", []) if _connection_id(c) == id), None)
+        if c is None:
+            raise KeyError(f"no connection '{id}'")
+        return c
+
+    def set_connection(self, id: str, **fields) -> None:
+        """Changes fields of connection ``id`` (its file id or ``from->to[@delay]``)."""
+        self._edited(lambda d: self._connection(d, id).update(self._fields(fields)))
+
+    def remove_connection(self, id: str) -> None:
+        """Removes connection ``id``."""
+        def change(d):
+            c = self._connection(d, id)
+            d["connections"] = [x for x in d["connections"] if x is not c]
+        self._edited(change)
+
+    # ---- numbers -------------------------------------------------------------------------
+    def init(self, seed: int = 0) -> dict[str, np.ndarray]:
+        """Initial weights (and masks of sparse connections) under the safetensors keys: the
+        tensors of ``rnnwb init GRAPH --seed SEED``."""
+        return self._core.init(seed)
+
+    def grad(self, weights: Arrays, data: Arrays) -> tuple[float, dict[str, np.ndarray]]:
+        """``(summed loss, gradients)`` over the whole sequence of ``data`` ('input[.<id>]'
+        [T, N, size], 'target[.<id>]': int classes [T, N] or float [T, N, size]), as
+        ``rnnwb grad``. Per-example 2-D data waits for the graph-format-v2 engine."""
+        return self._core.grad(_arrays(weights), _arrays(data))
+
+    def forward(self, weights: Arrays, data: Arrays) -> dict[str, np.ndarray]:
+        """Each output layer's values ``[T, N, size]`` (after its activation) by layer id."""
+        return self._core.forward(_arrays(weights), _arrays(data))[1]
+
+    def loss(self, weights: Arrays, data: Arrays) -> float:
+        """The summed loss of a forward pass (``data`` with targets)."""
+        loss, _ = self._core.forward(_arrays(weights), _arrays(data))
+        if loss is None:
+            raise ValueError("data without targets has no loss")
+        return loss
+
+    def backward_from_outputs(self, weights: Arrays, data: Arrays,
+                              output_gradients: Arrays) -> dict[str, np.ndarray]:
+        """The engine's BPTT from d(loss)/d(outputs) given from outside (an external loss):
+        ``output_gradients`` by output layer id, float32 [T, N, size]; ``data`` inputs only."""
+        return self._core.backward_from_outputs(
+            _arrays(weights), _arrays(data),
+            {k: _float32(v) for k, v in output_gradients.items()})
+
+    def __repr__(self) -> str:
+        return f"rnnwb.Graph({self.name!r}, {len(self.layers)} layers)"
+
+
+def load_safetensors(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Reads a safetensors file (F32, I64): ``(tensors, metadata)``."""
+    return _core.read_safetensors(os.fspath(path))
+
+
+def save_safetensors(path: str | os.PathLike, tensors: Arrays,
+                     metadata: Mapping[str, str] | None = None) -> None:
+    """Writes a safetensors file atomically, byte for byte as the CLI writes its own."""
+    _core.write_safetensors(os.fspath(path), _arrays(tensors), dict(metadata or {}))

@@ -1,0 +1,24 @@
+// rnnwb._core: the nanobind extension of the rnnwb package. Thin: every rule lives in core/;
+// this only converts arrays, releases the GIL around the engine and names the errors.
+#include <nanobind/nanobind.h>
+
+#include "bindings.hpp"
+#include "errors.hpp"
+#include "rnnwb/core/engine/products.hpp"
+
+NB_MODULE(_core, m) {
+  namespace py = rnnwb::python;
+  m.doc() =
+      "The C++ core of RNN Workbench (graphs, the CPU engine, training); use the rnnwb "
+      "package rather than this module.";
+  py::bindErrors(m);
+  m.def("set_threads", &rnnwb::setComputeThreads, nanobind::arg("threads"),
+        "Sets the engine's threads for the graphs that compute for the first time after it.");
+  m.def("threads", &rnnwb::computeThreads, "The engine's thread count.");
+  nanobind::class_<py::PyGraph> cls(m, "Graph",
+                                    "A graph as read from a file or text, with its CPU engine.");
+  py::bindGraph(m, cls);
+  py::bindNumbers(m, cls);
+  py::bindTools(m, cls);
+  py::bindTrain(m);
+}

@@ -1,0 +1,35 @@
+#pragma once
+// The graph object behind rnnwb.Graph: a graph as read (possibly invalid, as the editor holds
+// one), its compiled plan and CPU engine once a computation asks for them. Thread contract: the
+// methods that compute lock `mutex` (one computation at a time per graph: a Backend is not
+// thread-safe) and release the GIL while the engine runs, so that two graphs compute in two
+// Python threads at once.
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/diagnostic.hpp"
+#include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/graph.hpp"
+
+namespace rnnwb::python {
+
+struct PyGraph {
+  Graph graph;
+  std::vector<Diagnostic> problems;  // the reader's, then the validator's (parseGraph's order)
+  std::size_t readerProblems = 0;    // how many of them are the reader's (the first ones)
+  std::string path;                  // the file it was read from; empty for JSON text
+  std::mutex mutex;
+  std::unique_ptr<CompiledPlan> plan;
+  std::unique_ptr<CpuBackend> backend;
+
+  /// The plan of a valid graph; throws GraphError as loadValidGraph does otherwise (each message
+  /// prefixed with the file and position where the graph came from a file).
+  const CompiledPlan& compiled();
+  /// The CPU engine for the plan (threads: the process-wide count), made on first use.
+  CpuBackend& cpu();
+};
+
+}  // namespace rnnwb::python

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Makes .venv, the Python that builds and tests the rnnwb package (docs/python.md): Debian's
+# /usr/bin/python3 with its NumPy, pytest and PyTorch (python3-numpy, python3-pytest,
+# python3-torch from scripts/install-deps.sh, seen through --system-site-packages), plus nanobind
+# and scikit-build-core from PyPI (~15 s). PyPI's torch wheel for Linux is the CUDA build: it
+# pulls several GB of NVIDIA libraries, and `pip install torch --no-deps` fails at `import torch`
+# (libcufile.so.0, docs/benchmarks.md); Debian's CPU build is what CI can afford. With --pypi,
+# NumPy, pytest and torch come from PyPI instead (GBs; for checking against PyTorch 2.x).
+# Idempotent: an existing .venv with nanobind is kept. Prints the venv's python.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${RNNWB_VENV:-.venv}
+if [[ ! -x "$venv/bin/python" ]]; then
+  /usr/bin/python3 -m venv --system-site-packages "$venv" >&2
+fi
+pip=("$venv/bin/pip" install -q --disable-pip-version-check)
+if ! "$venv/bin/python" -c "import nanobind, scikit_build_core" 2>/dev/null; then
+  "${pip[@]}" "nanobind>=2.4" "scikit-build-core>=0.10" >&2
+fi
+if [[ "${1:-}" == "--pypi" ]]; then
+  "${pip[@]}" numpy pytest torch >&2
+fi
+echo "$venv/bin/python"
