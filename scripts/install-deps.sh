@@ -16,6 +16,8 @@ packages=(
   xvfb xauth
   clang libclang-rt-14-dev libomp-dev
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
+  # packaging (docs/install.md): man pages, the install test, the validators, test-install.sh
+  help2man strace desktop-file-utils appstream debootstrap
 )
 if [[ "${1:-}" == "--bench" ]]; then
   packages+=(python3-torch python3-numpy python3-venv python3-dev)
