@@ -9,8 +9,11 @@ set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rnnwb)
 set(CPACK_PACKAGE_VENDOR "RNN Workbench")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Workbench for generalized recurrent neural networks")
-set(CPACK_PACKAGE_CONTACT "RNN Workbench maintainers <maintainers@users.noreply.a-seed-3e84ea39.example>")
+# No CPACK_PACKAGE_DESCRIPTION_SUMMARY: CPackDeb would put it first in every package; each
+# component's description starts with its own summary line instead.
+# The maintainers' address, as the commits give it.
+set(CPACK_PACKAGE_CONTACT
+    "RNN Workbench maintainers <maintainers@users.noreply.a-seed-3e84ea39.example>")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
@@ -40,29 +43,25 @@ set(CPACK_DEBIAN_RUNTIME_PACKAGE_SECTION science)
 # Qt draws text with fontconfig's fonts; none is an ELF dependency.
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_DEPENDS "fonts-dejavu-core")
 set(CPACK_DEBIAN_RUNTIME_PACKAGE_RECOMMENDS "shared-mime-info, desktop-file-utils")
-set(CPACK_DEBIAN_RUNTIME_DESCRIPTION
-    "Workbench for generalized recurrent neural networks\n"
-    "RNN Workbench draws recurrent networks as graphs of layers joined by connections\n"
-    "with delays, validates and analyses them, and trains them (rnnwb-gui, rnnwb).")
+set(CPACK_DEBIAN_RUNTIME_DESCRIPTION "Workbench for generalized recurrent neural networks\n\
+RNN Workbench draws recurrent networks as graphs of layers joined by connections\n\
+with delays, validates and analyses them, and trains them (rnnwb-gui, rnnwb).")
 set(CPACK_DEBIAN_LIBRARIES_PACKAGE_NAME ${RNNWB_LIB_PACKAGE})
 set(CPACK_DEBIAN_LIBRARIES_PACKAGE_SECTION libs)
-set(CPACK_DEBIAN_LIBRARIES_DESCRIPTION
-    "RNN Workbench's engine for generalized recurrent networks (libraries)\n"
-    "The graph model, analysis, CPU engine, RTRL/SnAp-n and training of RNN Workbench.")
+set(CPACK_DEBIAN_LIBRARIES_DESCRIPTION "RNN Workbench's engine (libraries)\n\
+The graph model, analysis, CPU engine, RTRL/SnAp-n and training of RNN Workbench.")
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_NAME librnnwb-dev)
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_SECTION libdevel)
 # The public headers include nlohmann/json.hpp (the only dependency a consumer compiles with).
 set(CPACK_DEBIAN_DEVELOPMENT_PACKAGE_DEPENDS "nlohmann-json3-dev")
-set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION
-    "RNN Workbench's engine for generalized recurrent networks (development files)\n"
-    "Headers, the CMake package (find_package(rnnwb)) and rnnwb.pc.")
+set(CPACK_DEBIAN_DEVELOPMENT_DESCRIPTION "RNN Workbench's engine (development files)\n\
+Headers, the CMake package (find_package(rnnwb)) and rnnwb.pc.")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-rnnwb)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 # The interpreter is no ELF dependency of an extension module.
 set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "python3")
-set(CPACK_DEBIAN_PYTHON_DESCRIPTION
-    "RNN Workbench's engine for generalized recurrent networks (Python)\n"
-    "The rnnwb Python module: bindings of the engine.")
+set(CPACK_DEBIAN_PYTHON_DESCRIPTION "RNN Workbench's engine (Python)\n\
+The rnnwb Python module: bindings of the engine.")
 
 include(CPack)
 cpack_add_component(libraries DISPLAY_NAME "Libraries")
