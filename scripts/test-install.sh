@@ -25,6 +25,8 @@ root=$(realpath -m "${RNNWB_TEST_ROOT:-build-package/debian12-root}")
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 results=build-package/test-install
 
+phase() { echo "== [$((SECONDS - start)) s] $*"; }
+
 unmountAll() {
   local m
   for m in dev/shm proc sys; do
@@ -37,7 +39,7 @@ unmountAll
 rm -rf --one-file-system "$root" "$results"
 mkdir -p "$results"
 
-echo "== debootstrap: Debian 12 (bookworm, minbase) into $root"
+phase "debootstrap: Debian 12 (bookworm, minbase) into $root"
 debootstrap --variant=minbase bookworm "$root" "$mirror" >"$results/debootstrap.log" 2>&1 ||
   { tail -20 "$results/debootstrap.log" >&2; exit 1; }
 cp /etc/resolv.conf "$root/etc/resolv.conf"
@@ -55,7 +57,7 @@ inChroot() {
 }
 aptInstall() { inChroot apt-get install -y -q --no-install-recommends "$@"; }
 
-echo "== apt: the programs and libraries, and what they declare"
+phase "apt: the programs and libraries, and what they declare"
 inChroot apt-get update -q
 programs=() dev=()
 for deb in "$root"/tmp/debs/*.deb; do
@@ -66,10 +68,12 @@ for deb in "$root"/tmp/debs/*.deb; do
 done
 aptInstall "${programs[@]}"
 status=0
+phase "checks with only the declared dependencies"
 inChroot bash /tmp/checks.sh runtime || status=1
 if ((status == 0)); then
-  echo "== apt: the -dev package, a compiler, CMake, Xvfb and shared-mime-info"
+  phase "apt: the -dev package, a compiler, CMake, Xvfb and shared-mime-info"
   aptInstall "${dev[@]}" g++ cmake make xvfb xauth shared-mime-info
+  phase "checks with the -dev package and the tools"
   inChroot bash /tmp/checks.sh tools || status=1
 fi
 cp "$root"/tmp/*.png "$results/" 2>/dev/null || true
