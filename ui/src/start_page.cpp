@@ -74,11 +74,16 @@ StartPage::StartPage(QWidget* parent)
 QString StartPage::examplesDirectory() {
   const QString fromEnvironment = qEnvironmentVariable("RNNWB_EXAMPLES");
   if (!fromEnvironment.isEmpty()) return fromEnvironment;
-  const QDir app(QCoreApplication::applicationDirPath());
-  for (const QString& candidate : {QStringLiteral("../share/rnnwb/examples"),
-                                   QStringLiteral("../../examples"), QStringLiteral("../examples")})
-    if (QFileInfo(app.filePath(candidate)).isDir()) return QDir::cleanPath(app.filePath(candidate));
-  return QStringLiteral(RNNWB_SOURCE_EXAMPLES_DIR);
+  const QString appDir = QCoreApplication::applicationDirPath();
+  const QString installed =
+      QDir::cleanPath(QDir(appDir).filePath(QStringLiteral(RNNWB_BIN_TO_DATA "/examples")));
+  if (QFileInfo(installed).isDir()) return installed;
+  // A program of the build tree (where the tests run them) reads the source tree's examples; an
+  // installed one never does, even when that tree is still on the disk.
+  const QString buildDir = QDir::cleanPath(QStringLiteral(RNNWB_BUILD_DIR));
+  if (appDir == buildDir || appDir.startsWith(buildDir + QLatin1Char('/')))
+    return QStringLiteral(RNNWB_SOURCE_EXAMPLES_DIR);
+  return installed;
 }
 
 void StartPage::refresh() {

@@ -16,8 +16,9 @@ class StartPage : public QFrame {
   explicit StartPage(QWidget* parent = nullptr);
   /// Reads the examples folder and the recent files again.
   void refresh();
-  /// The examples folder: $RNNWB_EXAMPLES, else examples/ beside an install or a build tree,
-  /// else the source tree's.
+  /// The examples folder: $RNNWB_EXAMPLES, else share/rnnwb/examples of the install the program
+  /// belongs to (found from its own folder, so under any prefix), else, for a program of the
+  /// build tree, the source tree's. Never the source tree's for an installed program.
   static QString examplesDirectory();
   int exampleCount() const;
 
