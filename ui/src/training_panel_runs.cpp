@@ -136,9 +136,10 @@ void TrainingPanel::popOutPlots(bool out) {
   if (out) {
     const QScreen* screen = dock->screen();
     if (screen) dock->setGeometry(screen->availableGeometry().adjusted(24, 24, -24, -24));
-    dock->show();
-    dock->raise();
   }
+  // Docked back, it comes to the front of the tabs it shares (it went in behind Packing).
+  dock->show();
+  dock->raise();
 }
 
 void TrainingPanel::markRunsWithoutWallTime() {
@@ -176,8 +177,18 @@ bool TrainingPanel::openLogDir(const QString& dir) {
     showMessage(QStringLiteral("%1 is not a folder.").arg(root), true);
     return false;
   }
+  const int runs = watchLogDir(root);
+  showMessage(QStringLiteral("Following %1 run(s) under %2; runs that start there appear as "
+                             "they start.")
+                  .arg(runs)
+                  .arg(root),
+              false);
+  return true;
+}
+
+int TrainingPanel::watchLogDir(const QString& root) {
   for (const LogDirWatcher* watcher : m_logDirs)
-    if (watcher->dir() == root) return true;  // followed already
+    if (watcher->dir() == root) return int(watcher->runs().size());  // followed already
   auto* watcher = new LogDirWatcher(root, 4, 2000, this);
   m_logDirs.push_back(watcher);
   connect(watcher, &LogDirWatcher::runFound, this, [this, watcher](const QString& runDir) {
@@ -187,12 +198,7 @@ bool TrainingPanel::openLogDir(const QString& dir) {
     updateButtons();
   });
   watcher->scan();
-  showMessage(QStringLiteral("Following %1 run(s) under %2; runs that start there appear as "
-                             "they start.")
-                  .arg(watcher->runs().size())
-                  .arg(root),
-              false);
-  return true;
+  return int(watcher->runs().size());
 }
 
 void TrainingPanel::showRunLog(const QString& runDir) {
