@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QApplication>
 #include <QColorDialog>
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsView>
@@ -139,11 +140,18 @@ void FrameOverlay::dragTo(int, QPointF delta) {
 void FrameOverlay::renameWithDialog(int index) {
   const std::vector<LayerFrame> frames = m_scene->document()->frames();
   if (index < 0 || index >= int(frames.size())) return;
-  bool ok = false;
-  const QString name = QInputDialog::getText(
-      m_scene->views().value(0), QStringLiteral("Rename frame"), QStringLiteral("Name:"),
-      QLineEdit::Normal, QString::fromStdString(frames[index].name), &ok);
-  if (ok && !name.trimmed().isEmpty()) renameFrame(index, name.trimmed());
+  QInputDialog dialog(m_scene->views().value(0));
+  const QString title = QStringLiteral("Rename frame");
+  dialog.setWindowTitle(title);
+  dialog.setLabelText(QStringLiteral("Name:"));
+  dialog.setTextValue(QString::fromStdString(frames[index].name));
+  // Wide enough that the window manager need not cut the title ("Renam…frame"), its buttons
+  // taking room too.
+  const QFontMetrics titleFont(QApplication::font("QMdiSubWindowTitleBar"));
+  dialog.setMinimumWidth(std::max(320, titleFont.horizontalAdvance(title) + 200));
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString name = dialog.textValue().trimmed();
+  if (!name.isEmpty()) renameFrame(index, name);
 }
 
 void FrameOverlay::showFrameMenu(int index, QPoint screenPos) {

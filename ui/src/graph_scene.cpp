@@ -1,6 +1,7 @@
 #include "rnnwb/ui/graph_scene.hpp"
 
 #include <cmath>
+#include <utility>
 
 #include <QApplication>
 #include <QGraphicsPathItem>
@@ -33,6 +34,7 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
   connect(document, &GraphDocument::positionsChanged, this, &GraphScene::syncPositions);
   connect(document, &GraphDocument::problemsChanged, this, &GraphScene::syncProblems);
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::selectedIdsChanged);
+  connect(this, &GraphScene::selectedIdsChanged, this, &GraphScene::markAttachedWires);
   syncStructure();
   syncProblems();
   m_frames = new FrameOverlay(this);  // after the scene's own slots: it fits around synced boxes
@@ -152,6 +154,7 @@ void GraphScene::rebuildConnections() {
     m_connections.push_back(item);
   }
   nestLoops();
+  markAttachedWires();
 }
 
 void GraphScene::nestLoops() {
@@ -363,12 +366,42 @@ void GraphScene::updateConnectionDrag(QPointF scenePos) {
   m_dragLine->setPath(path);
 }
 
+void GraphScene::beginRetarget(int index, bool target, QPointF scenePos) {
+  const auto& connections = m_document->graph().connections;
+  if (index < 0 || index >= static_cast<int>(connections.size())) return;
+  m_retarget = index;
+  m_retargetTarget = target;
+  // The wire hangs from the end that stays: the source's output, or the target's input.
+  beginConnectionDrag(target ? connections[index].from : connections[index].to, target, scenePos);
+}
+
+bool GraphScene::retargetConnection(int index, bool target, const std::string& layerId) {
+  const auto& connections = m_document->graph().connections;
+  if (index < 0 || index >= static_cast<int>(connections.size())) return false;
+  if (m_document->layerIndex(layerId) < 0) return false;
+  const Connection& before = connections[index];
+  Connection after = before;
+  (target ? after.to : after.from) = layerId;
+  if (after == before) return false;
+  if (before.id == defaultConnectionId(before.from, before.to, before.delay))
+    after.id =
+        m_document->uniqueConnectionId(defaultConnectionId(after.from, after.to, after.delay));
+  m_document->undoStack()->push(new EditConnectionCommand(m_document, index, after));
+  selectItems({}, {index});
+  return true;
+}
+
 void GraphScene::finishConnectionDrag(QPointF scenePos) {
   delete m_dragLine;
   m_dragLine = nullptr;
   const std::string target = layerAt(scenePos);
   const std::string source = m_dragLayer;
   m_dragLayer.clear();
+  if (m_retarget >= 0) {
+    const int index = std::exchange(m_retarget, -1);
+    if (!target.empty()) retargetConnection(index, m_retargetTarget, target);
+    return;
+  }
   if (target.empty()) {
     // Dropped on empty canvas, away from where it started: offer a new layer there (as node
     // editors do). A short slip off the port offers nothing.
@@ -390,7 +423,17 @@ bool GraphScene::connectLayers(const std::string& from, const std::string& to) {
   if (m_document->layerIndex(from) < 0 || m_document->layerIndex(to) < 0) return false;
   m_document->undoStack()->push(
       new AddConnectionCommand(m_document, makeConnection(*m_document, from, to)));
+  // As node editors do: the new wire is selected, so the Properties panel shows it at once.
+  selectItems({}, {static_cast<int>(m_document->graph().connections.size()) - 1});
   return true;
+}
+
+void GraphScene::markAttachedWires() {
+  const std::set<std::string> selected = selectedLayerIds();
+  for (ConnectionItem* wire : m_connections) {
+    const Connection& c = wire->connection();
+    wire->setAttached(selected.count(c.from) > 0 || selected.count(c.to) > 0);
+  }
 }
 
 std::string GraphScene::layerAt(QPointF scenePos) const {

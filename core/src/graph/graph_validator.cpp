@@ -89,9 +89,11 @@ void GraphValidator::checkConnectionSizes(int i, int from, int to) {
   const std::string sizes = quoted(a.id) + " has size " + std::to_string(a.size) + " and " +
                             quoted(b.id) + " has size " + std::to_string(b.size);
   if (c.type != ConnectionType::Full)
-    connectionProblem(
-        i, "a " + std::string(toString(c.type)) + " connection needs equal sizes, but " + sizes,
-        {from, to});
+    connectionProblem(i,
+                      std::string(c.type == ConnectionType::Identity ? "an " : "a ") +
+                          std::string(toString(c.type)) + " connection needs equal sizes, but " +
+                          sizes,
+                      {from, to});
   else if (b.kind == LayerKind::Multiplicative)
     connectionProblem(i,
                       "a connection into multiplicative layer " + quoted(b.id) +
