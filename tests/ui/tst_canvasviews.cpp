@@ -412,7 +412,8 @@ void TestCanvasViews::actualSizeCutsNoBoxAtTheTop_data() {
   QTest::addColumn<int>("height");
   for (const char* file : {"lstm-peephole.rnn.json", "stacked-lstm.rnn.json", "gru.rnn.json"})
     for (int height : {300, 420, 560})
-      QTest::addRow("%s %d", file, height) << QString::fromLatin1(file) << height;
+      QTest::newRow(QByteArray(file) + " " + QByteArray::number(height))
+          << QString::fromLatin1(file) << height;
 }
 
 // Issue #30: Ctrl+0 after a fit left the top box half off the screen.

@@ -81,7 +81,9 @@ void TestCollapseView::aFoldedBoxStaysClearOfAnUnfoldedNode_data() {
   QTest::addColumn<QString>("file");
   QTest::addColumn<int>("unfold");  // which node, in schedule order
   for (const char* file : {"two-recurrent-nodes.rnn.json", "stacked-lstm.rnn.json"})
-    for (int node : {0, 1}) QTest::addRow("%s %d", file, node) << QString::fromLatin1(file) << node;
+    for (int node : {0, 1})
+      QTest::newRow(QByteArray(file) + " " + QByteArray::number(node))
+          << QString::fromLatin1(file) << node;
 }
 
 // Issue #30: one node unfolded in the collapsed view, the other's box overlapped its frame and
@@ -116,8 +118,7 @@ void TestCollapseView::aFoldedBoxStaysClearOfAnUnfoldedNode() {
   for (const QRectF& box : folded) {
     QVERIFY2(!box.intersects(frame), qPrintable(file));
     for (const std::string& id : scene.layerIds())
-      if (scene.isLayerShown(id))
-        QVERIFY2(!box.intersects(scene.layerBox(id)), id.c_str());
+      if (scene.isLayerShown(id)) QVERIFY2(!box.intersects(scene.layerBox(id)), id.c_str());
   }
 }
 

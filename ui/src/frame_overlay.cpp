@@ -8,6 +8,7 @@
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsView>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QUndoStack>
 
@@ -144,11 +145,14 @@ void FrameOverlay::renameWithDialog(int index) {
   const QString title = QStringLiteral("Rename frame");
   dialog.setWindowTitle(title);
   dialog.setLabelText(QStringLiteral("Name:"));
-  dialog.setTextValue(QString::fromStdString(frames[index].name));
   // Wide enough that the window manager need not cut the title ("Renam…frame"), its buttons
-  // taking room too.
+  // taking room too. (QInputDialog's layout fixes its width to what its fields need: the field
+  // is what grows.)
   const QFontMetrics titleFont(QApplication::font("QMdiSubWindowTitleBar"));
-  dialog.setMinimumWidth(std::max(320, titleFont.horizontalAdvance(title) + 200));
+  dialog.setInputMode(QInputDialog::TextInput);
+  if (auto* field = dialog.findChild<QLineEdit*>())
+    field->setMinimumWidth(std::max(280, titleFont.horizontalAdvance(title) + 180));
+  dialog.setTextValue(QString::fromStdString(frames[index].name));
   if (dialog.exec() != QDialog::Accepted) return;
   const QString name = dialog.textValue().trimmed();
   if (!name.isEmpty()) renameFrame(index, name);
