@@ -29,6 +29,7 @@
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/run_list.hpp"
 #include "rnnwb/ui/run_plot.hpp"
+#include "rnnwb/ui/runs_table.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 
@@ -532,7 +533,8 @@ void TestTrainingPanel::runsBesideTheGraphAreListedOnOpening() {
   QVERIFY(document.open(graph, &error));
   QVERIFY(panel.follower(old));
   QVERIFY(!panel.runList()->stateOf(QDir(old).absolutePath()).isEmpty());
-  QCOMPARE(panel.message(), QString());  // quietly
+  QVERIFY(panel.runsTable()->rowOf(QDir(old).absolutePath()) >= 0);  // and in the runs table
+  QCOMPARE(panel.message(), QString());                              // quietly
   // The proposed folder is a new one beside it.
   QVERIFY(panel.form()->runDir() != old);
 }

@@ -26,6 +26,7 @@ class LogDirWatcher;
 class RunFollower;
 class RunList;
 class RunPlot;
+class RunsTable;
 class TrainForm;
 
 class TrainingPanel : public QWidget {
@@ -40,6 +41,8 @@ class TrainingPanel : public QWidget {
   void useAlgorithm(const QString& algorithm, int streams, int h, int hPrime);
   RunPlot* plot() const { return m_plot; }
   RunList* runList() const { return m_runs; }
+  /// The runs' settings against their final metrics (HParams), under the list.
+  RunsTable* runsTable() const { return m_table; }
   TrainingProcess* process() const { return m_process; }
   /// The follower of a run folder (by any spelling of its path), or null.
   RunFollower* follower(const QString& runDir) const;
@@ -119,6 +122,7 @@ class TrainingPanel : public QWidget {
   TrainForm* m_form = nullptr;
   RunPlot* m_plot = nullptr;
   RunList* m_runs = nullptr;
+  RunsTable* m_table = nullptr;
   QPlainTextEdit* m_log = nullptr;
   QLabel* m_message = nullptr;
   QPushButton* m_train = nullptr;
