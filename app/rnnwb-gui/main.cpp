@@ -7,6 +7,7 @@
 //   rnnwb-gui --version | --help
 #include <cstdio>
 #include <cstring>
+#include <memory>
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -24,6 +25,14 @@
 
 namespace {
 
+// --version and --help print and exit: they need no display, without which QApplication aborts.
+bool wantsOnlyText(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* flag : {"--version", "-v", "--help", "-h", "--help-all", "-?"})
+      if (std::strcmp(argv[i], flag) == 0) return true;
+  return false;
+}
+
 bool wantsScreenshot(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--screenshot", 12) == 0) return true;
@@ -36,7 +45,9 @@ int main(int argc, char** argv) {
   // A screenshot needs no display: render offscreen unless told otherwise.
   if (wantsScreenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
+  const std::unique_ptr<QCoreApplication> app = wantsOnlyText(argc, argv)
+                                                    ? std::make_unique<QCoreApplication>(argc, argv)
+                                                    : std::make_unique<QApplication>(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("rnnwb"));
   QApplication::setApplicationName(QStringLiteral("RNN Workbench"));
   QApplication::setApplicationVersion(QStringLiteral(RNNWB_VERSION));
@@ -74,7 +85,7 @@ int main(int argc, char** argv) {
   parser.addOptions({screenshot, collapsed, select, run, logdir, packing, sparsity});
   parser.addPositionalArgument(QStringLiteral("GRAPH"), QStringLiteral("A .rnn.json graph."),
                                QStringLiteral("[GRAPH]"));
-  parser.process(app);
+  parser.process(*app);
   const QStringList positional = parser.positionalArguments();
   const QString graph = positional.isEmpty() ? QString() : positional.front();
 
@@ -106,6 +117,6 @@ int main(int argc, char** argv) {
   if (!rnnwb::ui::reopenDetachedRuns(*window.trainingPanel()).isEmpty())
     if (auto* dock = qobject_cast<QDockWidget*>(window.trainingPanel()->parentWidget()))
       dock->show();
-  QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::fitToWindow);
-  return app.exec();
+  QTimer::singleShot(0, window.view(), &rnnwb::ui::GraphView::showDocument);
+  return app->exec();
 }

@@ -127,7 +127,7 @@ void TestGraphValidator::rule_data() {
       "has size 3");
   row("identity sizes",
       document(L, withConnection(R"({"from": "y", "to": "h", "type": "identity", "delay": 1})")),
-      "connection 'y->h@1': a identity connection needs equal sizes");
+      "connection 'y->h@1': an identity connection needs equal sizes");
   row("multiplicative sizes",
       document(withLayer(R"({"id": "m", "kind": "multiplicative", "size": 4})"),
                withConnection(R"({"from": "y", "to": "m"})")),

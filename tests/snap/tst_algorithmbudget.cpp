@@ -38,6 +38,7 @@ class TestAlgorithmBudget : public QObject {
   void memoryGrowsWithStreamsAndWindow();
   void fitsIsTotalAgainstBudget();
   void refusedNodeIsNamed();
+  void measurementStopsAndKeepsSampleRunsShort();
   void badQueryNamesTheField();
   void measuresOnlyWhatFits();
   void parsesSizes_data();
@@ -147,6 +148,29 @@ void TestAlgorithmBudget::measuresOnlyWhatFits() {
   QVERIFY(row(table, "snap1").measured && row(table, "snap1").secondsPerFrame > 0);
   QVERIFY(!row(table, "rtrl").measured);
   QCOMPARE(row(table, "rtrl").secondsPerFrame, modelled);
+}
+
+void TestAlgorithmBudget::measurementStopsAndKeepsSampleRunsShort() {
+  // Issue #30: the workbench could not stop a measurement, and its window waited minutes on
+  // close. A requested stop starts no further sample run; a cap leaves long ones modelled.
+  const CompiledPlan plan = example("lstm-peephole.rnn.json");
+  snap::BudgetQuery query;
+  query.streams = 8;
+  query.window = query.newFrames = 16;
+  query.budgetBytes = std::uint64_t(1) << 40;
+  std::stop_source stop;
+  stop.request_stop();
+  QCOMPARE(snap::measureEngineRate(plan, 8, 1, stop.get_token()), 0.0);
+  auto table = snap::estimateAlgorithms(plan, query, 1e9);
+  QVERIFY(!snap::measureAlgorithms(plan, query, table, 1, 4, {stop.get_token(), 0}));
+  for (const auto& r : table.rows) QVERIFY2(!r.measured, r.algorithm.c_str());
+  // Rows modelled above the cap stay modelled, those below are measured.
+  const double bptt = row(table, "bptt").secondsPerFrame / 2 * query.newFrames;
+  const double rtrl = row(table, "rtrl").secondsPerFrame / 2 * 16;
+  QVERIFY(rtrl > bptt);
+  QVERIFY(snap::measureAlgorithms(plan, query, table, 1, 4, {{}, (bptt + rtrl) / 2}));
+  QVERIFY(row(table, "bptt").measured);
+  QVERIFY(!row(table, "rtrl").measured);
 }
 
 void TestAlgorithmBudget::parsesSizes_data() {

@@ -2,6 +2,7 @@
 // the chosen streams, window and budget; rows that fit are measured; an edit or a new budget
 // updates it after the debounce; an invalid graph says why; a row that fits fills the Training
 // form through useAlgorithm, with h = h' for the RTRL family.
+#include <QFutureWatcher>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -28,6 +29,8 @@ class TestBudgetPanel : public QObject {
   void editUpdatesAfterDebounce();
   void invalidGraphShowsProblem();
   void useFillsTheFormOnlyForRowsThatFit();
+  void hidingStopsTheMeasurement_data();
+  void hidingStopsTheMeasurement();
 
  private:
   void open(const QString& name) {
@@ -133,6 +136,40 @@ void TestBudgetPanel::useFillsTheFormOnlyForRowsThatFit() {
   QVERIFY(m_panel->selectAlgorithm("bptt"));
   m_panel->useButton()->click();
   QCOMPARE(used[1], (QVariantList{QString("bptt"), 4, 16, 8}));
+}
+
+void TestBudgetPanel::hidingStopsTheMeasurement_data() {
+  QTest::addColumn<bool>("closed");  // else a dock tab behind another: visible, but covered
+  QTest::newRow("closed") << true;
+  QTest::newRow("behind a tab") << false;
+}
+
+void TestBudgetPanel::hidingStopsTheMeasurement() {
+  // Issue #30: a measurement went on while its dock was hidden, and closing the window waited
+  // for it (minutes). Out of sight, it stops and is dropped; back in sight, it runs again.
+  QFETCH(bool, closed);
+  open(QStringLiteral("lstm-peephole.rnn.json"));
+  QVERIFY(!m_panel->table()->rows[0].measured);
+  auto* watcher = m_panel->findChild<QFutureWatcher<BudgetResult>*>();
+  QVERIFY(watcher);
+  bool hidden = false;
+  connect(
+      watcher, &QFutureWatcherBase::started, this,
+      [&] {
+        hidden = true;
+        closed ? m_panel->hide() : m_panel->setOnScreen(false);
+      },
+      Qt::SingleShotConnection);
+  m_panel->setMeasuring(true);
+  QTRY_VERIFY_WITH_TIMEOUT(hidden && !m_panel->isComputing(), 30000);
+  QTest::qWait(50);  // the watcher's finished event
+  QVERIFY(!m_panel->table()->rows[0].measured);
+  QVERIFY(!m_panel->isUpToDate());
+  QTest::qWait(2 * BudgetPanel::kDebounceMs);
+  QVERIFY(!m_panel->isComputing());  // nothing starts out of sight
+  closed ? m_panel->show() : m_panel->setOnScreen(true);
+  waitUntilUpToDate();
+  QVERIFY(m_panel->table()->rows[0].measured);
 }
 
 QTEST_MAIN(TestBudgetPanel)

@@ -58,6 +58,9 @@ class TestCanvasViews : public QObject {
   void labelsNeverSitOnABox();
   void delayedEdgesGoAroundTheBoxes_data();
   void delayedEdgesGoAroundTheBoxes();
+  void actualSizeCutsNoBoxAtTheTop_data();
+  void actualSizeCutsNoBoxAtTheTop();
+  void firstViewIsReadableAndANewOneAt100();
 };
 
 // Issue #14, defect 3: a connection to a missing layer and one with delay −2 are drawn,
@@ -386,4 +389,64 @@ void TestCanvasViews::delayedEdgesGoAroundTheBoxes() {
 }
 
 QTEST_MAIN(TestCanvasViews)
+
+namespace {
+
+// The boxes the view's top or left edge cuts through.
+QStringList cutBoxes(const GraphView& view, const GraphScene& scene) {
+  const QRectF seen = view.mapToScene(view.viewport()->rect()).boundingRect();
+  QStringList cut;
+  for (const std::string& id : scene.layerIds()) {
+    const QRectF box = scene.layerBox(id);
+    if ((box.top() < seen.top() && box.bottom() > seen.top() && box.right() > seen.left()) ||
+        (box.left() < seen.left() && box.right() > seen.left() && box.bottom() > seen.top()))
+      cut << QString::fromStdString(id);
+  }
+  return cut;
+}
+
+}  // namespace
+
+void TestCanvasViews::actualSizeCutsNoBoxAtTheTop_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<int>("height");
+  for (const char* file : {"lstm-peephole.rnn.json", "stacked-lstm.rnn.json", "gru.rnn.json"})
+    for (int height : {300, 420, 560})
+      QTest::newRow(QByteArray(file) + " " + QByteArray::number(height))
+          << QString::fromLatin1(file) << height;
+}
+
+// Issue #30: Ctrl+0 after a fit left the top box half off the screen.
+void TestCanvasViews::actualSizeCutsNoBoxAtTheTop() {
+  QFETCH(QString, file);
+  QFETCH(int, height);
+  Fixture f(file.toLatin1().constData());
+  GraphView view(&f.scene);
+  view.resize(640, height);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fitToWindow();
+  view.resetZoom();
+  QCOMPARE(view.zoom(), 1.0);
+  QCOMPARE(cutBoxes(view, f.scene), QStringList());
+}
+
+// Issue #30: the first view at 1280x720 was 56 % (edge labels about 6 px), and File → New kept
+// the last document's zoom.
+void TestCanvasViews::firstViewIsReadableAndANewOneAt100() {
+  Fixture f("stacked-lstm.rnn.json");
+  GraphView view(&f.scene);
+  view.resize(500, 300);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fitToWindow();
+  QVERIFY(view.zoom() < GraphView::kFirstViewZoom);  // the case: Fit alone is too small
+  view.showDocument();
+  QCOMPARE(view.zoom(), GraphView::kFirstViewZoom);
+  QCOMPARE(cutBoxes(view, f.scene), QStringList());  // from the top-left corner
+  f.doc.reset(Graph{}, {});
+  view.showDocument();
+  QCOMPARE(view.zoom(), 1.0);
+}
+
 #include "tst_canvasviews.moc"

@@ -73,7 +73,54 @@ class TestCollapseView : public QObject {
   void aRecurrentNodeUnfoldsAlone();
   void collapsedViewIsCompact_data();
   void collapsedViewIsCompact();
+  void aFoldedBoxStaysClearOfAnUnfoldedNode_data();
+  void aFoldedBoxStaysClearOfAnUnfoldedNode();
 };
+
+void TestCollapseView::aFoldedBoxStaysClearOfAnUnfoldedNode_data() {
+  QTest::addColumn<QString>("file");
+  QTest::addColumn<int>("unfold");  // which node, in schedule order
+  for (const char* file : {"two-recurrent-nodes.rnn.json", "stacked-lstm.rnn.json"})
+    for (int node : {0, 1})
+      QTest::newRow(QByteArray(file) + " " + QByteArray::number(node))
+          << QString::fromLatin1(file) << node;
+}
+
+// Issue #30: one node unfolded in the collapsed view, the other's box overlapped its frame and
+// loops. The folded boxes keep clear of the unfolded node's frame and of every layer box.
+void TestCollapseView::aFoldedBoxStaysClearOfAnUnfoldedNode() {
+  QFETCH(QString, file);
+  QFETCH(int, unfold);
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/") + file, nullptr));
+  GraphScene scene(&doc);
+  scene.setCollapsed(true, false);
+  const auto boxes = expectedBoxes(doc);
+  QVERIFY(int(boxes.size()) > unfold);
+  QVERIFY(scene.toggleRecurrentNode(boxes[unfold].front()));
+  QTRY_VERIFY_WITH_TIMEOUT(scene.isLayerShown(boxes[unfold].front()), 3000);
+  const auto settled = [&scene] {  // the animation's end: the unfolded frame fully drawn
+    for (QGraphicsItem* item : scene.items())
+      if (item->type() == RecurrentFrameItem::Type && item->isVisible() && item->opacity() < 1)
+        return false;
+    return true;
+  };
+  QTRY_VERIFY_WITH_TIMEOUT(settled(), 3000);
+  QRectF frame;
+  std::vector<QRectF> folded;
+  for (QGraphicsItem* item : scene.items()) {
+    if (!item->isVisible()) continue;
+    if (item->type() == RecurrentFrameItem::Type) frame = item->sceneBoundingRect();
+    if (item->type() == RecurrentNodeItem::Type) folded.push_back(item->sceneBoundingRect());
+  }
+  QVERIFY(!frame.isEmpty());
+  QVERIFY(!folded.empty());
+  for (const QRectF& box : folded) {
+    QVERIFY2(!box.intersects(frame), qPrintable(file));
+    for (const std::string& id : scene.layerIds())
+      if (scene.isLayerShown(id)) QVERIFY2(!box.intersects(scene.layerBox(id)), id.c_str());
+  }
+}
 
 void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
   QTest::addColumn<QString>("path");

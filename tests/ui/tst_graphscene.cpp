@@ -1,6 +1,7 @@
 // GraphScene and the canvas around it: the items mirror the document, gestures on items become
 // undo commands (a drag is one step), problems outline what they name, panels drive the canvas,
 // the edit actions (copy/paste, delete, auto-layout, templates) and the exports.
+#include <QClipboard>
 #include <QComboBox>
 #include <QFile>
 #include <QHeaderView>
@@ -16,11 +17,13 @@
 
 #include "connection_item.hpp"
 #include "layer_item.hpp"
+#include "minimap.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/ui/auto_layout.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/find_layer_field.hpp"
+#include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
@@ -66,11 +69,15 @@ class TestGraphScene : public QObject {
   void problemsOutlineAndSelect();
   void scheduleHoverHighlights();
   void copyPasteDeleteThroughActions();
+  void duplicateLeavesTheClipboardAndUndoes();
+  void selectedLayersWiresStandOut();
+  void draggingAWiresEndRetargetsIt();
   void autoLayoutIsOneStepAndLayered_data();
   void autoLayoutIsOneStepAndLayered();
   void templateFromPalette();
   void newLayersAndTemplatesLandOnFreeCanvas();
   void wireDroppedOnCanvasAddsAConnectedLayer();
+  void wireToTheCanvasRunsClearOfBoxes();
   void paletteDropAndClickAddLayers();
   void exportsWriteFiles();
 };
@@ -141,6 +148,9 @@ void TestGraphScene::portDragConnects() {
   f.scene.finishConnectionDrag(f.scene.layerBox("y").center());
   QCOMPARE(f.doc.graph().connections.back().id, std::string("x->y"));
   QCOMPARE(countItems(f.scene, ConnectionItem::Type), 4);
+  // The new wire is selected, alone (issue #30), so the Properties panel shows it.
+  QCOMPARE(f.scene.selectedConnections(), std::set<int>{int(f.doc.graph().connections.size()) - 1});
+  QVERIFY(f.scene.selectedLayerIds().empty());
   // Dropped on empty canvas: nothing happens.
   f.scene.beginConnectionDrag("x", true, x->outPort());
   f.scene.finishConnectionDrag(QPointF(5000, 5000));
@@ -199,6 +209,110 @@ void TestGraphScene::copyPasteDeleteThroughActions() {
   QVERIFY(f.doc.graph() == loadValidGraph(example("elman.rnn.json").toStdString()));
   actions.redo->trigger();
   QVERIFY(f.doc.layerIndex("h2") >= 0);
+}
+
+// Gap (node editors, issue #30): Ctrl+D duplicates the selection beside it in one step.
+void TestGraphScene::duplicateLeavesTheClipboardAndUndoes() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  QCOMPARE(actions.duplicate->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_D));
+  QApplication::clipboard()->setText(QStringLiteral("kept"));
+  const Graph before = f.doc.graph();
+  f.scene.selectItems({0, 1}, {});  // x and h, with x->h and h->h@1 among them
+  actions.duplicate->trigger();
+  QCOMPARE(QApplication::clipboard()->text(), QStringLiteral("kept"));
+  QCOMPARE(f.scene.selectedLayerIds(), (std::set<std::string>{"x2", "h2"}));
+  QCOMPARE(f.doc.graph().layers.size(), std::size_t(5));
+  QCOMPARE(f.doc.graph().connections.size(), before.connections.size() + 2);
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+  QCOMPARE(overlappingBoxes(f.scene), QString());
+  const Graph after = f.doc.graph();
+  f.doc.undoStack()->undo();
+  QVERIFY(f.doc.graph() == before);
+  f.doc.undoStack()->redo();
+  QVERIFY(f.doc.graph() == after);
+  f.scene.clearSelection();
+  actions.duplicate->trigger();  // nothing selected: nothing happens
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+}
+
+// Gap (Netron, issue #30): a selected layer's incoming and outgoing wires stand out.
+void TestGraphScene::selectedLayersWiresStandOut() {
+  Fixture f("elman.rnn.json");  // x->h, h->h@1, h->y
+  const auto attached = [&f] {
+    std::set<std::string> ids;
+    for (QGraphicsItem* item : f.scene.items())
+      if (item->type() == ConnectionItem::Type && static_cast<ConnectionItem*>(item)->isAttached())
+        ids.insert(static_cast<ConnectionItem*>(item)->connection().id);
+    return ids;
+  };
+  QVERIFY(attached().empty());
+  f.scene.selectItems({f.doc.layerIndex("y")}, {});
+  QCOMPARE(attached(), (std::set<std::string>{"h->y"}));
+  f.scene.selectItems({f.doc.layerIndex("h")}, {});
+  QCOMPARE(attached(), (std::set<std::string>{"x->h", "h->h@1", "h->y"}));
+  // An edit rebuilds the wires: the selection's stay marked.
+  Layer wider = f.doc.graph().layers[f.doc.layerIndex("h")];
+  wider.size += 1;
+  f.doc.undoStack()->push(new EditLayerCommand(&f.doc, f.doc.layerIndex("h"), wider));
+  QCOMPARE(attached().size(), std::size_t(3));
+  f.scene.clearSelection();
+  QVERIFY(attached().empty());
+}
+
+// Gap (node editors, issue #30): a selected wire's end dragged onto another box moves there.
+void TestGraphScene::draggingAWiresEndRetargetsIt() {
+  Fixture f("elman.rnn.json");  // x->h, h->h@1, h->y
+  const Graph before = f.doc.graph();
+  const int hy = 2;
+  QCOMPARE(before.connections[hy].id, std::string("h->y"));
+  f.scene.selectItems({}, {hy});
+  f.scene.beginRetarget(hy, false, f.scene.layerBox("h").center());  // its source end
+  f.scene.updateConnectionDrag(f.scene.layerBox("x").center());
+  f.scene.finishConnectionDrag(f.scene.layerBox("x").center());
+  QCOMPARE(f.doc.graph().connections[hy].from, std::string("x"));
+  QCOMPARE(f.doc.graph().connections[hy].to, std::string("y"));
+  QCOMPARE(f.doc.graph().connections[hy].id, std::string("x->y"));  // a default id follows
+  QCOMPARE(f.doc.graph().connections.size(), before.connections.size());
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+  QCOMPARE(f.scene.selectedConnections(), std::set<int>{hy});
+  const Graph after = f.doc.graph();
+  f.doc.undoStack()->undo();
+  QVERIFY(f.doc.graph() == before);
+  f.doc.undoStack()->redo();
+  QVERIFY(f.doc.graph() == after);
+  // Let go on empty canvas, or on the end it has: nothing changes, no new-layer offer.
+  QSignalSpy offered(&f.scene, &GraphScene::wireDroppedOnCanvas);
+  f.scene.beginRetarget(hy, true, f.scene.layerBox("y").center());
+  f.scene.finishConnectionDrag(QPointF(5000, 5000));
+  f.scene.beginRetarget(hy, true, f.scene.layerBox("y").center());
+  f.scene.finishConnectionDrag(f.scene.layerBox("y").center());
+  QCOMPARE(f.doc.undoStack()->count(), 1);
+  QCOMPARE(offered.count(), 0);
+  // The mouse: pressing a selected wire's arrow head and dragging it onto h moves its target.
+  GraphView view(&f.scene);
+  view.resize(700, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  view.fitToWindow();
+  f.scene.selectItems({}, {hy});
+  ConnectionItem* wire = nullptr;
+  for (QGraphicsItem* item : f.scene.items())
+    if (item->type() == ConnectionItem::Type &&
+        static_cast<ConnectionItem*>(item)->connectionIndex() == hy)
+      wire = static_cast<ConnectionItem*>(item);
+  QVERIFY(wire);
+  const QPainterPath& line = wire->path();  // 16 units before the arrow's tip: off y's port
+  const QPoint head =
+      view.mapFromScene(line.pointAtPercent(line.percentAtLength(line.length() - 16)));
+  const QPoint onH = view.mapFromScene(f.scene.layerBox("h").center() + QPointF(0, 10));
+  QTest::mousePress(view.viewport(), Qt::LeftButton, {}, head);
+  QTest::mouseMove(view.viewport(), onH);
+  QTest::mouseRelease(view.viewport(), Qt::LeftButton, {}, onH);
+  QCOMPARE(f.doc.graph().connections[hy].to, std::string("h"));
+  QCOMPARE(f.doc.undoStack()->count(), 2);
 }
 
 void TestGraphScene::autoLayoutIsOneStepAndLayered_data() {
@@ -307,6 +421,39 @@ void TestGraphScene::wireDroppedOnCanvasAddsAConnectedLayer() {
   f.doc.undoStack()->undo();
   QCOMPARE(f.doc.graph().layers.size(), std::size_t(3));
   QCOMPARE(f.doc.graph().connections.size(), std::size_t(3));
+}
+
+// Issue #30: the layer made from a wire let go on the canvas took a spot the wire reached only
+// through another box, and the minimap, appearing, covered it.
+void TestGraphScene::wireToTheCanvasRunsClearOfBoxes() {
+  Fixture f("elman.rnn.json");
+  GraphView view(&f.scene);
+  view.resize(600, 400);
+  view.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&view));
+  QWidget window;
+  EditActions actions(&f.doc, &f.scene, &view, &window);
+  // Beyond y, in x's row: the straight way from x's output passes through h and y.
+  const QPointF x = f.doc.position("x"), y = f.doc.position("y");
+  const QPointF wanted(y.x() + 2 * LayerItem::kWidth, x.y());
+  actions.addConnectedLayer(QStringLiteral("additive"), "x", true, wanted);
+  const Layer& added = f.doc.graph().layers.back();
+  const QPointF half(LayerItem::kWidth / 2, 0);
+  const QLineF wire(x + half, f.doc.position(added.id) - half);
+  for (const std::string id : {"h", "y"}) {
+    const QRectF box = f.scene.layerBox(id);
+    for (const QLineF& side :
+         {QLineF(box.topLeft(), box.topRight()), QLineF(box.topRight(), box.bottomRight()),
+          QLineF(box.bottomRight(), box.bottomLeft()), QLineF(box.bottomLeft(), box.topLeft())})
+      QVERIFY2(wire.intersects(side) != QLineF::BoundedIntersection, id.c_str());
+  }
+  const QRect shown = view.mapFromScene(f.scene.layerBox(added.id)).boundingRect();
+  QVERIFY(view.viewport()->rect().contains(shown));
+  QVERIFY(!view.minimap()->geometry().intersects(shown));
+  f.doc.undoStack()->undo();
+  QCOMPARE(f.doc.graph().layers.size(), std::size_t(3));
+  f.doc.undoStack()->redo();
+  QCOMPARE(f.doc.graph().layers.back().id, added.id);
 }
 
 void TestGraphScene::paletteDropAndClickAddLayers() {

@@ -3,9 +3,12 @@
 // move, moves them when its title is dragged, can be renamed, recoloured and deleted, each one
 // undo step; it is saved in the graph file's free-form `ui` object and drawn again on open.
 #include <QAction>
+#include <QApplication>
 #include <QFile>
+#include <QInputDialog>
 #include <QMenuBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -33,6 +36,7 @@ class TestLayerFrames : public QObject {
   void framesAreSavedInUiAndRestored();
   void renamedLayerStaysInItsFrame();
   void frameSelectionIsInTheEditMenuOnCtrlJ();
+  void renameDialogShowsItsWholeTitle();
 };
 
 namespace {
@@ -193,6 +197,37 @@ void TestLayerFrames::frameSelectionIsInTheEditMenuOnCtrlJ() {
         if (action->text() == QStringLiteral("&Frame Selection")) found = action;
   QVERIFY(found);
   QCOMPARE(found->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_J));
+}
+
+// Issue #30: the Rename frame dialog was so narrow that the window manager cut its title
+// ("Renam…frame"). The rename, one undo step, goes through the dialog's text.
+void TestLayerFrames::renameDialogShowsItsWholeTitle() {
+  Fixture f;
+  GraphView view(&f.scene);
+  f.select({"i", "f"});
+  QVERIFY(f.scene.frames()->frameSelection());
+  int width = 0, needed = 0;
+  QString title;
+  QTimer::singleShot(0, [&] {
+    auto* dialog = qobject_cast<QInputDialog*>(QApplication::activeModalWidget());
+    if (!dialog) return;
+    title = dialog->windowTitle();
+    width = dialog->width();
+    needed =
+        QFontMetrics(QApplication::font("QMdiSubWindowTitleBar")).horizontalAdvance(title) + 160;
+    dialog->setTextValue(QStringLiteral("inputs"));
+    dialog->accept();
+  });
+  f.scene.frames()->renameWithDialog(0);
+  QCOMPARE(title, QStringLiteral("Rename frame"));
+  QVERIFY2(width >= needed, qPrintable(QStringLiteral("%1 < %2").arg(width).arg(needed)));
+  QCOMPARE(f.doc.frames()[0].name, std::string("inputs"));
+  const std::size_t steps = f.doc.undoStack()->count();
+  f.doc.undoStack()->undo();
+  QVERIFY(f.doc.frames()[0].name != "inputs");
+  f.doc.undoStack()->redo();
+  QCOMPARE(f.doc.frames()[0].name, std::string("inputs"));
+  QCOMPARE(f.doc.undoStack()->count(), steps);
 }
 
 QTEST_MAIN(TestLayerFrames)

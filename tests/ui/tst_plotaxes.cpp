@@ -3,6 +3,8 @@
 // wrote wall_time still loads, and x as wall time is then refused for it, with the reason.
 #include <QApplication>
 #include <QComboBox>
+#include <QRegularExpression>
+#include <QSet>
 #include <QStandardItemModel>
 #include <QToolButton>
 #include <QTreeWidget>
@@ -13,6 +15,7 @@
 #include "rnnwb/ui/metric_card.hpp"
 #include "rnnwb/ui/run_list.hpp"
 #include "rnnwb/ui/run_plot.hpp"
+#include "wall_ticker.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -41,6 +44,7 @@ class TestPlotAxes : public QObject {
   void logScaleLeavesOutNonPositiveValuesAndSaysSo();
   void xAxisIsStepRelativeOrWallTime();
   void wallTimeIsRefusedForFilesWithoutIt();
+  void wallTimeTicksReadAsClockTimes();
   void plotsFollowADarkPalette();
 };
 
@@ -91,6 +95,35 @@ void TestPlotAxes::xAxisIsStepRelativeOrWallTime() {
   QCOMPARE(loss->series(QStringLiteral("/runs/a"))->x.back(), 1764605180.0);
   QVERIFY(qSharedPointerDynamicCast<QCPAxisTickerDateTime>(loss->plot()->xAxis->ticker()));
   QCOMPARE(loss->plot()->xAxis->range().upper, 1764605180.0);
+}
+
+// Issue #30: a run of three minutes showed the same HH:mm on every tick, under it a date line
+// that a low card cut off; and the x choice read "wall tir" at 1280x720.
+void TestPlotAxes::wallTimeTicksReadAsClockTimes() {
+  RunPlot plot;
+  plot.resize(700, 320);
+  plot.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&plot));
+  plot.addRun(QStringLiteral("/runs/a"), QStringLiteral("a"));
+  plot.setRecords(QStringLiteral("/runs/a"), records(3, true));  // 180 s
+  plot.setXAxis(XAxis::Wall);
+  MetricCard* loss = plot.card(QStringLiteral("train_loss"));
+  loss->plot()->replot();
+  const QVector<QString> labels = loss->plot()->xAxis->tickVectorLabels();
+  QVERIFY(labels.size() >= 2);
+  const QSet<QString> distinct(labels.begin(), labels.end());
+  QCOMPARE(distinct.size(), labels.size());
+  const QRegularExpression clock(QStringLiteral("^\\d\\d:\\d\\d:\\d\\d$"));
+  for (const QString& label : labels) QVERIFY2(clock.match(label).hasMatch(), qPrintable(label));
+  QCOMPARE(WallTicker::formatFor(3 * 3600), QStringLiteral("HH:mm"));
+  QCOMPARE(WallTicker::formatFor(5 * 86400), QStringLiteral("MMM d HH:mm"));
+  // The x choice keeps the width its longest entry needs, however narrow the row.
+  auto* choice = plot.findChild<QComboBox*>();
+  plot.resize(360, 320);
+  QApplication::processEvents();
+  QVERIFY2(
+      choice->width() >= choice->sizeHint().width(),
+      qPrintable(QStringLiteral("%1 < %2").arg(choice->width()).arg(choice->sizeHint().width())));
 }
 
 void TestPlotAxes::wallTimeIsRefusedForFilesWithoutIt() {

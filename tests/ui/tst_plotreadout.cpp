@@ -7,6 +7,8 @@
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QtTest>
 
 #include <qcustomplot.h>
@@ -47,7 +49,29 @@ class TestPlotReadout : public QObject {
   void hoverShowsEveryRunsValueAtTheStep();
   void readoutNeverCoversThePointsItDescribes();
   void thousandsOfPointsStayWholeForTheReadout();
+  void readoutGoesWhenTheCardsScroll();
 };
+
+// Issue #30: the readout stayed on the screen after the cards scrolled under a still mouse.
+void TestPlotReadout::readoutGoesWhenTheCardsScroll() {
+  RunPlot plot;
+  plot.resize(500, 220);  // shorter than a card: the page scrolls
+  plot.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&plot));
+  plot.addRun(QStringLiteral("/runs/a"), QStringLiteral("a"));
+  plot.setRecords(QStringLiteral("/runs/a"), *run(10, 1.0));
+  MetricCard* card = plot.card(QStringLiteral("train_loss"));
+  QVERIFY(card);
+  QTRY_VERIFY(card->isVisible());
+  auto* scroll = plot.findChild<QScrollArea*>();
+  QTRY_VERIFY(scroll->verticalScrollBar()->maximum() > 0);
+  QCustomPlot* custom = card->plot();
+  moveMouse(custom, custom->axisRect()->rect().center());
+  QVERIFY(card->readout()->isVisible());
+  scroll->verticalScrollBar()->setValue(scroll->verticalScrollBar()->maximum());
+  QVERIFY(!card->readout()->isVisible());
+  QVERIFY(std::isnan(card->hoverX()));
+}
 
 void TestPlotReadout::hoverShowsEveryRunsValueAtTheStep() {
   MetricCard card(QStringLiteral("train_loss"));

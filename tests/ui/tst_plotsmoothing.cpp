@@ -19,6 +19,8 @@ class TestPlotSmoothing : public QObject {
   Q_OBJECT
  private slots:
   void smoothingIsTensorBoardsDebiasedEma();
+  void smoothingBoxTakesWhatIsTyped();
+  void markersSitOnTheRawValues();
   void sliderRunsFromZeroTo0999StartingAt06();
   void rawCurveIsDrawnFaintBehindTheSmoothedOne();
 };
@@ -71,6 +73,28 @@ void TestPlotSmoothing::sliderRunsFromZeroTo0999StartingAt06() {
   QCOMPARE(series->smoothed, series->raw);
 }
 
+void TestPlotSmoothing::smoothingBoxTakesWhatIsTyped() {
+  // Issue #30: the box reformatted its text after every keystroke (0.95 typed over a selection
+  // became 0.000, typed into an empty box 0.900). It takes the value when Enter is pressed.
+  RunPlot plot;
+  plot.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&plot));
+  auto* value = plot.findChild<QDoubleSpinBox*>();
+  QVERIFY(value);
+  value->setFocus();
+  value->selectAll();
+  QTest::keyClicks(value, QStringLiteral("0.95"));
+  QTest::keyClick(value, Qt::Key_Return);
+  QCOMPARE(value->text(), QStringLiteral("0.950"));
+  QCOMPARE(plot.smoothing(), 0.95);
+  value->clear();
+  QTest::keyClicks(value, QStringLiteral("0.85"));
+  QCOMPARE(plot.smoothing(), 0.95);  // nothing taken while typing
+  QTest::keyClick(value, Qt::Key_Return);
+  QCOMPARE(plot.smoothing(), 0.85);
+  QCOMPARE(plot.findChild<QSlider*>()->value(), 850);
+}
+
 void TestPlotSmoothing::rawCurveIsDrawnFaintBehindTheSmoothedOne() {
   MetricCard card(QStringLiteral("train_loss"));
   std::vector<train::MetricsRecord> records(50);
@@ -95,6 +119,25 @@ void TestPlotSmoothing::rawCurveIsDrawnFaintBehindTheSmoothedOne() {
   QCOMPARE(raw->dataCount(), 50);
   QCOMPARE(smoothed->dataCount(), 50);
   QVERIFY(raw->data()->at(10)->value != smoothed->data()->at(10)->value);
+}
+
+// Gap (TensorBoard, issue #30): a sparse series' dots mark the measurements, the raw values,
+// not the smoothed curve; without smoothing the one curve carries them.
+void TestPlotSmoothing::markersSitOnTheRawValues() {
+  MetricCard card(QStringLiteral("valid_loss"));
+  std::vector<train::MetricsRecord> records(10);
+  for (int i = 0; i < 10; ++i) records[i].step = 100 * i, records[i].validLoss = 3.0 - 0.1 * i;
+  card.setRun(QStringLiteral("/runs/a"), QStringLiteral("a"), QColor("#1f77b4"),
+              std::make_shared<const std::vector<train::MetricsRecord>>(records));
+  QCPGraph* raw = card.plot()->graph(0);
+  QCPGraph* smoothed = card.plot()->graph(1);
+  card.setSmoothing(0.6);
+  QCOMPARE(raw->scatterStyle().shape(), QCPScatterStyle::ssDisc);
+  QCOMPARE(raw->scatterStyle().pen().color(), QColor("#1f77b4"));  // full colour, not faint
+  QVERIFY(smoothed->scatterStyle().isNone());
+  card.setSmoothing(0.0);
+  QVERIFY(raw->scatterStyle().isNone() || !raw->visible());
+  QCOMPARE(smoothed->scatterStyle().shape(), QCPScatterStyle::ssDisc);
 }
 
 QTEST_MAIN(TestPlotSmoothing)

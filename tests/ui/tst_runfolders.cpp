@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QTemporaryDir>
 #include <QTreeWidget>
@@ -56,7 +57,40 @@ class TestRunFolders : public QObject {
   void invalidRegexTurnsTheFieldRed();
   void folderOfRunsListsEveryRunAndFollowsNewOnes();
   void runsWithoutWallTimeAreGreyedAgainstWallTime();
+  void everyColumnShowsInANarrowList();
 };
+
+// Issue #30: at 1280x720 the runs list showed only Run and State; a long name took the rest.
+void TestRunFolders::everyColumnShowsInANarrowList() {
+  RunList list;
+  list.resize(280, 200);
+  list.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&list));
+  std::vector<train::MetricsRecord> records(3);
+  for (int i = 0; i < 3; ++i) {
+    records[i].step = 1000 * (i + 1);
+    records[i].trainLoss = 1.2345 + i;
+    records[i].validLoss = 2.3456 + i;
+  }
+  const QString key = QStringLiteral("/runs/lstm-peephole-20261202-1/kjv/lr0.002-long-name");
+  list.addRun(key, key.mid(1), Qt::red, true);
+  list.setState(key, QStringLiteral("finished"));
+  list.setProgress(key, records, 3000);
+  QApplication::processEvents();
+  auto* tree = list.findChild<QTreeWidget*>();
+  QHeaderView* header = tree->header();
+  for (int column = 1; column < tree->columnCount(); ++column) {
+    const int right = header->sectionViewportPosition(column) + header->sectionSize(column);
+    QVERIFY2(right <= tree->viewport()->width(),
+             qPrintable(QStringLiteral("column %1 ends at %2 of %3")
+                            .arg(column)
+                            .arg(right)
+                            .arg(tree->viewport()->width())));
+    QVERIFY(header->sectionSize(column) >=
+            tree->fontMetrics().horizontalAdvance(tree->topLevelItem(0)->text(column)));
+  }
+  QVERIFY(header->sectionSize(0) >= 40);  // the name, cut in the middle, still reads
+}
 
 void TestRunFolders::runFilterHidesRunsInTheListAndThePlots() {
   RunPlot plot;

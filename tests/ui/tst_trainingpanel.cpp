@@ -29,6 +29,7 @@
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/run_list.hpp"
 #include "rnnwb/ui/run_plot.hpp"
+#include "rnnwb/ui/runs_table.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 
@@ -140,6 +141,10 @@ class TestTrainingPanel : public QObject {
   void failureReadsTheRunsStatus();
   void bannerFollowsTheFix();
   void defaultRunFolderBesideTheGraph();
+  void formFollowsTheDocument();
+  void sizeMismatchIsFoundBeforeAFolderIsMade();
+  void runsBesideTheGraphAreListedOnOpening();
+  void formRemembersItsSettingsPerGraph();
   void charLmTextIsTheShippedCorpus();
   void loadConfigFillsTheForm();
   void logWrapsAndKeepsItsPlace();
@@ -152,6 +157,7 @@ void TestTrainingPanel::initTestCase() {
   QStandardPaths::setTestModeEnabled(true);
   QCoreApplication::setOrganizationName(QStringLiteral("rnnwb-tests"));
   QSettings().remove(QStringLiteral("training/rnnwb"));
+  QSettings().remove(QStringLiteral("training/forms"));
 }
 
 void TestTrainingPanel::fakeRunIsFollowedToTheEnd() {
@@ -448,6 +454,118 @@ void TestTrainingPanel::defaultRunFolderBesideTheGraph() {
   QCOMPARE(panel.form()->runDir(), first);
   QDir().mkpath(first);
   QCOMPARE(panel.proposedRunDir(), first.chopped(1) + QStringLiteral("2"));
+}
+
+void TestTrainingPanel::formFollowsTheDocument() {
+  // Issue #30: after another file was opened, Train went to the first file's runs/ folder and
+  // the old error stayed; Train after a run was refused as the folder "already holds a run".
+  QTemporaryDir dir;
+  const QString day = QDate::currentDate().toString(QStringLiteral("yyyyMMdd"));
+  for (const char* name : {"a.rnn.json", "b.rnn.json"})
+    QVERIFY(QFile::copy(QStringLiteral(RNNWB_EXAMPLES_DIR "/adding-lstm.rnn.json"),
+                        dir.filePath(QString::fromLatin1(name))));
+  GraphDocument document;
+  TrainingPanel panel(&document);
+  panel.process()->setExecutable(writeScript(dir, QStringLiteral("rnnwb"), kFinish));
+  QString error;
+  QVERIFY(document.open(dir.filePath(QStringLiteral("a.rnn.json")), &error));
+  QCOMPARE(panel.form()->runDir(), dir.filePath(QStringLiteral("runs/a-%1-1").arg(day)));
+  train::TrainConfig copy = addingConfig(50);
+  copy.task.kind = "copy";  // its sizes are not the adding graph's
+  panel.form()->setConfig(copy);
+  QVERIFY(!panel.startTraining());
+  QVERIFY(panel.messageIsError());
+
+  QVERIFY(document.open(dir.filePath(QStringLiteral("b.rnn.json")), &error));
+  QCOMPARE(panel.form()->runDir(), dir.filePath(QStringLiteral("runs/b-%1-1").arg(day)));
+  QVERIFY2(panel.message().isEmpty(), qPrintable(panel.message()));
+  panel.form()->setConfig(addingConfig(50));
+  QVERIFY2(panel.startTraining(), qPrintable(panel.message()));
+  QSignalSpy ended(panel.process(), &TrainingProcess::finished);
+  QVERIFY(ended.wait(20000));
+  // The folder moved on by itself: Train again starts a second run.
+  QCOMPARE(panel.form()->runDir(), dir.filePath(QStringLiteral("runs/b-%1-2").arg(day)));
+  QVERIFY2(panel.startTraining(), qPrintable(panel.message()));
+  QVERIFY(ended.wait(20000));
+  QVERIFY(QFileInfo::exists(dir.filePath(QStringLiteral("runs/b-%1-2/config.json").arg(day))));
+  // A folder the user typed stays theirs.
+  panel.form()->setRunDir(dir.filePath(QStringLiteral("mine")));
+  QVERIFY(document.open(dir.filePath(QStringLiteral("a.rnn.json")), &error));
+  QCOMPARE(panel.form()->runDir(), dir.filePath(QStringLiteral("mine")));
+}
+
+void TestTrainingPanel::sizeMismatchIsFoundBeforeAFolderIsMade() {
+  // Issue #30: lstm-peephole's 16 inputs against char-lm's 62 were found by the trainer, after
+  // the run folder was made.
+  Fixture f;
+  QString error;
+  QVERIFY(f.document.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/lstm-peephole.rnn.json"), &error));
+  f.panel.form()->setRunDir(f.runDir);
+  train::TrainConfig charLm = addingConfig(50);
+  charLm.task.kind = "char-lm";
+  charLm.task.text = RNNWB_EXAMPLES_DIR "/data/kjv-genesis-2samuel.txt";
+  f.panel.form()->setConfig(charLm);
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFinish));
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("needs an input layer of size")),
+           qPrintable(f.panel.message()));
+  QVERIFY(!QFileInfo::exists(f.runDir));
+  QVERIFY(!f.panel.process()->isRunning());
+}
+
+// Gap (TensorBoard, issue #30): runs made before the workbench was last closed stay in the list:
+// the runs folder beside the graph is read when the graph opens.
+void TestTrainingPanel::runsBesideTheGraphAreListedOnOpening() {
+  QTemporaryDir dir;
+  const QString graph = dir.filePath(QStringLiteral("g.rnn.json"));
+  QVERIFY(QFile::copy(QStringLiteral(RNNWB_EXAMPLES_DIR "/adding-lstm.rnn.json"), graph));
+  const QString old = dir.filePath(QStringLiteral("runs/g-20261101-1"));
+  QVERIFY(QDir().mkpath(old));
+  QFile metrics(old + QStringLiteral("/metrics.jsonl"));
+  QVERIFY(metrics.open(QIODevice::WriteOnly));
+  metrics.write("{\"step\": 10, \"train_loss\": 2.0}\n");
+  metrics.close();
+  GraphDocument document;
+  TrainingPanel panel(&document);
+  QVERIFY(!panel.follower(old));
+  QString error;
+  QVERIFY(document.open(graph, &error));
+  QVERIFY(panel.follower(old));
+  QVERIFY(!panel.runList()->stateOf(QDir(old).absolutePath()).isEmpty());
+  QVERIFY(panel.runsTable()->rowOf(QDir(old).absolutePath()) >= 0);  // and in the runs table
+  QCOMPARE(panel.message(), QString());                              // quietly
+  // The proposed folder is a new one beside it.
+  QVERIFY(panel.form()->runDir() != old);
+}
+
+// Gap (issue #30): the form shows, for each graph, the settings of its last Train.
+void TestTrainingPanel::formRemembersItsSettingsPerGraph() {
+  QTemporaryDir dir;
+  for (const char* name : {"a.rnn.json", "b.rnn.json"})
+    QVERIFY(QFile::copy(QStringLiteral(RNNWB_EXAMPLES_DIR "/adding-lstm.rnn.json"),
+                        dir.filePath(QString::fromLatin1(name))));
+  QString error;
+  {
+    GraphDocument document;
+    TrainingPanel panel(&document);
+    panel.process()->setExecutable(writeScript(dir, QStringLiteral("rnnwb"), kFinish));
+    QVERIFY(document.open(dir.filePath(QStringLiteral("a.rnn.json")), &error));
+    panel.form()->setConfig(addingConfig(77));
+    QSignalSpy ended(panel.process(), &TrainingProcess::finished);
+    QVERIFY2(panel.startTraining(), qPrintable(panel.message()));
+    QVERIFY(ended.wait(20000));
+    QVERIFY(document.open(dir.filePath(QStringLiteral("b.rnn.json")), &error));
+    panel.form()->setConfig(addingConfig(88));  // not trained: not kept
+  }
+  GraphDocument document;  // a later session
+  TrainingPanel panel(&document);
+  QVERIFY(document.open(dir.filePath(QStringLiteral("b.rnn.json")), &error));
+  QVERIFY(panel.form()->config().steps != 88);
+  QVERIFY(document.open(dir.filePath(QStringLiteral("a.rnn.json")), &error));
+  QCOMPARE(panel.form()->config().steps, std::int64_t(77));
+  QCOMPARE(panel.form()->config().task.kind, std::string("adding"));
+  QVERIFY(panel.form()->runDir().startsWith(dir.filePath(QStringLiteral("runs/a-"))));
 }
 
 void TestTrainingPanel::charLmTextIsTheShippedCorpus() {

@@ -1,22 +1,31 @@
 // A smoke test of the workbench in a real X window (xcb under xvfb-run, a 1280×720 screen; not
 // the offscreen platform): the window fits the screen, a template goes in, Ctrl+Z typed in a
-// Properties field takes it out again, and no two layer boxes overlap.
+// Properties field takes it out again, and no two layer boxes overlap; Quit while the Memory
+// budget measures ends the process at once (it waited minutes, issue #30); the Training form
+// follows a second file opened.
 #include <QAbstractSpinBox>
+#include <QAction>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QListWidget>
+#include <QProcess>
 #include <QScreen>
 #include <QScrollBar>
+#include <QTimer>
 #include <QStatusBar>
 #include <QUndoStack>
 #include <QtTest>
 
+#include "rnnwb/ui/budget_panel.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/main_window.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
+#include "rnnwb/ui/train_form.hpp"
+#include "rnnwb/ui/training_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -32,6 +41,31 @@ QString overlappingBoxes(const GraphScene& scene) {
   return {};
 }
 
+void showDock(MainWindow& window, const QString& name) {
+  auto* dock = window.findChild<QDockWidget*>(name);
+  dock->findChild<QAction*>(QStringLiteral("dockToggle"))->trigger();
+}
+
+// The child of quitWhileABudgetMeasurementRuns: the window on char-lstm (whose exact RTRL took
+// minutes to measure) with the Memory budget in front; once it measures, "measuring" on stdout
+// and File → Quit.
+int quitWhileMeasuring(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QStandardPaths::setTestModeEnabled(true);
+  MainWindow window;
+  window.show();
+  if (!QTest::qWaitForWindowExposed(&window)) return 3;
+  if (!window.fileActions()->openFile(QStringLiteral(RNNWB_EXAMPLES_DIR "/char-lstm.rnn.json")))
+    return 4;
+  showDock(window, QStringLiteral("Memory budget"));
+  if (!QTest::qWaitFor([&] { return window.budgetPanel()->isComputing(); }, 20000)) return 5;
+  std::fputs("measuring\n", stdout);
+  std::fflush(stdout);
+  // From the event loop, as a key press would: a quit before exec() runs is lost.
+  QTimer::singleShot(0, window.fileActions()->quit, &QAction::trigger);
+  return app.exec();
+}
+
 }  // namespace
 
 class TestWindowSmoke : public QObject {
@@ -39,6 +73,8 @@ class TestWindowSmoke : public QObject {
  private slots:
   void initTestCase();
   void templateInsertedAndUndoneFromAField();
+  void quitWhileABudgetMeasurementRuns();
+  void trainingFormFollowsASecondFile();
 };
 
 void TestWindowSmoke::initTestCase() {
@@ -93,5 +129,56 @@ void TestWindowSmoke::templateInsertedAndUndoneFromAField() {
   window.document()->undoStack()->setClean();  // closing asks nothing
 }
 
-QTEST_MAIN(TestWindowSmoke)
+void TestWindowSmoke::quitWhileABudgetMeasurementRuns() {
+  QProcess child;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.insert(QStringLiteral("RNNWB_SMOKE_CHILD"), QStringLiteral("quit-measuring"));
+  child.setProcessEnvironment(env);
+  child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+  child.start(QCoreApplication::applicationFilePath(), {});
+  QVERIFY(child.waitForStarted());
+  while (!child.canReadLine() && child.state() == QProcess::Running) child.waitForReadyRead(1000);
+  QCOMPARE(child.readLine().trimmed(), QByteArray("measuring"));
+  QElapsedTimer quitting;
+  quitting.start();
+  const bool ended = child.waitForFinished(2000);
+  if (!ended) child.kill(), child.waitForFinished();
+  QVERIFY2(ended, "the process outlived its window by 2 s");
+  qInfo("the process ended %lld ms after Quit", static_cast<long long>(quitting.elapsed()));
+  QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+  QCOMPARE(child.exitCode(), 0);
+}
+
+void TestWindowSmoke::trainingFormFollowsASecondFile() {
+  // Issue #30: after a second file was opened, Train still went to the first one's runs/.
+  MainWindow window;
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(window.fileActions()->openFile(QStringLiteral(RNNWB_EXAMPLES_DIR "/gru.rnn.json")));
+  showDock(window, QStringLiteral("Training"));
+  TrainingPanel* panel = window.trainingPanel();
+  QTRY_VERIFY(panel->isVisible());
+  const QString examples = QDir(QStringLiteral(RNNWB_EXAMPLES_DIR)).absolutePath();
+  QVERIFY2(panel->form()->runDir().startsWith(examples + QStringLiteral("/runs/gru-")),
+           qPrintable(panel->form()->runDir()));
+  QVERIFY(
+      !panel->startTraining());  // gru's 16 inputs are not char-lm's 62: refused, no folder made
+  QVERIFY(panel->messageIsError());
+  QVERIFY(!QFileInfo::exists(panel->form()->runDir()));
+  QVERIFY(
+      window.fileActions()->openFile(QStringLiteral(RNNWB_EXAMPLES_DIR "/lstm-peephole.rnn.json")));
+  QVERIFY2(panel->form()->runDir().startsWith(examples + QStringLiteral("/runs/lstm-peephole-")),
+           qPrintable(panel->form()->runDir()));
+  QCOMPARE(panel->message(), QString());
+}
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariable("RNNWB_SMOKE_CHILD") == QLatin1String("quit-measuring"))
+    return quitWhileMeasuring(argc, argv);
+  QApplication app(argc, argv);
+  app.setAttribute(Qt::AA_Use96Dpi, true);
+  TestWindowSmoke test;
+  QTEST_SET_MAIN_SOURCE_PATH
+  return QTest::qExec(&test, argc, argv);
+}
 #include "tst_windowsmoke.moc"

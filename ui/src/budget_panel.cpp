@@ -26,14 +26,19 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Off the UI thread: a copy of the graph and the query go in, nothing touches a widget.
-BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, bool measure) {
+BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, bool measure,
+                           std::stop_token stop) {
   BudgetResult result;
   try {
     const CompiledPlan plan(graph);
     std::vector<std::string> unmeasured;  // not shown: the "~" of a modelled time says it
-    const double rate = measure ? snap::measureEngineRateIfItFits(plan, query, 1, unmeasured) : 0;
+    const double rate =
+        measure ? snap::measureEngineRateIfItFits(plan, query, 1, unmeasured, stop) : 0;
     snap::BudgetTable table = snap::estimateAlgorithms(plan, query, rate);
-    if (measure) snap::measureAlgorithms(plan, query, table);
+    if (measure)
+      result.stopped = !snap::measureAlgorithms(plan, query, table, 1, 4,
+                                                {stop, BudgetPanel::kMaxSampleSeconds});
+    result.stopped = result.stopped || stop.stop_requested();
     result.table = std::move(table);
   } catch (const std::exception& e) {
     result.error = QString::fromStdString(e.what());
@@ -56,6 +61,7 @@ BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
       m_document(document),
       m_runner(new LatestOnlyRunner(this, [this] { startComputation(); })),
       m_watcher(new QFutureWatcher<BudgetResult>(this)) {
+  m_runner->setActiveWhen([this] { return isVisible() && m_onScreen; });
   connect(m_watcher, &QFutureWatcher<BudgetResult>::finished, this,
           &BudgetPanel::computationFinished);
   auto* layout = new QVBoxLayout(this);
@@ -100,7 +106,11 @@ BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
   updateUseButton();
 }
 
-BudgetPanel::~BudgetPanel() { m_watcher->waitForFinished(); }
+BudgetPanel::~BudgetPanel() {
+  // Quitting waits for no measurement: it stops before its next sample run.
+  m_stop.request_stop();
+  m_watcher->waitForFinished();
+}
 
 QWidget* BudgetPanel::buildControls() {
   // One row of controls, so that the table keeps the dock's height at 720 px.
@@ -174,6 +184,17 @@ QString BudgetPanel::message() const { return m_message->text(); }
 
 bool BudgetPanel::isUpToDate() const { return m_runner->isUpToDate(); }
 
+bool BudgetPanel::isComputing() const { return m_watcher->isRunning(); }
+
+void BudgetPanel::setOnScreen(bool onScreen) {
+  if (onScreen == m_onScreen) return;
+  m_onScreen = onScreen;
+  if (onScreen)
+    m_runner->ownerShown();
+  else
+    stopComputation();
+}
+
 bool BudgetPanel::selectAlgorithm(const QString& algorithm) {
   if (!m_table) return false;
   for (int r = 0; r < int(m_table->rows.size()); ++r)
@@ -199,6 +220,18 @@ void BudgetPanel::showEvent(QShowEvent* event) {
   m_runner->ownerShown();
 }
 
+void BudgetPanel::hideEvent(QHideEvent* event) {
+  QWidget::hideEvent(event);
+  stopComputation();
+}
+
+void BudgetPanel::stopComputation() {
+  // What runs is outdated: the runner computes again once the panel is back on screen.
+  if (!m_runner->isRunning() && !m_runner->isWaiting()) return;
+  m_stop.request_stop();
+  m_runner->ownerHidden();
+}
+
 void BudgetPanel::scheduleUpdate(int delayMs) { m_runner->schedule(delayMs); }
 
 void BudgetPanel::startComputation() {
@@ -214,12 +247,14 @@ void BudgetPanel::startComputation() {
   }
   m_runner->started();
   m_message->setText(m_measure->isChecked() ? tr("measuring…") : tr("computing…"));
-  m_watcher->setFuture(
-      QtConcurrent::run(computeBudget, m_document->graph(), query(), m_measure->isChecked()));
+  m_stop = std::stop_source();
+  m_watcher->setFuture(QtConcurrent::run(computeBudget, m_document->graph(), query(),
+                                         m_measure->isChecked(), m_stop.get_token()));
 }
 
 void BudgetPanel::computationFinished() {
-  if (m_runner->finished()) display(m_watcher->result());
+  // A stopped result is outdated too (ownerHidden): the runner drops it.
+  if (m_runner->finished() && !m_watcher->result().stopped) display(m_watcher->result());
 }
 
 void BudgetPanel::display(const BudgetResult& result) {
@@ -237,7 +272,7 @@ void BudgetPanel::display(const BudgetResult& result) {
     return;
   }
   m_message->setText(tr("Memory and time per frame of all %1 streams; ~ marks an estimate "
-                        "(not measured: it does not fit).")
+                        "(not measured: it does not fit, or a sample run would be long).")
                          .arg(m_streams->value()));
   const QColor dim = palette().color(QPalette::Disabled, QPalette::Text);
   for (const snap::AlgorithmEstimate& row : m_table->rows) {

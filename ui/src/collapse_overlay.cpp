@@ -7,6 +7,7 @@
 #include "connection_item.hpp"
 #include "layer_item.hpp"
 #include "recurrent_node_item.hpp"
+#include "rnnwb/ui/free_placement.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
@@ -219,7 +220,7 @@ void CollapseOverlay::apply(double progress) {
   }
   std::set<std::string> members;
   for (Box& box : m_boxes) {
-    const QPointF centre = shownCentre(box);
+    const QPointF centre = clearOfUnfolded(box, shownCentre(box));
     for (const std::string& id : box.members) {
       members.insert(id);
       const auto it = m_scene->m_layers.find(id);
@@ -240,6 +241,24 @@ void CollapseOverlay::apply(double progress) {
     if (!members.count(id)) item->setPos(shownPosition(doc.position(id)));
   m_scene->m_syncing = wasSyncing;
   applyToConnections();
+}
+
+QPointF CollapseOverlay::clearOfUnfolded(const Box& box, QPointF centre) const {
+  const bool othersUnfolded = std::any_of(m_boxes.begin(), m_boxes.end(), [&](const Box& other) {
+    return &other != &box && other.target == 0;
+  });
+  if (box.target == 0 || !othersUnfolded) return centre;
+  const GraphDocument& doc = *m_scene->document();
+  std::vector<QRectF> occupied;
+  for (const Box& other : m_boxes)
+    if (&other != &box && other.target == 0)  // its frame, with the loops rising above it
+      occupied.push_back(other.frame->sceneBoundingRect().adjusted(-20, -40, 20, 20));
+  for (const auto& [id, item] : m_scene->m_layers)
+    if (std::find(box.members.begin(), box.members.end(), id) == box.members.end() &&
+        boxOfLayer(id) < 0)
+      occupied.push_back(layerFootprint(shownPosition(doc.position(id))));
+  const QRectF shape = box.item->boundingRect();  // at full scale, as it ends
+  return centre + freeOffset(occupied, {shape.translated(centre)});
 }
 
 void CollapseOverlay::applyToConnections() {

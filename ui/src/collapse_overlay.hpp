@@ -64,6 +64,10 @@ class CollapseOverlay : public QObject {
   void computeSqueezes();
   void applyToConnections();
   double squeezedX(double x) const;
+  /// Where a folded box goes while another node is unfolded (no compact layout then): its
+  /// members' centre, moved clear of the unfolded nodes' frames (and their loops) and of the
+  /// other layers' boxes, which it overlapped.
+  QPointF clearOfUnfolded(const Box& box, QPointF centre) const;
   QPointF shownCentre(const Box& box) const;
   void rebuildEdges();
   void startChange(bool animated);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
@@ -80,6 +81,50 @@ bool ConnectionItem::isBackward(std::pair<double, double>* span) const {
 
 void ConnectionItem::setProblem(bool problem) {
   m_problem = problem;
+  update();
+}
+
+void ConnectionItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+  auto* graph = qobject_cast<GraphScene*>(scene());
+  const QPainterPath& line = path();
+  if (graph && isSelected() && m_from && m_to && event->button() == Qt::LeftButton &&
+      !line.isEmpty()) {
+    // Scene units around an end that take the drag: past the port's own circle, which starts a
+    // new wire instead.
+    constexpr double kGrab = 24.0;
+    const bool atEnd = QLineF(event->scenePos(), line.pointAtPercent(1.0)).length() <= kGrab;
+    const bool atStart = QLineF(event->scenePos(), line.pointAtPercent(0.0)).length() <= kGrab;
+    if (atEnd || atStart) {
+      m_retargeting = true;
+      graph->beginRetarget(m_index, atEnd, event->scenePos());
+      event->accept();
+      return;
+    }
+  }
+  QGraphicsPathItem::mousePressEvent(event);
+}
+
+void ConnectionItem::mouseMoveEvent(QGraphicsSceneMouseEvent* event) {
+  if (auto* graph = qobject_cast<GraphScene*>(scene()); graph && m_retargeting) {
+    graph->updateConnectionDrag(event->scenePos());
+    return;
+  }
+  QGraphicsPathItem::mouseMoveEvent(event);
+}
+
+void ConnectionItem::mouseReleaseEvent(QGraphicsSceneMouseEvent* event) {
+  if (auto* graph = qobject_cast<GraphScene*>(scene()); graph && m_retargeting) {
+    m_retargeting = false;
+    graph->finishConnectionDrag(event->scenePos());  // may rebuild: touch nothing after
+    return;
+  }
+  QGraphicsPathItem::mouseReleaseEvent(event);
+}
+
+void ConnectionItem::setAttached(bool attached) {
+  if (attached == m_attached) return;
+  m_attached = attached;
+  setZValue(attached ? 0.5 : 0);  // over the other wires, under the boxes
   update();
 }
 
@@ -237,7 +282,11 @@ QPen ConnectionItem::pen() const {
   QColor color = m_problem || !m_from || !m_to ? canvas::line(kProblem)
                  : m_connection.delay > 0      ? canvas::line(kDelayed)
                                                : canvas::plainLine();
-  const double width = m_connection.type == ConnectionType::Identity ? 1.2 : 1.8;
+  double width = m_connection.type == ConnectionType::Identity ? 1.2 : 1.8;
+  if (m_attached && !m_problem && m_from && m_to) {
+    color = canvas::line(QColor(0x1e, 0x88, 0xe5));
+    width += 1.0;
+  }
   QPen pen(color, isSelected() ? width + 1.5 : width);
   if (m_connection.delay != 0) pen.setStyle(Qt::DashLine);
   return pen;

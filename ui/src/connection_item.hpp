@@ -34,6 +34,10 @@ class ConnectionItem : public QGraphicsPathItem {
   /// a loop closing, routed around the boxes. Its x-range in *span.
   bool isBackward(std::pair<double, double>* span = nullptr) const;
   void setProblem(bool problem);
+  /// One end is a selected layer (as Netron shows a node's inputs and outputs): drawn in the
+  /// selection's colour, wider, above the other wires.
+  void setAttached(bool attached);
+  bool isAttached() const { return m_attached; }
   void updatePath();
   /// Where its label is drawn (scene units): on the path, clear of every box where it can be.
   QRectF labelRect() const;
@@ -47,6 +51,11 @@ class ConnectionItem : public QGraphicsPathItem {
  protected:
   /// The tooltip: id, type and delay, and the number of weights.
   void hoverEnterEvent(QGraphicsSceneHoverEvent* event) override;
+  /// A selected connection's end (its arrow head) or start, dragged onto another box, moves that
+  /// end there (GraphScene::beginRetarget), as node editors retarget a wire.
+  void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseMoveEvent(QGraphicsSceneMouseEvent* event) override;
+  void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
 
  private:
   QString label() const;
@@ -67,6 +76,8 @@ class ConnectionItem : public QGraphicsPathItem {
   int m_lane = 0;
   int m_loopLane = 0;
   bool m_problem = false;
+  bool m_attached = false;
+  bool m_retargeting = false;  // an end is being dragged
   QPolygonF m_arrowHead;
   QPointF m_labelAt;
   QPointF m_missingAt;  // where the marker of a missing end sits

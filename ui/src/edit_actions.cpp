@@ -84,6 +84,8 @@ void EditActions::createActions() {
                     QStringLiteral("Copy the selected layers and the connections among them"));
   paste = makeAction(this, QStringLiteral("&Paste"), QKeySequence::Paste,
                      QStringLiteral("Paste layers"));
+  duplicate = makeAction(this, QStringLiteral("D&uplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+                         QStringLiteral("Copy the selected layers beside them"));
   remove = makeAction(this, QStringLiteral("&Delete"), QKeySequence::Delete,
                       QStringLiteral("Delete the selection (and the connections of deleted "
                                      "layers)"));
@@ -128,6 +130,7 @@ void EditActions::createActions() {
   });
   connect(copy, &QAction::triggered, this, &EditActions::copySelection);
   connect(paste, &QAction::triggered, this, &EditActions::pasteClipboard);
+  connect(duplicate, &QAction::triggered, this, &EditActions::duplicateSelection);
   connect(remove, &QAction::triggered, this, &EditActions::deleteSelection);
   connect(selectAll, &QAction::triggered, this, [this] {
     for (QGraphicsItem* item : m_scene->items())
@@ -146,8 +149,9 @@ void EditActions::createActions() {
   connect(fitToWindow, &QAction::triggered, m_view, &GraphView::fitToWindow);
   connect(collapse, &QAction::toggled, m_scene, [this](bool on) { m_scene->setCollapsed(on); });
   connect(m_scene, &GraphScene::collapsedChanged, collapse, &QAction::setChecked);
-  for (QAction* action : {cut, copy, paste, remove, selectAll, autoLayout, frameSelection, zoomIn,
-                          zoomOut, resetZoom, fitToWindow, find, collapse, minimap})
+  for (QAction* action :
+       {cut, copy, paste, duplicate, remove, selectAll, autoLayout, frameSelection, zoomIn, zoomOut,
+        resetZoom, fitToWindow, find, collapse, minimap})
     showShortcutInToolTip(action);
   updateUndoActions();
   // Undo and redo work from every widget of the window: see eventFilter.
@@ -219,12 +223,14 @@ void EditActions::addConnectedLayer(const QString& key, const std::string& layer
   QUndoStack* stack = m_document->undoStack();
   stack->beginMacro(QStringLiteral("Add %1 connected to %2")
                         .arg(QString::fromStdString(layer.id), QString::fromStdString(layerId)));
-  stack->push(new AddLayerCommand(m_document, layer, freeSpotNear(*m_document, scenePos)));
+  stack->push(new AddLayerCommand(m_document, layer,
+                                  freeSpotForWire(*m_document, scenePos, layerId, fromOutput)));
   const std::string& from = fromOutput ? layerId : layer.id;
   const std::string& to = fromOutput ? layer.id : layerId;
   stack->push(new AddConnectionCommand(m_document, makeConnection(*m_document, from, to)));
   stack->endMacro();
   selectLastLayers(1);
+  m_view->revealClearOfMinimap(m_scene->layerBox(layer.id));
 }
 
 void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> scenePos) {
@@ -240,9 +246,11 @@ void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> sce
     const QFontMetrics titleFont(QApplication::font("QMdiSubWindowTitleBar"));
     dialog.setMinimumWidth(std::max(380, titleFont.horizontalAdvance(title) + 200));
     auto* layout = new QFormLayout(&dialog);
-    auto* what = new QLabel(QStringLiteral("A %1 of new layers, fed by a layer of the graph; "
+    QString cellName = templateWithArticle(cell);
+    cellName[0] = cellName[0].toUpper();
+    auto* what = new QLabel(QStringLiteral("%1 of new layers, fed by a layer of the graph; "
                                            "connect its last layer onward.")
-                                .arg(templateName(cell)),
+                                .arg(cellName),
                             &dialog);
     what->setWordWrap(true);
     layout->addRow(what);
@@ -354,6 +362,18 @@ void EditActions::pasteClipboard() {
   const int count = static_cast<int>(prepared.layers.size());
   m_document->undoStack()->push(
       new InsertFragmentCommand(m_document, std::move(prepared), QStringLiteral("Paste")));
+  selectLastLayers(count);
+}
+
+void EditActions::duplicateSelection() {
+  const auto layers = m_scene->selectedLayerIds();
+  if (layers.empty()) return;
+  GraphFragment prepared =
+      prepareForInsert(*m_document, copyFragment(*m_document, layers), QPointF(40, 40));
+  moveToFreeSpace(*m_document, prepared);
+  const int count = static_cast<int>(prepared.layers.size());
+  m_document->undoStack()->push(
+      new InsertFragmentCommand(m_document, std::move(prepared), QStringLiteral("Duplicate")));
   selectLastLayers(count);
 }
 

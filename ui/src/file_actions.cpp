@@ -40,7 +40,8 @@ void FileActions::createActions() {
   newFile = make(QStringLiteral("&New"), QKeySequence::New);
   open = make(QStringLiteral("&Open…"), QKeySequence::Open);
   save = make(QStringLiteral("&Save"), QKeySequence::Save);
-  saveAs = make(QStringLiteral("Save &As…"), QKeySequence::SaveAs);
+  // Not QKeySequence::SaveAs: without a desktop environment Qt binds it to nothing.
+  saveAs = make(QStringLiteral("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
   exportPng = make(QStringLiteral("Export Canvas as &PNG…"), {});
   exportSvg = make(QStringLiteral("Export Canvas as S&VG…"), {});
   exportDot = make(QStringLiteral("Export Graph as &DOT…"), {});

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QApplication>
 #include <QColorDialog>
 #include <QGraphicsSceneContextMenuEvent>
 #include <QGraphicsView>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QMenu>
 #include <QUndoStack>
 
@@ -139,11 +141,21 @@ void FrameOverlay::dragTo(int, QPointF delta) {
 void FrameOverlay::renameWithDialog(int index) {
   const std::vector<LayerFrame> frames = m_scene->document()->frames();
   if (index < 0 || index >= int(frames.size())) return;
-  bool ok = false;
-  const QString name = QInputDialog::getText(
-      m_scene->views().value(0), QStringLiteral("Rename frame"), QStringLiteral("Name:"),
-      QLineEdit::Normal, QString::fromStdString(frames[index].name), &ok);
-  if (ok && !name.trimmed().isEmpty()) renameFrame(index, name.trimmed());
+  QInputDialog dialog(m_scene->views().value(0));
+  const QString title = QStringLiteral("Rename frame");
+  dialog.setWindowTitle(title);
+  dialog.setLabelText(QStringLiteral("Name:"));
+  // Wide enough that the window manager need not cut the title ("Renam…frame"), its buttons
+  // taking room too. (QInputDialog's layout fixes its width to what its fields need: the field
+  // is what grows.)
+  const QFontMetrics titleFont(QApplication::font("QMdiSubWindowTitleBar"));
+  dialog.setInputMode(QInputDialog::TextInput);
+  if (auto* field = dialog.findChild<QLineEdit*>())
+    field->setMinimumWidth(std::max(280, titleFont.horizontalAdvance(title) + 180));
+  dialog.setTextValue(QString::fromStdString(frames[index].name));
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString name = dialog.textValue().trimmed();
+  if (!name.isEmpty()) renameFrame(index, name);
 }
 
 void FrameOverlay::showFrameMenu(int index, QPoint screenPos) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QLineF>
+
 #include "layer_item.hpp"
 
 namespace rnnwb::ui {
@@ -56,8 +58,12 @@ QRectF layerFootprint(QPointF centre) {
   return {centre.x() - w / 2, centre.y() - h / 2, w, h};
 }
 
-QPointF freeOffset(const std::vector<QRectF>& occupied, const std::vector<QRectF>& placed) {
-  if (placed.empty() || fits(occupied, placed, {})) return {};
+QPointF freeOffset(const std::vector<QRectF>& occupied, const std::vector<QRectF>& placed,
+                   const std::function<bool(QPointF)>& acceptable) {
+  const auto good = [&](QPointF offset) {
+    return fits(occupied, placed, offset) && (!acceptable || acceptable(offset));
+  };
+  if (placed.empty() || good({})) return {};
   // Far enough to clear everything: past the occupied area by the size of what is placed.
   const QRectF area = boundsOf(occupied) | boundsOf(placed);
   const int reach = int(std::ceil((area.width() + area.height()) / kStep)) + 2;
@@ -72,13 +78,42 @@ QPointF freeOffset(const std::vector<QRectF>& occupied, const std::vector<QRectF
   });
   for (const QPoint& g : grid) {
     const QPointF offset(g.x() * kStep, g.y() * kStep);
-    if (fits(occupied, placed, offset)) return offset;
+    if (good(offset)) return offset;
   }
+  if (acceptable) return freeOffset(occupied, placed);
   return {0, area.bottom() - boundsOf(placed).top()};  // below everything: always free
 }
 
 QPointF freeSpotNear(const GraphDocument& document, QPointF wanted) {
   return wanted + freeOffset(occupiedBy(document, false), {layerFootprint(wanted)});
+}
+
+QPointF freeSpotForWire(const GraphDocument& document, QPointF wanted, const std::string& end,
+                        bool fromOutput) {
+  if (!document.hasPosition(end)) return freeSpotNear(document, wanted);
+  const QPointF half(LayerItem::kWidth / 2, 0);
+  const QPointF endPort = document.position(end) + (fromOutput ? half : -half);
+  std::vector<QRectF> others;  // the boxes themselves, a little grown
+  for (const Layer& layer : document.graph().layers)
+    if (layer.id != end && document.hasPosition(layer.id))
+      others.push_back(QRectF(document.position(layer.id) -
+                                  QPointF(LayerItem::kWidth / 2 + 6, LayerItem::kHeight / 2 + 6),
+                              QSizeF(LayerItem::kWidth + 12, LayerItem::kHeight + 12)));
+  const auto clear = [&](QPointF offset) {
+    const QPointF centre = wanted + offset;
+    const QPointF newPort = centre + (fromOutput ? -half : half);
+    // Forward: a wire out of `end` into a layer on its right (and back), which the canvas draws
+    // as a gentle S between the ports rather than a loop around the boxes.
+    if (fromOutput ? newPort.x() < endPort.x() + 40 : newPort.x() > endPort.x() - 40) return false;
+    const QLineF wire(endPort, newPort);
+    for (const QRectF& box : others)
+      for (const QLineF& side :
+           {QLineF(box.topLeft(), box.topRight()), QLineF(box.topRight(), box.bottomRight()),
+            QLineF(box.bottomRight(), box.bottomLeft()), QLineF(box.bottomLeft(), box.topLeft())})
+        if (wire.intersects(side) == QLineF::BoundedIntersection) return false;
+    return true;
+  };
+  return wanted + freeOffset(occupiedBy(document, false), {layerFootprint(wanted)}, clear);
 }
 
 void moveToFreeSpace(const GraphDocument& document, GraphFragment& fragment) {

@@ -33,6 +33,7 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
   connect(document, &GraphDocument::positionsChanged, this, &GraphScene::syncPositions);
   connect(document, &GraphDocument::problemsChanged, this, &GraphScene::syncProblems);
   connect(this, &QGraphicsScene::selectionChanged, this, &GraphScene::selectedIdsChanged);
+  connect(this, &GraphScene::selectedIdsChanged, this, &GraphScene::markAttachedWires);
   syncStructure();
   syncProblems();
   m_frames = new FrameOverlay(this);  // after the scene's own slots: it fits around synced boxes
@@ -152,6 +153,7 @@ void GraphScene::rebuildConnections() {
     m_connections.push_back(item);
   }
   nestLoops();
+  markAttachedWires();
 }
 
 void GraphScene::nestLoops() {
@@ -341,62 +343,6 @@ void GraphScene::layerItemMoved(LayerItem* item) {
   updateConnectionsOf(id);
   if (before.at(id).toPoint() == after.at(id).toPoint()) return;
   m_document->undoStack()->push(new MoveLayersCommand(m_document, before, after, m_dragId));
-}
-
-void GraphScene::beginConnectionDrag(const std::string& layerId, bool fromOutput,
-                                     QPointF scenePos) {
-  m_dragLayer = layerId;
-  m_dragFromOutput = fromOutput;
-  delete m_dragLine;
-  m_dragLine =
-      addPath(QPainterPath(), QPen(canvas::line(QColor(0x1e, 0x88, 0xe5)), 2, Qt::DashLine));
-  m_dragLine->setZValue(5);
-  updateConnectionDrag(scenePos);
-}
-
-void GraphScene::updateConnectionDrag(QPointF scenePos) {
-  const auto it = m_layers.find(m_dragLayer);
-  if (!m_dragLine || it == m_layers.end()) return;
-  const QPointF start = m_dragFromOutput ? it->second->outPort() : it->second->inPort();
-  QPainterPath path(start);
-  path.lineTo(scenePos);
-  m_dragLine->setPath(path);
-}
-
-void GraphScene::finishConnectionDrag(QPointF scenePos) {
-  delete m_dragLine;
-  m_dragLine = nullptr;
-  const std::string target = layerAt(scenePos);
-  const std::string source = m_dragLayer;
-  m_dragLayer.clear();
-  if (target.empty()) {
-    // Dropped on empty canvas, away from where it started: offer a new layer there (as node
-    // editors do). A short slip off the port offers nothing.
-    const auto it = m_layers.find(source);
-    const QPointF port = it == m_layers.end() ? scenePos
-                         : m_dragFromOutput   ? it->second->outPort()
-                                              : it->second->inPort();
-    if (QLineF(port, scenePos).length() > 40)
-      emit wireDroppedOnCanvas(source, m_dragFromOutput, scenePos);
-    return;
-  }
-  if (m_dragFromOutput)
-    connectLayers(source, target);
-  else
-    connectLayers(target, source);
-}
-
-bool GraphScene::connectLayers(const std::string& from, const std::string& to) {
-  if (m_document->layerIndex(from) < 0 || m_document->layerIndex(to) < 0) return false;
-  m_document->undoStack()->push(
-      new AddConnectionCommand(m_document, makeConnection(*m_document, from, to)));
-  return true;
-}
-
-std::string GraphScene::layerAt(QPointF scenePos) const {
-  for (const auto& [id, item] : m_layers)
-    if (item->isVisible() && item->sceneBoundingRect().contains(scenePos)) return id;
-  return {};
 }
 
 }  // namespace rnnwb::ui

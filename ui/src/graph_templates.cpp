@@ -131,6 +131,12 @@ QString templateName(CellTemplate cell) {
   return {};
 }
 
+QString templateWithArticle(CellTemplate cell) {
+  // Said as letters, "LSTM" takes "an" (el-es-tee-em), as does "Elman"; "GRU" (gee) takes "a".
+  return (cell == CellTemplate::Gru ? QStringLiteral("a ") : QStringLiteral("an ")) +
+         templateName(cell);
+}
+
 GraphFragment makeCellTemplate(const GraphDocument& document, CellTemplate cell,
                                const std::string& inputId, int size, QPointF origin) {
   auto build = [&](CellBuilder& b) {

@@ -55,21 +55,90 @@ void GraphView::scaleBy(double factor) {
 void GraphView::zoomIn() { scaleBy(1.25); }
 void GraphView::zoomOut() { scaleBy(0.8); }
 void GraphView::resetZoom() {
+  const QPointF centre = visibleCentre();
   setTransform(QTransform());
+  centerOn(centre);
+  keepBoundsInView(shownBounds());
   emit zoomChanged(zoom());
 }
 
-void GraphView::fitToWindow() {
+QRectF GraphView::shownBounds() const {
   // Only what is shown: the collapsed view hides the members of recurrent nodes.
   QRectF bounds;
   for (const QGraphicsItem* item : scene()->items())
     if (item->isVisible() && !item->parentItem()) bounds |= item->sceneBoundingRect();
+  return bounds;
+}
+
+void GraphView::keepBoundsInView(const QRectF& bounds) {
+  // Along each axis: the graph centred where it fits, else no empty margin before its start,
+  // and no box cut by the top or left edge (it moves in whole).
+  if (bounds.isEmpty()) return;
+  const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
+  const QRectF padded = bounds.adjusted(-30, -30, 30, 30);
+  QPointF shift;
+  if (padded.width() <= seen.width())
+    shift.setX(padded.center().x() - seen.center().x());
+  else if (seen.left() < padded.left())
+    shift.setX(padded.left() - seen.left());
+  if (padded.height() <= seen.height())
+    shift.setY(padded.center().y() - seen.center().y());
+  else if (seen.top() < padded.top())
+    shift.setY(padded.top() - seen.top());
+  // Moving up to show one box whole may cut the next one above it: again until none is cut.
+  const auto* graph = qobject_cast<const GraphScene*>(scene());
+  const std::vector<std::string> ids = graph ? graph->layerIds() : std::vector<std::string>{};
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const std::string& id : ids) {
+      if (!graph->isLayerShown(id)) continue;
+      const QRectF box = graph->layerBox(id).translated(-shift);
+      if (box.top() < seen.top() && box.bottom() > seen.top()) {
+        shift.ry() += box.top() - 12 - seen.top();
+        moved = true;
+      }
+      if (box.left() < seen.left() && box.right() > seen.left()) {
+        shift.rx() += box.left() - 12 - seen.left();
+        moved = true;
+      }
+    }
+  }
+  centerOn(seen.center() + shift);
+}
+
+void GraphView::fitToWindow() {
+  const QRectF bounds = shownBounds();
   if (bounds.isEmpty()) return;
   fitInView(bounds.adjusted(-30, -30, 30, 30), Qt::KeepAspectRatio);
   if (zoom() > 1.5) {
     setTransform(QTransform::fromScale(1.5, 1.5));
     centerOn(bounds.center());
   }
+  emit zoomChanged(zoom());
+}
+
+void GraphView::revealClearOfMinimap(const QRectF& sceneRect) {
+  ensureVisible(sceneRect, 30, 30);
+  m_minimap->refresh();  // its corner for the view's size now, shown or not
+  if (m_minimap->geometry()
+          .adjusted(-12, -12, 12, 12)
+          .intersects(mapFromScene(sceneRect).boundingRect()))
+    centerOn(sceneRect.center());
+}
+
+void GraphView::showDocument() {
+  const QRectF bounds = shownBounds();
+  if (bounds.isEmpty()) {  // a new document: actual size, as the last one's zoom means nothing
+    setTransform(QTransform());
+    centerOn(0, 0);
+    emit zoomChanged(zoom());
+    return;
+  }
+  fitToWindow();
+  if (zoom() >= kFirstViewZoom) return;
+  setTransform(QTransform::fromScale(kFirstViewZoom, kFirstViewZoom));
+  const QRectF seen = mapToScene(viewport()->rect()).boundingRect();
+  centerOn(bounds.left() - 30 + seen.width() / 2, bounds.top() - 30 + seen.height() / 2);
   emit zoomChanged(zoom());
 }
 

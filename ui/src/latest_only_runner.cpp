@@ -22,6 +22,13 @@ void LatestOnlyRunner::ownerShown() {
   if (m_dirtyWhileHidden) schedule(0);
 }
 
+void LatestOnlyRunner::ownerHidden() {
+  ++m_generation;
+  m_debounce.stop();
+  m_restartWhenDone = false;
+  m_dirtyWhileHidden = true;
+}
+
 void LatestOnlyRunner::started() {
   m_runningGeneration = m_generation;
   m_running = true;

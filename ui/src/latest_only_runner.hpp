@@ -29,6 +29,9 @@ class LatestOnlyRunner : public QObject {
   void schedule(int delayMs);
   /// From the owner's showEvent: work outdated while hidden starts now.
   void ownerShown();
+  /// The owner went out of sight and stopped its work: whatever runs or waits is outdated, and
+  /// runs again once the owner is shown.
+  void ownerHidden();
   /// From start(): work for the current state is running.
   void started();
   /// The work is back. True: its result is current, show it. False: a change outdated it; it is

@@ -134,7 +134,7 @@ void MainWindow::createActions() {
   // A new document is shown whole, once the view has its final size.
   connect(m_files, &FileActions::documentReplaced, this, [this] {
     m_scene->setCollapsed(false, false);
-    QTimer::singleShot(0, m_view, &GraphView::fitToWindow);
+    QTimer::singleShot(0, m_view, &GraphView::showDocument);
   });
   connect(m_view, &GraphView::paletteEntryDropped, m_edit,
           [this](const QString& key, QPointF at) { m_edit->addPaletteEntry(key, at); });
@@ -160,7 +160,7 @@ void MainWindow::createMenus() {
   QMenu* edit = menuBar()->addMenu(QStringLiteral("&Edit"));
   edit->addActions({m_edit->undo, m_edit->redo});
   edit->addSeparator();
-  edit->addActions({m_edit->cut, m_edit->copy, m_edit->paste, m_edit->remove});
+  edit->addActions({m_edit->cut, m_edit->copy, m_edit->paste, m_edit->duplicate, m_edit->remove});
   edit->addSeparator();
   edit->addActions({m_edit->selectAll, m_edit->find, m_edit->autoLayout, m_edit->frameSelection});
 
@@ -268,6 +268,7 @@ void MainWindow::createDockWindows() {
   });
   QAction* showTraining = dockToggle(training);
   showTraining->setIcon(QIcon(QStringLiteral(":/icons/training.svg")));
+  showTraining->setIconVisibleInMenu(false);  // the View menu shows its check mark, as the others
   findChild<QToolBar*>(QStringLiteral("mainToolBar"))->insertAction(m_toolBarEnd, showTraining);
   // Packing (spec/packing.md) shares the bottom with Training, as a tab; hidden until asked for.
   m_packing = new PackingPanel(this);
@@ -298,6 +299,8 @@ void MainWindow::createDockWindows() {
       addDock(m_budget, QStringLiteral("Memory budget"), Qt::BottomDockWidgetArea);
   tabifyDockWidget(training, budget);
   budget->hide();
+  // A tab behind another is visible but covered: the measurement runs only while it is in front.
+  connect(budget, &QDockWidget::visibilityChanged, m_budget, &BudgetPanel::setOnScreen);
   connect(m_budget, &BudgetPanel::useAlgorithm, this,
           [this, training](const QString& algorithm, int streams, int h, int hPrime) {
             m_training->useAlgorithm(algorithm, streams, h, hPrime);

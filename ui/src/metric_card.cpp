@@ -16,6 +16,8 @@
 
 #include <qcustomplot.h>
 
+#include "wall_ticker.hpp"
+
 namespace rnnwb::ui {
 
 namespace {
@@ -26,11 +28,7 @@ QSharedPointer<QCPAxisTicker> xTicker(XAxis axis) {
     time->setTimeFormat(QStringLiteral("%h:%m:%s"));
     return time;
   }
-  if (axis == XAxis::Wall) {
-    auto date = QSharedPointer<QCPAxisTickerDateTime>::create();
-    date->setDateTimeFormat(QStringLiteral("HH:mm\nMMM d"));
-    return date;
-  }
+  if (axis == XAxis::Wall) return QSharedPointer<WallTicker>::create();
   return QSharedPointer<QCPAxisTicker>::create();
 }
 
@@ -206,9 +204,13 @@ void MetricCard::rebuild(RunCurves& run) {
   }
   run.raw->setData(rawX, rawY);
   run.smoothed->setData(smoothX, smoothY);
-  // Sparse series (a validation every few reports) get dots, so each measurement shows.
-  run.smoothed->setScatterStyle(
-      run.series.size() <= 30 ? QCPScatterStyle(QCPScatterStyle::ssDisc, 4) : QCPScatterStyle());
+  // Sparse series (a validation every few reports) get dots, so each measurement shows: on the
+  // raw values, as TensorBoard puts them (the smoothed curve is no measurement).
+  const QCPScatterStyle dots(QCPScatterStyle::ssDisc, run.color, run.color, 4);
+  const bool sparse = run.series.size() <= 30;
+  const bool onRaw = m_smoothing > 0;
+  run.raw->setScatterStyle(sparse && onRaw ? dots : QCPScatterStyle());
+  run.smoothed->setScatterStyle(sparse && !onRaw ? dots : QCPScatterStyle());
   run.raw->setVisible(run.visible && m_smoothing > 0);
   run.smoothed->setVisible(run.visible);
 }

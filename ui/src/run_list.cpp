@@ -49,8 +49,13 @@ RunList::RunList(QWidget* parent)
   m_tree->setRootIsDecorated(false);
   m_tree->setMinimumHeight(48);  // the dock's height goes to the plots on a small screen
   m_tree->setUniformRowHeights(true);
+  // The figures as wide as they need, the name what is left, cut in the middle: a long name took
+  // the whole width at 1280×720 and pushed Step, Train and Valid out of sight.
   m_tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_tree->header()->setSectionResizeMode(kName, QHeaderView::Stretch);
   m_tree->header()->setStretchLastSection(false);
+  m_tree->header()->setMinimumSectionSize(24);
+  m_tree->setTextElideMode(Qt::ElideMiddle);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);

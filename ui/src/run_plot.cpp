@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QResizeEvent>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
@@ -90,6 +91,11 @@ RunPlot::RunPlot(QWidget* parent) : QWidget(parent) {
   m_scroll->setWidgetResizable(true);
   m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   m_scroll->setFrameShape(QFrame::NoFrame);
+  // The readout is a window of its own beside the cursor: cards scrolled under a still mouse
+  // leave it describing a point no longer there (the next mouse move shows the new one).
+  connect(m_scroll->verticalScrollBar(), &QScrollBar::valueChanged, this, [this] {
+    for (const auto& [id, card] : m_cards) card->hideHover();
+  });
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
@@ -115,6 +121,9 @@ QWidget* RunPlot::createControls() {
   m_smoothingValue->setDecimals(3);
   m_smoothingValue->setSingleStep(0.05);
   m_smoothingValue->setValue(0.6);
+  // Taken on Enter (or leaving the box), not per keystroke: setSmoothing writes the value back,
+  // which would reformat a half-typed "0." into "0.000".
+  m_smoothingValue->setKeyboardTracking(false);
   connect(m_smoothing, &QSlider::valueChanged, this,
           [this](int value) { setSmoothing(value / 1000.0); });
   connect(m_smoothingValue, &QDoubleSpinBox::valueChanged, this, &RunPlot::setSmoothing);
@@ -130,6 +139,9 @@ QWidget* RunPlot::createControls() {
       QStringLiteral("The x axis of every plot. On a plot, drag or wheel "
                      "moves or zooms x (all plots); a double click follows "
                      "the data again"));
+  // Never narrower than "wall time": squeezed by the dock's buttons it read "wall tir".
+  m_axisChoice->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  m_axisChoice->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
   connect(m_axisChoice, &QComboBox::currentIndexChanged, this,
           [this](int index) { setXAxis(static_cast<XAxis>(index)); });
   auto* bar = m_controls = new QWidget;

@@ -53,8 +53,8 @@ StartPage::StartPage(QWidget* parent)
   auto* templates = new QVBoxLayout;
   for (CellTemplate cell : {CellTemplate::Lstm, CellTemplate::Gru, CellTemplate::Elman}) {
     auto* button = new QPushButton(templateName(cell), this);
-    button->setToolTip(QStringLiteral("An input layer x, a %1 fed by it and an output layer y")
-                           .arg(templateName(cell)));
+    button->setToolTip(QStringLiteral("An input layer x, %1 fed by it and an output layer y")
+                           .arg(templateWithArticle(cell)));
     connect(button, &QPushButton::clicked, this, [this, cell] { emit templateChosen(cell); });
     templates->addWidget(button);
   }

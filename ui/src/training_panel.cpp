@@ -67,7 +67,7 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   connect(m_runs, &RunList::currentRunChanged, this,
           [this](const QString& key) { emit currentRunUpdated(key); });
   connect(m_plot, &RunPlot::xAxisChanged, this, &TrainingPanel::markRunsWithoutWallTime);
-  connect(m_document, &GraphDocument::filePathChanged, this, &TrainingPanel::proposeRunDir);
+  connect(m_document, &GraphDocument::filePathChanged, this, &TrainingPanel::onDocumentFileChanged);
   proposeRunDir();
   proposeBundledText();
   updateButtons();
@@ -162,6 +162,8 @@ bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QStri
     train::TrainConfig checked = config;
     checked.backend = "cpu";
     train::validateTrainConfig(checked);
+    if (const QString mismatch = taskMismatch(config); !mismatch.isEmpty())
+      throw std::invalid_argument(mismatch.toStdString());
     if (!QDir().mkpath(launch))
       throw std::runtime_error(launch.toStdString() + ": cannot create the folder");
     // The document as it is now, unsaved edits included: the run trains what the editor shows.
@@ -196,12 +198,14 @@ bool TrainingPanel::startTraining() {
   QString graphPath, configPath;
   if (!stageLaunch(dir, &graphPath, &configPath)) return false;
   const train::TrainConfig config = m_form->config();
+  rememberForm(config);
   m_process->setProcesses(config.ranks, QString::fromStdString(config.hostfile));
   followRun(dir);
   m_runs->setState(dir, QStringLiteral("starting"));
   m_message->setVisible(false);
   const bool started = m_process->startNew(graphPath, configPath, dir);
   m_log->appendPlainText(QStringLiteral("$ ") + m_process->command().join(QLatin1Char(' ')));
+  proposeRunDir();  // this folder is taken now: the next Train goes to the next one
   return started;
 }
 

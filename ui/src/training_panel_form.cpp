@@ -10,13 +10,17 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/train/task_factory.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/ui/detached_runs.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 #include "start_page.hpp"
+#include "training_panel_support.hpp"
 
 namespace rnnwb::ui {
 
@@ -108,7 +112,70 @@ QString TrainingPanel::proposedRunDir() const {
 }
 
 void TrainingPanel::proposeRunDir() {
-  if (m_form->runDir().isEmpty()) m_form->setRunDir(proposedRunDir());
+  // A folder the user typed stays; one proposed before follows the document and moves on to
+  // the next free one once a run took it.
+  const QString shown = m_form->runDir();
+  if (!shown.isEmpty() && shown != m_proposedRunDir) return;
+  m_proposedRunDir = proposedRunDir();
+  m_form->setRunDir(m_proposedRunDir);
+}
+
+void TrainingPanel::onDocumentFileChanged() {
+  proposeRunDir();
+  // What the banner says (a refused Train, a failed run) was about the document before.
+  m_message->setVisible(false);
+  m_messageIsError = false;
+  m_showsFormProblems = false;
+  recallForm();
+  // The runs made beside the graph before (in an earlier session too) are in the list again.
+  if (const QString graph = m_document->filePath(); !graph.isEmpty()) {
+    const QString runs = QFileInfo(graph).absolutePath() + QStringLiteral("/runs");
+    if (QFileInfo(runs).isDir()) watchLogDir(absoluteDir(runs));
+  }
+}
+
+namespace {
+constexpr const char* kFormsKey = "training/forms";  // graph file → the form's last config
+}  // namespace
+
+void TrainingPanel::rememberForm(const train::TrainConfig& config) {
+  const QString graph = m_document->filePath();
+  if (graph.isEmpty()) return;
+  train::TrainConfig kept = config;
+  kept.graph.clear();  // the document is the graph
+  QSettings settings;
+  QVariantMap forms = settings.value(QLatin1String(kFormsKey)).toMap();
+  forms.insert(QFileInfo(graph).absoluteFilePath(),
+               QString::fromStdString(train::toJson(kept).dump()));
+  settings.setValue(QLatin1String(kFormsKey), forms);
+}
+
+void TrainingPanel::recallForm() {
+  const QString graph = m_document->filePath();
+  if (graph.isEmpty()) return;
+  QSettings settings;
+  QVariantMap forms = settings.value(QLatin1String(kFormsKey)).toMap();
+  const QString key = QFileInfo(graph).absoluteFilePath();
+  if (!forms.contains(key)) return;
+  try {
+    const auto json = nlohmann::json::parse(forms.value(key).toString().toStdString());
+    m_form->setConfig(train::trainConfigFromJson(json, "the form kept for " + key.toStdString()));
+  } catch (const std::exception& e) {  // from another version of the spec: said, and dropped
+    appendLog(QStringLiteral("Not restored: %1").arg(QString::fromUtf8(e.what())));
+    forms.remove(key);
+    settings.setValue(QLatin1String(kFormsKey), forms);
+  }
+}
+
+QString TrainingPanel::taskMismatch(const train::TrainConfig& config) const {
+  if (config.task.kind == "words") return {};  // the trainer builds that model from the task
+  try {
+    const auto task = train::makeTask(config.task, {config.streams, config.hPrime}, config.seed);
+    task->checkGraph(CompiledPlan(m_document->graph()));
+  } catch (const std::exception& e) {
+    return QString::fromUtf8(e.what());
+  }
+  return {};
 }
 
 void TrainingPanel::proposeBundledText() {

@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QScreen>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -16,6 +17,7 @@
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/run_list.hpp"
 #include "rnnwb/ui/run_plot.hpp"
+#include "rnnwb/ui/runs_table.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 #include "training_panel_support.hpp"
 
@@ -79,9 +81,16 @@ QWidget* TrainingPanel::createRunsSide() {
   topLayout->setContentsMargins(0, 0, 0, 0);
   topLayout->addWidget(m_runs, 1);
   topLayout->addWidget(remove, 0, Qt::AlignRight);
+  // Under the list: the trainer's output, and the runs' settings against their final metrics
+  // (TensorBoard's HParams table), sortable.
+  m_table = new RunsTable;
+  auto* bottom = new QTabWidget;
+  bottom->setDocumentMode(true);
+  bottom->addTab(m_log, QStringLiteral("Output"));
+  bottom->addTab(m_table, QStringLiteral("Runs table"));
   auto* side = new QSplitter(Qt::Vertical);
   side->addWidget(top);
-  side->addWidget(m_log);
+  side->addWidget(bottom);
   return side;
 }
 
@@ -97,6 +106,7 @@ RunFollower* TrainingPanel::followRun(const QString& runDir, const QString& labe
     // A run started again in a folder shown before: read it from the start.
     m_plot->removeRun(key);
     m_runs->removeRun(key);
+    m_table->removeRun(key);
     delete existing;
     m_followers.erase(key);
   }
@@ -106,9 +116,10 @@ RunFollower* TrainingPanel::followRun(const QString& runDir, const QString& labe
   const QColor color = m_plot->addRun(key, name);
   m_runs->addRun(key, name, color, makeCurrent);
   m_plot->setRunVisible(key, m_runs->isShown(key));  // the run filter may hide it
-  auto refresh = [this, follower, key] {
+  auto refresh = [this, follower, key, name] {
     if (const auto& config = follower->config())
       m_plot->setRunTask(key, QString::fromStdString(config->task.kind));
+    m_table->setRun(key, name, follower->config(), follower->records());
     m_plot->setRecords(key, follower->records());
     m_runs->setProgress(key, follower->records(), follower->totalSteps(), follower->currentStep());
     markRunsWithoutWallTime();
@@ -136,9 +147,10 @@ void TrainingPanel::popOutPlots(bool out) {
   if (out) {
     const QScreen* screen = dock->screen();
     if (screen) dock->setGeometry(screen->availableGeometry().adjusted(24, 24, -24, -24));
-    dock->show();
-    dock->raise();
   }
+  // Docked back, it comes to the front of the tabs it shares (it went in behind Packing).
+  dock->show();
+  dock->raise();
 }
 
 void TrainingPanel::markRunsWithoutWallTime() {
@@ -176,8 +188,18 @@ bool TrainingPanel::openLogDir(const QString& dir) {
     showMessage(QStringLiteral("%1 is not a folder.").arg(root), true);
     return false;
   }
+  const int runs = watchLogDir(root);
+  showMessage(QStringLiteral("Following %1 run(s) under %2; runs that start there appear as "
+                             "they start.")
+                  .arg(runs)
+                  .arg(root),
+              false);
+  return true;
+}
+
+int TrainingPanel::watchLogDir(const QString& root) {
   for (const LogDirWatcher* watcher : m_logDirs)
-    if (watcher->dir() == root) return true;  // followed already
+    if (watcher->dir() == root) return int(watcher->runs().size());  // followed already
   auto* watcher = new LogDirWatcher(root, 4, 2000, this);
   m_logDirs.push_back(watcher);
   connect(watcher, &LogDirWatcher::runFound, this, [this, watcher](const QString& runDir) {
@@ -187,12 +209,7 @@ bool TrainingPanel::openLogDir(const QString& dir) {
     updateButtons();
   });
   watcher->scan();
-  showMessage(QStringLiteral("Following %1 run(s) under %2; runs that start there appear as "
-                             "they start.")
-                  .arg(watcher->runs().size())
-                  .arg(root),
-              false);
-  return true;
+  return int(watcher->runs().size());
 }
 
 void TrainingPanel::showRunLog(const QString& runDir) {
@@ -213,6 +230,7 @@ void TrainingPanel::removeCurrentRun() {
   }
   m_plot->removeRun(key);
   m_runs->removeRun(key);
+  m_table->removeRun(key);
   delete follower(key);
   m_followers.erase(key);
   updateButtons();

@@ -61,9 +61,11 @@ void GraphValidator::checkConnectionSizes(int i, int from, int to) {
                             quoted(b.id) + " has size " + std::to_string(b.size);
   // Only full and block connections map one size to another.
   if (c.type != ConnectionType::Full && c.type != ConnectionType::Block)
-    connectionProblem(
-        i, "a " + std::string(toString(c.type)) + " connection needs equal sizes, but " + sizes,
-        {from, to});
+    connectionProblem(i,
+                      std::string(c.type == ConnectionType::Identity ? "an " : "a ") +
+                          std::string(toString(c.type)) + " connection needs equal sizes, but " +
+                          sizes,
+                      {from, to});
   else if (b.kind == LayerKind::Multiplicative)
     connectionProblem(i,
                       "a connection into multiplicative layer " + quoted(b.id) +

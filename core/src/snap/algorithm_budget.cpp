@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <limits>
+#include <optional>
 #include <random>
 #include <stdexcept>
 
@@ -251,13 +252,16 @@ SequenceBatch randomBatch(const CompiledPlan& plan, int frames, int streams) {
   return batch;
 }
 
-// The best wall time of `runs` forward + backward passes of the backend over the batch.
-double bestSeconds(Backend& backend, const CompiledPlan& plan, const SequenceBatch& batch,
-                   int runs) {
+// The best wall time of `runs` forward + backward passes of the backend over the batch; nothing
+// when the stop is requested before a run starts (a started pass is not interrupted).
+std::optional<double> bestSeconds(Backend& backend, const CompiledPlan& plan,
+                                  const SequenceBatch& batch, int runs,
+                                  const std::stop_token& stop) {
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   double best = 0;
   for (int run = 0; run < runs; ++run) {  // the first run also allocates: keep the best
+    if (stop.stop_requested()) return std::nullopt;
     const auto start = std::chrono::steady_clock::now();
     backend.forwardBackward(params, batch, {}, nullptr, &gradients);
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
@@ -268,12 +272,15 @@ double bestSeconds(Backend& backend, const CompiledPlan& plan, const SequenceBat
 
 }  // namespace
 
-double measureEngineRate(const CompiledPlan& plan, int streams, int threads) {
+double measureEngineRate(const CompiledPlan& plan, int streams, int threads,
+                         const std::stop_token& stop) {
   constexpr int kFrames = 8;
   streams = std::clamp(streams, 1, 64);  // enough rows for the products' real rate
   CpuBackend backend(plan, {.threads = threads});
-  const double seconds = bestSeconds(backend, plan, randomBatch(plan, kFrames, streams), 3);
-  return seconds > 0 ? 3 * forwardFlopsPerFrame(plan) * kFrames * streams / seconds : 0;
+  const std::optional<double> seconds =
+      bestSeconds(backend, plan, randomBatch(plan, kFrames, streams), 3, stop);
+  return seconds && *seconds > 0 ? 3 * forwardFlopsPerFrame(plan) * kFrames * streams / *seconds
+                                 : 0;
 }
 
 std::uint64_t engineRateBytes(const CompiledPlan& plan, int streams) {
@@ -288,19 +295,21 @@ std::uint64_t engineRateBytes(const CompiledPlan& plan, int streams) {
 }
 
 double measureEngineRateIfItFits(const CompiledPlan& plan, const BudgetQuery& query, int threads,
-                                 std::vector<std::string>& unmeasured) {
+                                 std::vector<std::string>& unmeasured,
+                                 const std::stop_token& stop) {
   const std::uint64_t bytes = engineRateBytes(plan, query.streams);
   const std::uint64_t physical = physicalMemoryBytes();
   const bool withinBudget = query.budgetBytes == 0 || bytes <= query.budgetBytes;  // 0: none
   if (withinBudget && (physical == 0 || bytes <= physical))
-    return measureEngineRate(plan, query.streams, threads);
+    return measureEngineRate(plan, query.streams, threads, stop);
   unmeasured.push_back("the engine's rate: not measured, its sample run would take " +
                        formatBytes(bytes) + ", more than the budget or this machine's memory");
   return 0;
 }
 
-void measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, BudgetTable& table,
-                       int threads, int sampleStreams) {
+bool measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, BudgetTable& table,
+                       int threads, int sampleStreams, const MeasureLimits& limits) {
+  constexpr int kRtrlFrames = 16;  // the learner folds queued frames 8 at a time
   const int streams = std::clamp(std::min(sampleStreams, query.streams), 1, query.streams);
   const double perStream = static_cast<double>(query.streams) / streams;
   const std::uint64_t physical = physicalMemoryBytes();
@@ -312,18 +321,25 @@ void measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, Budge
                                  formatBytes(physical));
       continue;
     }
-    if (row.algorithm == "bptt") {
+    const bool bptt = row.algorithm == "bptt";
+    const int frames = bptt ? query.window : kRtrlFrames;
+    // The model's time of one sample run (its secondsPerFrame is per frame of all N streams).
+    const double modelled = row.secondsPerFrame / perStream * (bptt ? query.newFrames : frames);
+    if (limits.maxSampleSeconds > 0 && modelled > limits.maxSampleSeconds) continue;
+    const SequenceBatch batch = randomBatch(plan, frames, streams);
+    std::optional<double> seconds;
+    if (bptt) {
       CpuBackend backend(plan, {.threads = threads});
-      const double chunk = bestSeconds(backend, plan, randomBatch(plan, query.window, streams), 2);
-      row.secondsPerFrame = chunk / query.newFrames * perStream;
+      seconds = bestSeconds(backend, plan, batch, 2, limits.stop);
     } else {
-      constexpr int kFrames = 16;  // the learner folds queued frames 8 at a time
       RtrlBackend backend(plan, row.algorithm, threads);
-      row.secondsPerFrame =
-          bestSeconds(backend, plan, randomBatch(plan, kFrames, streams), 2) / kFrames * perStream;
+      seconds = bestSeconds(backend, plan, batch, 2, limits.stop);
     }
+    if (!seconds) return false;
+    row.secondsPerFrame = *seconds / (bptt ? query.newFrames : frames) * perStream;
     row.measured = true;
   }
+  return !limits.stop.stop_requested();
 }
 
 }  // namespace rnnwb::snap

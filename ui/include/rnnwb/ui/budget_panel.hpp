@@ -7,8 +7,12 @@
 // row that fits fills the Training form in one click (useAlgorithm).
 //
 // The work runs off the UI thread (QtConcurrent) after a pause in the edits; a result that the
-// document or the choices have since outdated is dropped. Nothing runs while the panel is hidden.
+// document or the choices have since outdated is dropped. Nothing runs while the panel is hidden
+// (closed, or a dock tab behind another: setOnScreen): hiding it stops a measurement between two
+// sample runs, each kept under kMaxSampleSeconds by the model, and so does the destructor, which
+// therefore returns within about that time.
 #include <optional>
+#include <stop_token>
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -30,6 +34,7 @@ class LatestOnlyRunner;
 
 /// What one computation returns: the table, or core's message.
 struct BudgetResult {
+  bool stopped = false;  // cut short: the panel hid or closed
   QString error;
   std::optional<snap::BudgetTable> table;
 };
@@ -38,6 +43,8 @@ class BudgetPanel : public QWidget {
   Q_OBJECT
  public:
   static constexpr int kDebounceMs = 400;
+  /// A sample run the model says takes longer is not measured (its row keeps the estimate, ~).
+  static constexpr double kMaxSampleSeconds = 0.25;
 
   explicit BudgetPanel(GraphDocument* document, QWidget* parent = nullptr);
   ~BudgetPanel() override;
@@ -49,7 +56,12 @@ class BudgetPanel : public QWidget {
   void setMeasuring(bool measure);
 
   QString message() const;
-  bool isUpToDate() const;  // shown, nothing waiting or running
+  bool isUpToDate() const;   // shown, nothing waiting or running
+  bool isComputing() const;  // a computation runs off the UI thread
+  /// Whether the panel can be seen, where being visible is not enough: a dock tabbed behind
+  /// another is visible but covered (MainWindow passes its dock's visibilityChanged). Off stops
+  /// what runs; on computes what changed meanwhile.
+  void setOnScreen(bool onScreen);
   const std::optional<snap::BudgetTable>& table() const { return m_table; }
   QTableWidget* tableWidget() const { return m_rows; }
   /// Selects the row of an algorithm ("bptt", "snap1", ...); false when there is none.
@@ -63,12 +75,14 @@ class BudgetPanel : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  void hideEvent(QHideEvent* event) override;
 
  private:
   QWidget* buildControls();
   void scheduleUpdate(int delayMs);
   void startComputation();
   void computationFinished();
+  void stopComputation();
   void display(const BudgetResult& result);
   void updateUseButton();
   snap::BudgetQuery query() const;
@@ -88,6 +102,8 @@ class BudgetPanel : public QWidget {
   QFutureWatcher<BudgetResult>* m_watcher;
   std::optional<snap::BudgetTable> m_table;
   std::optional<std::uint64_t> m_exactBudget;  // set by setBudgetBytes until the user edits
+  std::stop_source m_stop;                     // of the computation running now
+  bool m_onScreen = true;
 };
 
 }  // namespace rnnwb::ui

@@ -31,6 +31,7 @@ class EditActions : public QObject {
   QAction* cut;
   QAction* copy;
   QAction* paste;
+  QAction* duplicate;  // Ctrl+D: a copy of the selection beside it, the clipboard untouched
   QAction* remove;
   QAction* selectAll;
   QAction* autoLayout;
@@ -64,6 +65,9 @@ class EditActions : public QObject {
   void deleteSelection();
   void copySelection();
   void pasteClipboard();
+  /// The selected layers and the connections among them, again, with fresh ids, on free canvas
+  /// beside them (one undo step); the copy is selected.
+  void duplicateSelection();
   void applyAutoLayout();
 
  protected:

@@ -24,6 +24,8 @@ GraphFragment prepareForInsert(const GraphDocument& document, GraphFragment frag
 
 enum class CellTemplate { Lstm, Gru, Elman };
 QString templateName(CellTemplate cell);
+/// The name with its article, in lower case: "an LSTM cell", "a GRU cell", "an Elman layer".
+QString templateWithArticle(CellTemplate cell);
 
 /// A cell of `size` units fed by layer `inputId` (which must exist): layer ids get a prefix free
 /// in the document ("lstm_", "lstm2_", ...); positions start at `origin`, left to right. The

@@ -77,6 +77,13 @@ class GraphScene : public QGraphicsScene {
   void beginConnectionDrag(const std::string& layerId, bool fromOutput, QPointF scenePos);
   void updateConnectionDrag(QPointF scenePos);
   void finishConnectionDrag(QPointF scenePos);
+  /// Starts dragging an end of connection `index` (its target when `target`, else its source):
+  /// finishConnectionDrag on a box moves that end there (retargetConnection); elsewhere, nothing.
+  void beginRetarget(int index, bool target, QPointF scenePos);
+  /// Points an end of a connection at another layer, one undo step (EditConnectionCommand); a
+  /// default id ("h->y") follows the new ends. False when the layer does not exist or is the
+  /// end it has. The connection stays selected.
+  bool retargetConnection(int index, bool target, const std::string& layerId);
   /// What a drag between ports does: pushes an AddConnectionCommand. False when one of the
   /// layers is missing.
   bool connectLayers(const std::string& from, const std::string& to);
@@ -101,6 +108,7 @@ class GraphScene : public QGraphicsScene {
   void rebuildConnections();
   void nestLoops();  // the lanes of backward connections (edge_routing.hpp)
   void updateConnectionsOf(const std::string& layerId);
+  void markAttachedWires();  // the wires of the selected layers stand out (Netron)
 
   friend class CollapseOverlay;
   GraphDocument* m_document;
@@ -118,6 +126,8 @@ class GraphScene : public QGraphicsScene {
   QGraphicsPathItem* m_dragLine = nullptr;
   std::string m_dragLayer;
   bool m_dragFromOutput = true;
+  int m_retarget = -1;  // the connection whose end the drag moves, or -1 (a new wire)
+  bool m_retargetTarget = true;
 };
 
 }  // namespace rnnwb::ui

@@ -19,6 +19,8 @@ class GraphView : public QGraphicsView {
   static constexpr double kCanvasHalf = 50000.0;
   static constexpr double kMinZoom = 0.05;
   static constexpr double kMaxZoom = 8.0;
+  /// The least zoom of a document's first view: edge labels (10 px) stay 9 px on the screen.
+  static constexpr double kFirstViewZoom = 0.9;
 
   explicit GraphView(GraphScene* scene, QWidget* parent = nullptr);
 
@@ -30,8 +32,16 @@ class GraphView : public QGraphicsView {
  public slots:
   void zoomIn();
   void zoomOut();
+  /// Actual size, about the view's centre, moved so that the graph's top-left box is whole in
+  /// view where it would be cut (and the whole graph is centred when it fits).
   void resetZoom();
   void fitToWindow();
+  /// A document's first view: fitted, but never below kFirstViewZoom; a larger graph then
+  /// shows from its top-left corner (the minimap shows the rest). An empty one at 100 %.
+  void showDocument();
+  /// Scrolls so that a scene rectangle (a layer just added) is in view and clear of the
+  /// minimap's corner, which appears once the graph no longer fits.
+  void revealClearOfMinimap(const QRectF& sceneRect);
   /// The minimap in the corner (shown while the graph does not fit in the view).
   void setMinimapShown(bool shown);
 
@@ -54,6 +64,8 @@ class GraphView : public QGraphicsView {
 
  private:
   void scaleBy(double factor);
+  QRectF shownBounds() const;  // of what is shown, in scene coordinates
+  void keepBoundsInView(const QRectF& bounds);
   void zoomAbout(QPoint viewportPoint, double factor);
   bool m_panning = false;
   Minimap* m_minimap = nullptr;

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QWidget>
 
+#include "rnnwb/core/train/train_config.hpp"
 #include "rnnwb/ui/training_process.hpp"
 
 class QLabel;
@@ -25,6 +26,7 @@ class LogDirWatcher;
 class RunFollower;
 class RunList;
 class RunPlot;
+class RunsTable;
 class TrainForm;
 
 class TrainingPanel : public QWidget {
@@ -39,6 +41,8 @@ class TrainingPanel : public QWidget {
   void useAlgorithm(const QString& algorithm, int streams, int h, int hPrime);
   RunPlot* plot() const { return m_plot; }
   RunList* runList() const { return m_runs; }
+  /// The runs' settings against their final metrics (HParams), under the list.
+  RunsTable* runsTable() const { return m_table; }
   TrainingProcess* process() const { return m_process; }
   /// The follower of a run folder (by any spelling of its path), or null.
   RunFollower* follower(const QString& runDir) const;
@@ -86,6 +90,8 @@ class TrainingPanel : public QWidget {
   QWidget* createFormSide();
   QWidget* createPlotSide();
   QWidget* createRunsSide();
+  /// Follows the runs under `root` (an absolute folder) and new ones there; how many it holds.
+  int watchLogDir(const QString& root);
   RunFollower* followRun(const QString& runDir, const QString& label = {}, bool makeCurrent = true);
   void markRunsWithoutWallTime();
   void showMessage(const QString& text, bool error);
@@ -94,7 +100,14 @@ class TrainingPanel : public QWidget {
   void appendLog(const QString& text);
   void showFormProblems(const QStringList& problems);
   void onFormChanged();
-  void proposeRunDir();       // when the form has no run folder
+  /// The next free folder beside the graph, unless the form holds one the user chose.
+  void proposeRunDir();
+  void onDocumentFileChanged();  // another document: its folder, and no word on the old one
+  /// The form's settings per graph file (QSettings): kept at Train, shown again on opening.
+  void rememberForm(const train::TrainConfig& config);
+  void recallForm();
+  /// Before a folder is made: the task the form names can run on the graph (sizes, losses).
+  QString taskMismatch(const train::TrainConfig& config) const;
   void proposeBundledText();  // char-lm's text: the corpus the project ships, when found
   void stopAndWait();
   void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
@@ -109,6 +122,7 @@ class TrainingPanel : public QWidget {
   TrainForm* m_form = nullptr;
   RunPlot* m_plot = nullptr;
   RunList* m_runs = nullptr;
+  RunsTable* m_table = nullptr;
   QPlainTextEdit* m_log = nullptr;
   QLabel* m_message = nullptr;
   QPushButton* m_train = nullptr;
@@ -118,6 +132,7 @@ class TrainingPanel : public QWidget {
   std::vector<LogDirWatcher*> m_logDirs;        // folders of runs followed
   bool m_messageIsError = false;
   bool m_showsFormProblems = false;  // the message lists the form's problems
+  QString m_proposedRunDir;          // the folder the panel last proposed (not the user's own)
 };
 
 }  // namespace rnnwb::ui

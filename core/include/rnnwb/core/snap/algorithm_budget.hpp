@@ -23,6 +23,7 @@
 // measured time for every algorithm that fits: a short run of the real learner on this machine.
 #include <cstdint>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,17 @@ BudgetTable estimateAlgorithms(const CompiledPlan& plan, const BudgetQuery& quer
 
 /// The rate the CPU engine reaches on this graph: BPTT forward + backward over a short chunk of
 /// `streams` streams (best of a few runs, random parameters and inputs), its flops over its time.
-double measureEngineRate(const CompiledPlan& plan, int streams, int threads = 1);
+/// 0 when `stop` was requested before the last run (nothing then is measured).
+double measureEngineRate(const CompiledPlan& plan, int streams, int threads = 1,
+                         const std::stop_token& stop = {});
+
+/// How a measurement may be cut short: the workbench's panel stops it when it is hidden or the
+/// window closes, and keeps each sample run short enough for that stop to be quick. `rnnwb
+/// budget` measures everything.
+struct MeasureLimits {
+  std::stop_token stop;         // once requested, no further sample run starts
+  double maxSampleSeconds = 0;  // > 0: a row whose modelled sample run takes longer stays modelled
+};
 
 /// What measureEngineRate holds: two parameter sets, a chunk of its frames and the batch.
 std::uint64_t engineRateBytes(const CompiledPlan& plan, int streams);
@@ -84,14 +95,16 @@ std::uint64_t engineRateBytes(const CompiledPlan& plan, int streams);
 /// measureEngineRate when what it holds fits the query's budget and this machine's memory;
 /// otherwise 0, with the reason added to `unmeasured`.
 double measureEngineRateIfItFits(const CompiledPlan& plan, const BudgetQuery& query, int threads,
-                                 std::vector<std::string>& unmeasured);
+                                 std::vector<std::string>& unmeasured,
+                                 const std::stop_token& stop = {});
 
 /// Replaces the modelled time of every row that fits by the time a short run of that algorithm
 /// takes on this machine (a chunk of a few frames of up to `sampleStreams` streams with random
 /// parameters, the best of two, scaled to the query's N and, for BPTT, to h / h'). Rows that do
 /// not fit the budget or this machine's memory keep their model estimate (nothing that large is
-/// allocated), and the table's `unmeasured` names them.
-void measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, BudgetTable& table,
-                       int threads = 1, int sampleStreams = 4);
+/// allocated), and the table's `unmeasured` names them; so do those `limits` leaves out. False
+/// when the stop came first (the rows not measured by then keep the model's).
+bool measureAlgorithms(const CompiledPlan& plan, const BudgetQuery& query, BudgetTable& table,
+                       int threads = 1, int sampleStreams = 4, const MeasureLimits& limits = {});
 
 }  // namespace rnnwb::snap

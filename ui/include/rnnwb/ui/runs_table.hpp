@@ -1,0 +1,43 @@
+#pragma once
+// The runs table (TensorBoard's HParams table): one row per run followed, its settings (task,
+// algorithm, N, h, h', optimizer, learning rate) beside how far it got and its final metrics
+// (the last training loss, the best validation loss), sortable by any column, numbers as
+// numbers. A run without a readable config.json shows its metrics and no settings.
+#include <optional>
+#include <vector>
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "rnnwb/core/train/metrics.hpp"
+#include "rnnwb/core/train/train_config.hpp"
+
+class QTableWidget;
+
+namespace rnnwb::ui {
+
+class RunsTable : public QWidget {
+  Q_OBJECT
+ public:
+  enum Column { kRun, kTask, kAlgo, kStreams, kH, kHPrime, kOptimizer, kLr, kStep, kTrain, kValid };
+
+  explicit RunsTable(QWidget* parent = nullptr);
+
+  /// Adds the run or updates its row.
+  void setRun(const QString& key, const QString& name,
+              const std::optional<train::TrainConfig>& config,
+              const std::vector<train::MetricsRecord>& records);
+  void removeRun(const QString& key);
+
+  QTableWidget* table() const { return m_table; }
+  /// The row of a run now (sorting moves rows), or -1.
+  int rowOf(const QString& key) const;
+  /// A cell's value as shown (tests).
+  QString text(const QString& key, Column column) const;
+
+ private:
+  QTableWidget* m_table;
+};
+
+}  // namespace rnnwb::ui
