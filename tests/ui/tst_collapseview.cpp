@@ -126,15 +126,21 @@ void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
   QTest::addColumn<QString>("path");
   QTest::addColumn<int>("recurrentNodes");
   const QDir dir(QStringLiteral(RNNWB_EXAMPLES_DIR));
-  const std::map<QString, int> expected{
-      {"elman.rnn.json", 1},         {"jordan.rnn.json", 1},
-      {"lstm-peephole.rnn.json", 1}, {"gru.rnn.json", 1},
-      {"stacked-lstm.rnn.json", 2},  {"mi-rnn.rnn.json", 1},
-      {"sparse-rnn.rnn.json", 1},    {"two-recurrent-nodes.rnn.json", 2},
-      {"adding-lstm.rnn.json", 1},   {"char-lstm.rnn.json", 1},
-      {"copy-lstm.rnn.json", 1},     {"bidirectional-ctc.rnn.json", 2},
-      {"leaky-lp-2d.rnn.json", 1},   {"leaky-lp-2d-cells-report.rnn.json", 1},
-      {"leaky-lp-2d-four-directions.rnn.json", 4}};
+  const std::map<QString, int> expected{{"elman.rnn.json", 1},
+                                        {"jordan.rnn.json", 1},
+                                        {"lstm-peephole.rnn.json", 1},
+                                        {"gru.rnn.json", 1},
+                                        {"stacked-lstm.rnn.json", 2},
+                                        {"mi-rnn.rnn.json", 1},
+                                        {"sparse-rnn.rnn.json", 1},
+                                        {"two-recurrent-nodes.rnn.json", 2},
+                                        {"adding-lstm.rnn.json", 1},
+                                        {"char-lstm.rnn.json", 1},
+                                        {"copy-lstm.rnn.json", 1},
+                                        {"bidirectional-ctc.rnn.json", 2},
+                                        {"leaky-lp-2d.rnn.json", 1},
+                                        {"leaky-lp-2d-cells-report.rnn.json", 1},
+                                        {"leaky-lp-2d-four-directions.rnn.json", 4}};
   for (const QString& name : dir.entryList({QStringLiteral("*.rnn.json")})) {
     QVERIFY2(expected.count(name), qPrintable("add " + name + " to this table"));
     QTest::newRow(qPrintable(name)) << dir.filePath(name) << expected.at(name);
