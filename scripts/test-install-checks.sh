@@ -30,7 +30,7 @@ case $1 in
       [[ -s $f ]] || { echo "missing: $f" >&2; exit 1; }
     done
     if dpkg-query -W python3-rnnwb >/dev/null 2>&1; then
-      step "python3-rnnwb: import rnnwb, validate and grad an installed example"
+      step "python3-rnnwb: import rnnwb, validate and init an installed example"
       python3 - "$examples/elman.rnn.json" <<'PY'
 import sys
 import rnnwb
