@@ -11,7 +11,7 @@
 namespace rnnwb::ui {
 namespace {
 
-constexpr int kKeyRole = Qt::UserRole;
+constexpr int kRunKeyRole = Qt::UserRole;
 
 // A cell that sorts by its number (DisplayRole holds the double), or empty when there is none.
 QTableWidgetItem* numberItem(std::optional<double> value) {
@@ -54,7 +54,7 @@ RunsTable::RunsTable(QWidget* parent) : QWidget(parent), m_table(new QTableWidge
 
 int RunsTable::rowOf(const QString& key) const {
   for (int r = 0; r < m_table->rowCount(); ++r)
-    if (m_table->item(r, kRun) && m_table->item(r, kRun)->data(kKeyRole).toString() == key)
+    if (m_table->item(r, kRun) && m_table->item(r, kRun)->data(kRunKeyRole).toString() == key)
       return r;
   return -1;
 }
@@ -77,7 +77,7 @@ void RunsTable::setRun(const QString& key, const QString& name,
     m_table->insertRow(row);
   }
   auto* run = textItem(name);
-  run->setData(kKeyRole, key);
+  run->setData(kRunKeyRole, key);
   run->setToolTip(key);
   m_table->setItem(row, kRun, run);
   const auto setting = [&](Column column, std::optional<double> value) {
