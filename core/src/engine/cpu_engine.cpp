@@ -21,7 +21,6 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
     : m_plan(plan),
       m_options(options),
       m_layout(std::make_shared<const ParameterLayout>(plan)),
-      m_program(cpu::lowerPlan(plan, *m_layout)),
       m_pool(workerCount(options)) {
   const auto& layers = plan.graph().layers;
   m_layers.resize(layers.size());
@@ -33,19 +32,9 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
                               layers[l].activation == Activation::Identity &&
                               layers[l].loss == LossKind::None;
   }
-  m_stackWidth = m_program.widestGroupRows;
-  for (const cpu::NodeOp& node : m_program.nodes) {
-    int width = 0;  // compileSteps gives every stacked group of a node its own columns
-    for (const auto& g : node.delayedGroups) width += g.connections.size() > 1 ? g.rows : 0;
-    for (const auto& groups : node.zeroGroups)
-      for (const auto& g : groups) width += g.connections.size() > 1 ? g.rows : 0;
-    m_stackWidth = std::max(m_stackWidth, width);
-  }
-  m_z.resize(m_program.zBufferCount);
-  m_dz.resize(m_program.zBufferCount);
+  buildProgram();
   nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);
   nodeTimes.backwardSeconds.assign(m_program.nodes.size(), 0.0);
-  planFirstWriters();
 }
 
 void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
@@ -61,10 +50,11 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
       if (!b.sumIsOutput) b.ds.resize(rows * b.size);
     }
   }
-  for (const cpu::ConnectionOp& op : m_program.connections) {
-    if (op.zBuffer < 0) continue;
-    if (!readsSource(op)) m_z[op.zBuffer].resize(rows * op.rows);
-    if (backward) m_dz[op.zBuffer].resize(rows * op.rows);
+  for (std::size_t z = 0; z < m_program.factors.size(); ++z) {
+    const op::Factor& factor = m_program.factors[z];
+    const std::size_t size = rows * static_cast<std::size_t>(factor.units);
+    if (!factor.readsSource) m_z[z].resize(size);
+    if (backward) m_dz[z].resize(size);
   }
   m_stack.resize(static_cast<std::size_t>(streams) * m_stackWidth);
 }
@@ -175,25 +165,6 @@ void CpuBackend::Engine::timedProduct(double flops, const std::function<void()>&
   ++stats.blasCalls;
 }
 
-float* CpuBackend::Engine::destination(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
-  if (op.zBuffer < 0) return s(op.to, row);
-  if (readsSource(op)) return y(op.from, row - static_cast<std::ptrdiff_t>(op.delay) * m_streams);
-  return m_z[op.zBuffer].data() + row * op.rows;
-}
-
-float* CpuBackend::Engine::destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row) {
-  if (op.zBuffer < 0) return ds(op.to, row);
-  return m_dz[op.zBuffer].data() + row * op.rows;
-}
-
-void CpuBackend::Engine::inParallel(const std::function<void(int, int)>& step) {
-  const ScopeClock clock(m_options.profile, stats.stepSeconds);
-  m_pool.run([&](int worker) {
-    const auto [first, count] = part(m_streams, worker);
-    if (count > 0) step(first, count);
-  });
-}
-
 void CpuBackend::Engine::onStreamParts(const std::function<void(int, int, int)>& step) {
   const ScopeClock clock(m_options.profile, stats.stepSeconds);
   m_pool.run([&](int worker) {
@@ -219,7 +190,7 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
   if (outputGradients && !batch.targets.empty())
     throw std::invalid_argument("a batch with targets given gradients of its outputs too");
   m_outputGradients = outputGradients;
-  if (m_firstWritersExternal != (outputGradients != nullptr)) planFirstWriters();
+  if (m_programExternal != (outputGradients != nullptr)) buildProgram();
   if (!(params.layout() == *m_layout))
     throw std::invalid_argument(
         "parameters of another graph (their layout differs from the "
@@ -231,10 +202,10 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
   m_batch = &batch;
   prepare(batch.frames, batch.streams, gradients != nullptr);
   loadInputs(batch, stateIn);
-  if (m_options.fusedSteps) compileSteps();  // it points into this chunk's buffers
+  bindProgram();  // it points into this chunk's buffers
   for (std::size_t n = 0; n < m_program.nodes.size(); ++n) {
     const ScopeClock nodeClock(true, nodeTimes.forwardSeconds[n]);
-    forwardNode(m_program.nodes[n]);
+    forwardNode(n);
   }
   ++nodeTimes.forwardPasses;
   const double total = loss();
@@ -255,10 +226,10 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
     startBackward();
     for (std::size_t n = m_program.nodes.size(); n-- > 0;) {
       const ScopeClock nodeClock(true, nodeTimes.backwardSeconds[n]);
-      backwardNode(m_program.nodes[n]);
+      backwardNode(n);
       const ScopeClock gradientClock(m_options.profile, stats.gradientSeconds);
-      parameterGradients(m_program.nodes[n], gradients->values().data());
-      if (gradientListener) reportFinalGradients(m_program.nodes[n], params.mask(), *gradients);
+      parameterGradients(n, gradients->values().data());
+      if (gradientListener) reportFinalGradients(n, params.mask(), *gradients);
     }
     ++nodeTimes.backwardPasses;
     // The parameters' masks decide which gradients exist (the gradient buffer may have been

@@ -20,7 +20,7 @@
 
 #include "fused_step.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
-#include "rnnwb/core/engine/engine_program.hpp"
+#include "rnnwb/core/engine/op_program.hpp"
 #include "rnnwb/core/engine/packed_product.hpp"
 #include "worker_pool.hpp"
 
@@ -105,12 +105,9 @@ class CpuBackend::Engine {
   // cpu_engine.cpp: buffers, inputs, state, loss
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
-  // cpu_first_writers.cpp: which writer of a buffer writes instead of adding (m_overwrites*)
-  void planFirstWriters();
   /// backwardFromOutputs' gradients of the outputs: each [T, N, size] of its output layer.
   void checkOutputGradients(const SequenceBatch& batch,
                             const std::vector<Tensor>& outputGradients) const;
-  void clearGradients();  // the dy rows that no first writer overwrites
   void saveState(int carryFrames, StreamState& stateOut) const;
   double loss();
   double loss(Rows rows) const;  // the summed loss of these rows (one part of the chunk)
@@ -134,80 +131,37 @@ class CpuBackend::Engine {
     const std::ptrdiff_t carried = padded ? static_cast<std::ptrdiff_t>(b.delay) * m_streams : 0;
     return buffer.data() + (row + carried) * b.size;
   }
-  /// Where connection c's z goes: the target's s (additive) or the connection's own z; for an
-  /// identity connection into a multiplicative layer, z is its source's y itself (readsSource).
-  float* destination(const cpu::ConnectionOp& op, std::ptrdiff_t row);
-  /// An identity connection into a multiplicative layer: its z is the source's y `delay` frames
-  /// earlier, read in place instead of copied into a z buffer (a fill and an add per frame less).
-  static bool readsSource(const cpu::ConnectionOp& op) {
-    return op.zBuffer >= 0 && op.type == ConnectionType::Identity;
-  }
-  float* destinationGrad(const cpu::ConnectionOp& op, std::ptrdiff_t row);
-  const float* weights(const cpu::ConnectionOp& op) const { return m_params + op.weightOffset; }
-  /// The target's bias when this connection's add adds it first (m_addsBiasFirst), else null.
-  const float* biasFirst(const cpu::ConnectionOp& op) const {
-    if (!m_addsBiasFirst[op.index]) return nullptr;
-    return m_params + m_layout->layerBias(op.to)->offset;
-  }
-  /// The workspace of a stacked group for these rows (one frame of some streams): rows.count rows
-  /// of group.rows floats each. Each stream owns widestGroupRows floats, so that workers stepping
-  /// other streams through other groups at the same time never share a float.
-  float* stackRows(Rows rows) {
-    return m_stack.data() + static_cast<std::size_t>(rows.first % m_streams) * m_stackWidth;
-  }
-
-  // cpu_forward.cpp
-  void forwardNode(const cpu::NodeOp& node);
-  void forwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
-  void initDestinations(int layer, Rows rows);
-  void forwardConnection(const cpu::ConnectionOp& op, Rows rows);
-  void forwardGroup(const cpu::StackedGroup& group, Rows rows);
-  void finishLayer(int layer, Rows rows);
-
-  // cpu_fused.cpp: the fused recurrent step (fused_step.hpp)
-  void compileSteps();
-  bool gradientSkipsProduct(const cpu::ConnectionOp& op) const;
-  void compileForward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
-                      const std::vector<int>& columns);
-  void compileForwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
-  void addBiasFirst(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
-  void compileForwardGroup(const cpu::StackedGroup& group, int column,
-                           std::vector<cpu::FusedStep>& program);
-  void compileFinishLayer(int layer, std::vector<cpu::FusedStep>& program);
-  void mergeLastAdd(std::vector<cpu::FusedStep>& program, cpu::FusedOp& activate);
-  void compileBackward(const cpu::NodeOp& node, std::vector<cpu::FusedStep>& program,
-                       const std::vector<int>& columns);
-  void compileBackwardConnection(const cpu::ConnectionOp& op, std::vector<cpu::FusedStep>& program);
-  void compileBackwardGroup(const cpu::StackedGroup& group, int column,
-                            std::vector<cpu::FusedStep>& program);
-  void compileFinishLayerBackward(int layer, std::vector<cpu::FusedStep>& program);
-  /// Worker `worker`'s streams [first, first + count) of node n through all frames.
+  // cpu_op_binder.cpp: the op program (op_program.hpp) bound to this chunk's buffers and run
+  /// Lowers the plan and runs the passes (again when the output gradients' mode changes).
+  void buildProgram();
+  /// Binds every region to this chunk's buffers, parameters and targets.
+  void bindProgram();
+  cpu::RowOperand bind(const op::Ref& ref);
+  std::vector<cpu::FusedStep> bindRegion(const std::vector<op::Op>& ops);
+  /// A region over rows of the chunk (all frames): each op over all of these rows in turn.
+  void runOverRows(const std::vector<cpu::FusedStep>& region, Rows rows);
+  void forwardNode(std::size_t node);
+  void backwardNode(std::size_t node);
+  void backwardExternal(std::size_t node);
+  /// Worker `worker`'s streams [first, first + count) of node n through all frames: fused,
+  /// every block stream by stream; else every op over all the worker's streams in turn.
   void runSteps(std::size_t node, bool backward, int worker, int first, int count);
-  /// This worker's packed products of a node's program, in program order (packed with this
-  /// chunk's weights); made once per shape (compileSteps), since a primitive takes milliseconds.
+  /// This worker's packed products of a node's step, in program order (packed with this
+  /// chunk's weights); made once per shape (bindProgram), since a primitive takes milliseconds.
   std::vector<PackedProduct*> packedProducts(std::size_t node, bool backward, int worker);
   void makePackedProducts(std::size_t node, bool backward);
   cpu::RowOperand rowsOf(float* atRowZero, int width) const;
-  cpu::RowOperand stackColumns(int column);
-  cpu::RowOperand sourceRows(const cpu::ConnectionOp& op);
-  cpu::RowOperand sourceGradRows(const cpu::ConnectionOp& op);
 
-  // cpu_backward.cpp
+  // cpu_backward.cpp: the loss's gradients, clearing dy, the parameter gradients
   void startBackward();
-  void backwardNode(const cpu::NodeOp& node);
-  void backwardSteps(const cpu::NodeOp& node, int firstStream, int streamCount);
-  void finishLayerBackward(int layer, Rows rows);
-  void backwardExternal(const cpu::NodeOp& node);
-  void backwardConnection(const cpu::ConnectionOp& op, Rows rows);
-  void backwardGroup(const cpu::StackedGroup& group, Rows rows);
-  void parameterGradients(const cpu::NodeOp& node, float* gradients);
-  void parameterGradientPart(const cpu::NodeOp& node, float* gradients, int worker);
-  void reportFinalGradients(const cpu::NodeOp& node, std::span<const float> mask,
+  void clearGradients();  // the dy rows that no first writer overwrites
+  void parameterGradients(std::size_t node, float* gradients);
+  void parameterGradientPart(const std::vector<op::Op>& ops, float* gradients, int worker);
+  void reportFinalGradients(std::size_t node, std::span<const float> mask,
                             ParameterSet& gradients);
 
-  /// Runs step(firstStream, streamCount) on every worker, each with its part of the streams.
-  void inParallel(const std::function<void(int, int)>& step);
-  /// The same with the worker's index: step(worker, firstStream, streamCount).
+  /// Runs step(worker, firstStream, streamCount) on every worker, each with its part of the
+  /// streams.
   void onStreamParts(const std::function<void(int, int, int)>& step);
   /// Times a product of `flops` (profile only) and runs it on one thread.
   void timedProduct(double flops, const std::function<void()>& product);
@@ -217,22 +171,19 @@ class CpuBackend::Engine {
   const CompiledPlan& m_plan;
   CpuBackendOptions m_options;
   std::shared_ptr<const ParameterLayout> m_layout;
-  cpu::Program m_program;
+  op::Program m_program;  // the lowered program after the passes (buildProgram)
   std::vector<LayerBuffers> m_layers;
-  std::vector<std::vector<float>> m_z, m_dz;
-  // planFirstWriters: per connection, whether it writes its destination (forward) or its source's
-  // dy (backward) first in the chunk, so writes instead of adding; per layer, whether its sum
-  // must start as the bias or zeros, and which of its dy frames clearGradients zeroes (-1: all,
-  // k: the carried ones and the last k; input layers: none).
-  // m_addsBiasFirst: per connection, whether its add into a sum adds the layer's bias first.
-  std::vector<char> m_overwritesForward, m_overwritesBackward, m_addsBiasFirst, m_sumNeedsInit;
-  std::vector<int> m_dyClearFrames;
-  std::vector<float> m_zeroRow;  // zeros, as wide as the widest layer: f(0 + x) in the fused step
+  std::vector<std::vector<float>> m_z, m_dz;  // per factor buffer (m_program.factors)
+  std::vector<float> m_zeroRow;  // zeros, as wide as the widest layer: f(0 + x), Fill
   // [N, m_stackWidth]: per stream, the columns of every stacked group of the widest node.
   std::vector<float> m_stack;
   int m_stackWidth = 0;
-  // Per node of the schedule, its fused frame step forward and backward (empty when plain).
-  std::vector<std::vector<cpu::FusedStep>> m_forwardSteps, m_backwardSteps;
+  // Per node of the schedule, its regions bound to this chunk (bindProgram).
+  struct BoundNode {
+    std::vector<cpu::FusedStep> forwardAll, forwardStep, backwardAll, backwardStep,
+        backwardExternal;
+  };
+  std::vector<BoundNode> m_bound;
   // The fused steps' products with their weights packed (options.packedStepProducts), by
   // (node, backward, product in program order, worker); each with the shape it was made for.
   struct PackedSlot {
@@ -244,9 +195,9 @@ class CpuBackend::Engine {
   const SequenceBatch* m_batch = nullptr;
   // The caller's gradients of the outputs during backwardFromOutputs (null otherwise): they
   // replace the built-in losses' (startBackward), and the first writers are planned for them
-  // (m_firstWritersExternal: every output's dy starts as these, as an mse output's does).
+  // (m_programExternal: the program was built for them, op::LoweringOptions).
   const std::vector<Tensor>* m_outputGradients = nullptr;
-  bool m_firstWritersExternal = false;
+  bool m_programExternal = false;
   int m_frames = 0, m_streams = 0;
   // Every pass that the workers share writes disjoint rows or parameters, and the parts depend
   // only on the shapes and the worker count: results repeat bit for bit for one count.

@@ -7,7 +7,7 @@ namespace rnnwb {
 
 void CpuBackend::Engine::makePackedProducts(std::size_t node, bool backward) {
   const std::vector<cpu::FusedStep>& program =
-      backward ? m_backwardSteps[node] : m_forwardSteps[node];
+      backward ? m_bound[node].backwardStep : m_bound[node].forwardStep;
   std::size_t index = 0;
   for (const cpu::FusedStep& step : program) {
     if (!step.isProduct) continue;
@@ -41,7 +41,7 @@ std::vector<PackedProduct*> CpuBackend::Engine::packedProducts(std::size_t node,
   std::vector<PackedProduct*> products;
   if (!m_options.packedStepProducts) return products;
   const std::vector<cpu::FusedStep>& program =
-      backward ? m_backwardSteps[node] : m_forwardSteps[node];
+      backward ? m_bound[node].backwardStep : m_bound[node].forwardStep;
   for (const cpu::FusedStep& step : program) {
     if (!step.isProduct) continue;
     PackedProduct& product =

@@ -106,72 +106,95 @@ RNNWB_VECTOR_CLONES RNNWB_NO_CONTRACT void mulAssignRow(Out dst, In a, In b, int
   for (int i = 0; i < n; ++i) dst[i] = 0.0f + a[i] * b[i];
 }
 
-RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
-  const int n = op.units;
-  float* __restrict dst = op.dst.at(t, stream);
+/// The op on n floats from dst, a and b (each null where the op reads none); `row` is the row's
+/// index in the chunk (cross-entropy's class).
+RNNWB_INTO_CLONES void runKernel(const FusedOp& op, Out dst, In a, In b, int n, std::ptrdiff_t row) {
   switch (op.kind) {
-    case FusedKind::Add: {
-      In a = op.a.at(t, stream);
+    case FusedKind::Fill:
+      for (int i = 0; i < n; ++i) dst[i] = a[i];
+      break;
+    case FusedKind::Add:
       for (int i = 0; i < n; ++i) dst[i] += a[i];
       break;
-    }
     case FusedKind::AddScaled: {
-      In a = op.a.at(t, stream);
       In w = op.weights;
       for (int i = 0; i < n; ++i) dst[i] += w[i] * a[i];
       break;
     }
-    case FusedKind::Assign: {  // 0 + a, not a copy: the floats of Add into zeros, -0 included
-      In a = op.a.at(t, stream);
+    case FusedKind::Assign:  // 0 + a, not a copy: the floats of Add into zeros, -0 included
       for (int i = 0; i < n; ++i) dst[i] = 0.0f + a[i];
       break;
-    }
     case FusedKind::AssignScaled: {
-      In a = op.a.at(t, stream);
       In w = op.weights;
       for (int i = 0; i < n; ++i) dst[i] = 0.0f + w[i] * a[i];
       break;
     }
-    case FusedKind::Copy: {
-      In a = op.a.at(t, stream);
+    case FusedKind::Subtract:
+      for (int i = 0; i < n; ++i) dst[i] -= a[i];
+      break;
+    case FusedKind::AddComplement:
+      for (int i = 0; i < n; ++i) dst[i] += 1.0f - a[i];
+      break;
+    case FusedKind::AssignComplement:
+      for (int i = 0; i < n; ++i) dst[i] = 0.0f + (1.0f - a[i]);
+      break;
+    case FusedKind::AssignNegated:
+      for (int i = 0; i < n; ++i) dst[i] = 0.0f - a[i];
+      break;
+    case FusedKind::Copy:
       for (int i = 0; i < n; ++i) dst[i] = a[i];
       break;
-    }
-    case FusedKind::Mul: {
-      In a = op.a.at(t, stream);
-      In b = op.b.at(t, stream);
+    case FusedKind::Mul:
       for (int i = 0; i < n; ++i) dst[i] = a[i] * b[i];
       break;
-    }
     case FusedKind::MulAdd:
-      mulAddRow(dst, op.a.at(t, stream), op.b.at(t, stream), n);
+      mulAddRow(dst, a, b, n);
       break;
     case FusedKind::MulAssign:
-      mulAssignRow(dst, op.a.at(t, stream), op.b.at(t, stream), n);
+      mulAssignRow(dst, a, b, n);
       break;
-    case FusedKind::MulInto: {
-      In a = op.a.at(t, stream);
+    case FusedKind::MulInto:
       for (int i = 0; i < n; ++i) dst[i] *= a[i];
       break;
-    }
     case FusedKind::Activate:
-      activate(op.activation, op.a.at(t, stream), dst, n);
+      activate(op.activation, a, dst, n);
       break;
     case FusedKind::AddActivate:
-      addActivate(op.activation, op.a.at(t, stream), op.b.at(t, stream), op.weights, dst, n);
+      addActivate(op.activation, a, b, op.weights, dst, n);
       break;
     case FusedKind::ActivateBackward:
-      activateBackward(op.activation, op.a.at(t, stream), op.b.at(t, stream), dst, n);
+      activateBackward(op.activation, a, b, dst, n);
       break;
-    case FusedKind::CrossEntropyOnSums: {
-      const std::ptrdiff_t row = static_cast<std::ptrdiff_t>(t) * op.streams + stream;
+    case FusedKind::CrossEntropyOnSums:
       if (row < op.firstPredictedRow) break;
-      In y = op.a.at(t, stream);
-      for (int i = 0; i < n; ++i) dst[i] += y[i];
+      for (int i = 0; i < n; ++i) dst[i] += a[i];
       dst[op.classes[row]] -= 1.0f;
       break;
-    }
+    case FusedKind::Product:  // not element-wise: the binder runs these
+    case FusedKind::WeightGradient:
+    case FusedKind::DiagonalWeightGradient:
+    case FusedKind::BiasGradient:
+      break;
   }
+}
+
+/// The operand's row, or null when the op does not read it.
+inline const float* rowOf(const RowOperand& operand, int t, int stream) {
+  return operand.base ? operand.at(t, stream) : nullptr;
+}
+
+RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
+  runKernel(op, op.dst.at(t, stream), rowOf(op.a, t, stream), rowOf(op.b, t, stream), op.units,
+            static_cast<std::ptrdiff_t>(t) * op.streams + stream);
+}
+
+/// Whether the op may run as one loop over many rows: its rows lie one after the other in every
+/// operand, and no row of it depends on where it is (per-unit weights, a softmax, a class).
+bool runsFlat(const FusedOp& op) {
+  const auto packed = [&](const RowOperand& r) { return !r.base || r.streamStride == op.units; };
+  const bool rowWise = op.weights || op.kind == FusedKind::CrossEntropyOnSums ||
+                       op.activation == Activation::Softmax;
+  return !rowWise && packed(op.dst) && packed(op.a) && packed(op.b);
 }
 
 }  // namespace
@@ -179,6 +202,16 @@ RNNWB_INTO_CLONES void runOp(const FusedOp& op, int t, int stream) {
 RNNWB_VECTOR_CLONES void runFusedBlock(const FusedStep& block, int t, int first, int count) {
   for (int stream = first; stream < first + count; ++stream)
     for (const FusedOp& op : block.block) runOp(op, t, stream);
+}
+
+RNNWB_VECTOR_CLONES void runOpRows(const FusedOp& op, int t, int first, int count) {
+  if (count <= 0) return;
+  if (!runsFlat(op)) {
+    for (int stream = first; stream < first + count; ++stream) runOp(op, t, stream);
+    return;
+  }
+  runKernel(op, op.dst.at(t, first), rowOf(op.a, t, first), rowOf(op.b, t, first),
+            count * op.units, 0);
 }
 
 void appendOp(std::vector<FusedStep>& program, const FusedOp& op) {

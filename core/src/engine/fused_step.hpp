@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "rnnwb/core/engine/op_program.hpp"
 #include "rnnwb/core/layer_types.hpp"
 
 namespace rnnwb::cpu {
@@ -26,28 +27,15 @@ struct RowOperand {
   float* at(int t, int stream) const { return base + t * frameStride + stream * streamStride; }
 };
 
-enum class FusedKind {
-  Add,                 // dst += a
-  AddScaled,           // dst += w * a (a diagonal connection)
-  Assign,              // dst = 0 + a: the first writer of a row, as Add into a cleared row
-  AssignScaled,        // dst = 0 + w * a
-  Copy,                // dst = a
-  Mul,                 // dst = a * b
-  MulInto,             // dst *= a
-  MulAdd,              // dst += a * b, a * b rounded first (as the unfused dz = a * b; dst += dz)
-  MulAssign,           // dst = 0 + a * b, a * b rounded first
-  Activate,            // dst = f(a)
-  AddActivate,         // dst = f(a + b) (a + w * b with weights); a itself is left as it was
-  ActivateBackward,    // dst = b * f'(y = a), softmax's Jacobian for softmax
-  CrossEntropyOnSums,  // dst += a - onehot(class of the row) on the predicted frames
-};
+// The op kinds of the op program, one to one: a fused op is an op bound to this chunk's buffers.
+using FusedKind = op::Kind;
 
 struct FusedOp {
   FusedKind kind = FusedKind::Add;
   Activation activation = Activation::Identity;
   int units = 0;
   RowOperand dst, a, b;
-  const float* weights = nullptr;         // AddScaled
+  const float* weights = nullptr;         // AddScaled, AssignScaled, AddActivate
   const std::int64_t* classes = nullptr;  // CrossEntropyOnSums: [T, N]
   std::ptrdiff_t firstPredictedRow = 0;   // CrossEntropyOnSums: rows before it have no loss
   int streams = 0;                        // CrossEntropyOnSums: row = t * streams + stream
@@ -69,8 +57,14 @@ struct FusedStep {
   std::vector<FusedOp> block;
 };
 
-/// Runs a block for streams [first, first + count) of frame t.
+/// Runs a block for streams [first, first + count) of frame t, stream by stream: every op of the
+/// block on one stream's row before the next stream.
 void runFusedBlock(const FusedStep& block, int t, int first, int count);
+
+/// Runs one element-wise op on rows [first, first + count) of frame t, one loop over all of them
+/// where the rows lie one after the other. With t = 0 and a buffer's own rows (frameStride =
+/// streams * units), `first` and `count` may span frames: all rows of a chunk at once.
+void runOpRows(const FusedOp& op, int t, int first, int count);
 
 /// Appends an element-wise op to the program, opening a block after a product.
 void appendOp(std::vector<FusedStep>& program, const FusedOp& op);
