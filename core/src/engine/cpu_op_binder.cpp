@@ -17,6 +17,7 @@ namespace rnnwb {
 void CpuBackend::Engine::buildProgram() {
   m_programExternal = m_outputGradients != nullptr;
   m_program = op::lower(m_plan, *m_layout, {m_programExternal});
+  op::readIdentityFactorsInPlace(m_program, m_plan);
   op::planFirstWriters(m_program, m_plan, *m_layout, m_programExternal);
   if (m_options.fusedSteps) {
     op::foldLastAdds(m_program, m_plan);

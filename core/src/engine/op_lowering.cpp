@@ -31,7 +31,7 @@ class Lowering {
   Program run() {
     for (const cpu::ConnectionOp& c : m_groups.connections)
       if (c.zBuffer >= 0)
-        m_program.factors.push_back({c.index, c.rows, c.type == ConnectionType::Identity});
+        m_program.factors.push_back({c.index, c.rows, false, value(c.from, c.delay)});
     m_program.stackWidth = m_groups.widestGroupRows;
     for (const cpu::NodeOp& node : m_groups.nodes) m_program.nodes.push_back(lowerNode(node));
     return std::move(m_program);
@@ -47,11 +47,9 @@ class Lowering {
   Ref sumGrad(int layer) const {
     return sumIsValue(m_layers[layer]) ? valueGrad(layer) : Ref{Buffer::SumGrad, layer, 0};
   }
-  /// Where a connection's term goes: its target's sum, or its own factor buffer; an identity
-  /// factor is its source's y itself, read in place.
+  /// Where a connection's term goes: its target's sum, or its own factor buffer.
   Ref term(const cpu::ConnectionOp& c) const {
     if (c.zBuffer < 0) return sum(c.to);
-    if (c.type == ConnectionType::Identity) return value(c.from, c.delay);
     return {Buffer::Factor, c.zBuffer, 0};
   }
   static Ref termGrad(const cpu::ConnectionOp& c, Ref sumGradOfTarget) {
@@ -108,8 +106,8 @@ void Lowering::forwardTerm(const cpu::ConnectionOp& c, std::vector<Op>& ops) con
       ops.push_back(op);
       return;
     }
-    case ConnectionType::Identity:  // s += x; a factor z = x is read in place
-      if (c.zBuffer < 0) ops.push_back(make(Kind::Add, c.rows, term(c), source, c));
+    case ConnectionType::Identity:  // s += x
+      ops.push_back(make(Kind::Add, c.rows, term(c), source, c));
       return;
     case ConnectionType::Complement:  // s += 1 - x
       ops.push_back(make(Kind::AddComplement, c.rows, term(c), source, c));
@@ -148,7 +146,6 @@ void Lowering::initSum(int layer, std::vector<Op>& ops) const {
   if (m_layers[layer].kind == LayerKind::Multiplicative) {
     for (int index : m_plan.anterior(layer)) {
       const cpu::ConnectionOp& c = connection(index);
-      if (c.type == ConnectionType::Identity) continue;  // read in place
       fill.dst = term(c);
       fill.a = {Buffer::Zero, -1, 0};
       fill.connection = c.index;

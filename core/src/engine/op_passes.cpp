@@ -193,6 +193,37 @@ void foldInto(std::vector<Op>& ops, std::size_t at) {
 
 }  // namespace
 
+void readIdentityFactorsInPlace(Program& program, const CompiledPlan& plan) {
+  const auto& connections = plan.graph().connections;
+  std::vector<char> inPlace(program.factors.size(), 0);
+  for (std::size_t z = 0; z < program.factors.size(); ++z) {
+    Factor& factor = program.factors[z];
+    factor.readsSource = connections[factor.connection].type == ConnectionType::Identity;
+    inPlace[z] = factor.readsSource;
+  }
+  const auto replace = [&](Ref& ref) {
+    if (ref.buffer == Buffer::Factor && inPlace[ref.index]) ref = program.factors[ref.index].source;
+  };
+  const auto rewrite = [&](std::vector<Op>& ops, bool forward) {
+    std::vector<Op> out;
+    out.reserve(ops.size());
+    for (Op op : ops) {
+      // Forward, the factor's fill and its one term go: nothing is copied.
+      if (forward && op.dst.buffer == Buffer::Factor && inPlace[op.dst.index]) continue;
+      replace(op.a);
+      replace(op.b);
+      out.push_back(op);
+    }
+    ops = std::move(out);
+  };
+  for (NodeProgram& node : program.nodes) {
+    rewrite(node.forwardAll, true);
+    rewrite(node.forwardStep, true);
+    rewrite(node.backwardAll, false);
+    rewrite(node.backwardStep, false);
+  }
+}
+
 void planFirstWriters(Program& program, const CompiledPlan& plan, const ParameterLayout& layout,
                       bool externalOutputGradients) {
   forwardFirstWriters(program, layout, static_cast<int>(plan.graph().layers.size()));

@@ -3,6 +3,8 @@
 // factor starts as a Fill, every term and every gradient adds. These passes make it cheaper and
 // keep its floats bit for bit:
 //
+// - readIdentityFactorsInPlace: an identity connection's factor of a product is its source's y;
+//   the ops read that y in place instead of a copy of it (a fill and an add per frame less).
 // - planFirstWriters: the first writer of a row in a chunk writes ("0 + x", a product with
 //   beta 0) instead of adding into a row filled beforehand, and the Fill goes; per layer, which dy
 //   frames must still be zeroed. Clearing every sum and gradient cost about 7 % of a chunk.
@@ -19,6 +21,7 @@
 
 namespace rnnwb::op {
 
+void readIdentityFactorsInPlace(Program& program, const CompiledPlan& plan);
 /// `externalOutputGradients`: every output's dy starts as the caller's gradients (as an mse
 /// output's starts as y - target), so its writers add.
 void planFirstWriters(Program& program, const CompiledPlan& plan, const ParameterLayout& layout,

@@ -100,7 +100,9 @@ struct NodeProgram {
 struct Factor {
   int connection = -1;
   int units = 0;
-  bool readsSource = false;  // an identity term: z is the source's y itself (no buffer)
+  // readIdentityFactorsInPlace: an identity term's z is its source's y itself (no buffer).
+  bool readsSource = false;
+  Ref source;  // the connection's source rows: Value of its source layer, shifted by its delay
 };
 
 struct Program {
