@@ -1,56 +1,17 @@
-// One frame of one node for one stream (node_step.hpp): forward, VJP and D_t. Single stream, so
-// full connections are sgemv / sger; the tangents of D_t are one sgemm per inner delay-0 full
-// connection.
+// One frame of one node for one stream (node_step.hpp): the node's ops of the op program,
+// interpreted on one row. The forward runs here; the VJP in node_step_vjp.cpp, D_t in
+// node_step_jacobian.cpp.
 #include "rnnwb/core/engine/node_step.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "rnnwb/core/engine/activation_math.hpp"
+#include "fused_step.hpp"
+#include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb {
-namespace {
-
-// One loop per activation (the switch outside it), so that the compiler vectorizes each: RTRL
-// steps one frame of one stream at a time, where these loops are a good part of the work.
-
-/// y = f(s) over a layer of n units.
-void activate(Activation a, const float* s, float* y, int n) {
-  switch (a) {
-    case Activation::Softmax:
-      math::softmax(s, y, n);
-      return;
-    case Activation::Sigmoid:
-      for (int i = 0; i < n; ++i) y[i] = math::sigmoid(s[i]);
-      return;
-    case Activation::Tanh:
-      for (int i = 0; i < n; ++i) y[i] = math::tanhApprox(s[i]);
-      return;
-    default:
-      for (int i = 0; i < n; ++i) y[i] = math::activate(a, s[i]);
-  }
-}
-
-/// dy -> ds through the activation of a layer (size n), given y.
-void activationBackward(Activation a, const float* y, const float* dy, float* ds, int n) {
-  switch (a) {
-    case Activation::Softmax:
-      math::softmaxBackward(y, dy, ds, n);
-      return;
-    case Activation::Sigmoid:
-      for (int i = 0; i < n; ++i) ds[i] = dy[i] * (y[i] * (1.0f - y[i]));
-      return;
-    case Activation::Tanh:
-      for (int i = 0; i < n; ++i) ds[i] = dy[i] * (1.0f - y[i] * y[i]);
-      return;
-    default:
-      for (int i = 0; i < n; ++i) ds[i] = dy[i] * math::derivativeFromOutput(a, y[i]);
-  }
-}
-
-}  // namespace
 
 NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int node)
     : m_plan(plan), m_layout(layout), m_node(node) {
@@ -64,10 +25,11 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
   m_inner = scc.innerOrder;
   m_unitOffset.assign(g.layers.size(), -1);
   m_stateOffset.assign(g.layers.size(), -1);
-  m_inputs.resize(g.layers.size());
+  m_productOffset.assign(g.connections.size(), -1);
   for (int l : m_layers) {
     m_unitOffset[l] = m_unitCount;
     m_unitCount += g.layers[l].size;
+    m_widest = std::max(m_widest, g.layers[l].size);
     const auto& out = plan.posterior(l);
     const bool isState = std::any_of(out.begin(), out.end(), [&](int c) {
       return g.connections[c].delay > 0 && plan.nodeOfLayer(plan.toLayer(c)) == node;
@@ -78,25 +40,38 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
     m_stateSize += g.layers[l].size;
   }
   for (int l : m_layers) {
-    const bool multiplicative = g.layers[l].kind == LayerKind::Multiplicative;
     for (int c : plan.anterior(l)) {
-      Input in{c, plan.fromLayer(c), -1, g.connections[c].delay, -1};
-      if (plan.nodeOfLayer(in.from) != node) {
-        in.external = static_cast<int>(m_external.size());
+      const int from = plan.fromLayer(c);
+      if (plan.nodeOfLayer(from) != node) {
         m_external.push_back(c);
-      } else if (in.delay > 1) {
+      } else if (g.connections[c].delay > 1) {
         throw std::invalid_argument("connection '" + g.connections[c].id +
                                     "' inside the node of '" + g.layers[l].id + "' has delay " +
-                                    std::to_string(in.delay) +
+                                    std::to_string(g.connections[c].delay) +
                                     "; a one-frame step needs delay 1 inside a node");
       }
-      if (multiplicative) {
-        in.zOffset = m_zCount;
-        m_zCount += g.layers[l].size;
-      }
-      m_inputs[l].push_back(in);
+      if (g.layers[l].kind != LayerKind::Multiplicative) continue;
+      m_productOffset[c] = m_zCount;
+      m_zCount += g.layers[l].size;
     }
   }
+  m_zeros.assign(static_cast<std::size_t>(m_widest), 0.0f);
+  // The plain program: every sum starts as a Fill, every term and cotangent adds.
+  op::LoweringOptions options;
+  options.inputGradients = true;  // the caller may ask for the external inputs' cotangents
+  const op::Program program = op::lower(plan, layout, options);
+  for (const op::Factor& factor : program.factors)
+    m_factorOffset.push_back(m_productOffset[factor.connection]);
+  m_stackWidth = program.stackWidth;
+  const op::NodeProgram& ops = program.nodes.at(node);
+  const auto append = [](std::vector<op::Op>& to, const std::vector<op::Op>& from) {
+    to.insert(to.end(), from.begin(), from.end());
+  };
+  append(m_forward, ops.forwardAll);
+  append(m_forward, ops.forwardStep);
+  append(m_backward, ops.recurrent ? ops.backwardStep : ops.backwardAll);
+  append(m_backward, ops.backwardExternal);
+  m_gradients = ops.gradients;
 }
 
 int NodeStep::unitOffset(int layer) const {
@@ -108,11 +83,13 @@ int NodeStep::stateOffset(int layer) const {
 }
 
 int NodeStep::productOffset(int connection) const {
-  const int to = m_plan.toLayer(connection);
-  if (m_unitOffset[to] < 0) return -1;
-  for (const Input& in : m_inputs[to])
-    if (in.connection == connection) return in.zOffset;
-  return -1;
+  if (connection < 0 || connection >= static_cast<int>(m_productOffset.size())) return -1;
+  return m_productOffset[connection];
+}
+
+int NodeStep::externalIndex(int connection) const {
+  const auto it = std::find(m_external.begin(), m_external.end(), connection);
+  return it == m_external.end() ? -1 : static_cast<int>(it - m_external.begin());
 }
 
 NodeStep::Tape NodeStep::makeTape() const {
@@ -120,138 +97,102 @@ NodeStep::Tape NodeStep::makeTape() const {
   tape.s.assign(m_unitCount, 0.0f);
   tape.y.assign(m_unitCount, 0.0f);
   tape.z.assign(m_zCount, 0.0f);
+  tape.stack.assign(static_cast<std::size_t>(m_stackWidth), 0.0f);
   return tape;
 }
 
-const float* NodeStep::sourceOf(const Input& in, std::span<const float* const> external,
-                                std::span<const float> prevState, const Tape& tape) const {
-  if (in.external >= 0) return external[in.external];
-  if (in.delay == 1) return prevState.data() + m_stateOffset[in.from];
-  return tape.y.data() + m_unitOffset[in.from];
-}
-
-void NodeStep::forwardLayer(const ParameterSet& params, int l,
-                            std::span<const float* const> external,
-                            std::span<const float> prevState, Tape& tape) const {
-  const Layer& spec = m_plan.graph().layers[l];
-  const int n = spec.size;
-  float* s = tape.s.data() + m_unitOffset[l];
-  const bool multiplicative = spec.kind == LayerKind::Multiplicative;
-  const ParameterView* bias = m_layout.layerBias(l);
-  if (bias && !multiplicative)
-    std::copy_n(params.values().data() + bias->offset, n, s);
-  else
-    std::fill_n(s, n, 0.0f);
-  bool first = true;
-  for (const Input& in : m_inputs[l]) {
-    float* z = multiplicative ? tape.z.data() + in.zOffset : s;
-    if (multiplicative) std::fill_n(z, n, 0.0f);
-    const float* x = sourceOf(in, external, prevState, tape);
-    const Connection& c = m_plan.graph().connections[in.connection];
-    if (c.type == ConnectionType::Full) {
-      const int cols = m_plan.graph().layers[in.from].size;
-      const float* w = params.values().data() + m_layout.connectionWeight(in.connection)->offset;
-      sgemv(false, n, cols, 1.0f, w, cols, x, 1.0f, z);
-    } else if (c.type == ConnectionType::Diagonal) {
-      const float* w = params.values().data() + m_layout.connectionWeight(in.connection)->offset;
-      for (int i = 0; i < n; ++i) z[i] += w[i] * x[i];
-    } else {
-      for (int i = 0; i < n; ++i) z[i] += x[i];
-    }
-    if (multiplicative) {
-      if (first)
-        std::copy_n(z, n, s);
-      else
-        for (int i = 0; i < n; ++i) s[i] *= z[i];
-    }
-    first = false;
+float* NodeStep::rowOf(const op::Ref& ref, const op::Op& op, const Frame& frame) const {
+  const auto member = [&] { return m_unitOffset[ref.index] >= 0; };
+  const auto orNull = [](auto span, int offset) {
+    return span.empty() ? nullptr : span.data() + offset;
+  };
+  switch (ref.buffer) {
+    case op::Buffer::None:
+      return nullptr;
+    case op::Buffer::Value:
+      if (!member()) return const_cast<float*>(frame.external[externalIndex(op.connection)]);
+      if (ref.shift == 0) return frame.y + m_unitOffset[ref.index];
+      return const_cast<float*>(frame.prevState.data()) + m_stateOffset[ref.index];
+    case op::Buffer::ValueGrad:
+      if (!member())
+        return frame.externalGrad.empty() ? nullptr
+                                          : frame.externalGrad[externalIndex(op.connection)];
+      if (ref.shift == 0) return frame.dy + m_unitOffset[ref.index];
+      return orNull(frame.prevStateGrad, m_stateOffset[ref.index]);
+    case op::Buffer::Sum:
+      return frame.s + m_unitOffset[ref.index];
+    case op::Buffer::SumGrad:
+      return frame.ds + m_unitOffset[ref.index];
+    case op::Buffer::Factor:
+      return frame.z + m_factorOffset[ref.index];
+    case op::Buffer::FactorGrad:
+      return frame.dz + m_factorOffset[ref.index];
+    case op::Buffer::Stack:
+      return frame.stack + ref.index;
+    case op::Buffer::Bias:
+      return const_cast<float*>(frame.params + m_layout.layerBias(ref.index)->offset);
+    case op::Buffer::Zero:
+      return const_cast<float*>(m_zeros.data());
   }
-  activate(spec.activation, s, tape.y.data() + m_unitOffset[l], n);
+  return nullptr;
 }
 
-void NodeStep::forward(const ParameterSet& params, std::span<const float* const> external,
-                       std::span<const float> prevState, Tape& tape) const {
+void NodeStep::runOp(const op::Op& op, const Frame& frame) const {
+  float* dst = rowOf(op.dst, op, frame);
+  if (!dst) return;  // a cotangent nobody asked for
+  const float* a = rowOf(op.a, op, frame);
+  const float* weights = op.weights >= 0 ? frame.params + op.weights : nullptr;
+  if (op.kind == op::Kind::Product) {  // one row: dst = beta dst + W a (or W^T a)
+    if (op.transposeWeights)
+      sgemv(false, op.units, op.inner, 1.0f, weights, op.ldw, a, op.beta, dst);
+    else
+      sgemv(true, op.inner, op.units, 1.0f, weights, op.ldw, a, op.beta, dst);
+    return;
+  }
+  cpu::FusedOp bound;
+  bound.kind = op.kind;
+  bound.activation = op.activation;
+  bound.units = op.units;
+  bound.dst = {dst, 0, 0};
+  bound.a = {const_cast<float*>(a), 0, 0};
+  bound.b = {rowOf(op.b, op, frame), 0, 0};
+  bound.weights = weights;
+  cpu::runOpRows(bound, 0, 0, 1);
+}
+
+void NodeStep::checkInputs(std::span<const float* const> external,
+                           std::span<const float> prevState) const {
   if (external.size() != m_external.size() || static_cast<int>(prevState.size()) < m_stateSize)
     throw std::invalid_argument(
         "node step: got " + std::to_string(external.size()) + " external inputs and a state of " +
         std::to_string(prevState.size()) + ", expected " + std::to_string(m_external.size()) +
         " and " + std::to_string(m_stateSize));
-  for (int l : m_inner) forwardLayer(params, l, external, prevState, tape);
+}
+
+void NodeStep::forward(const ParameterSet& params, std::span<const float* const> external,
+                       std::span<const float> prevState, Tape& tape) const {
+  checkInputs(external, prevState);
+  tape.stack.resize(static_cast<std::size_t>(m_stackWidth));
+  Frame frame;
+  frame.params = params.values().data();
+  frame.external = external;
+  frame.prevState = prevState;
+  frame.y = tape.y.data();
+  frame.s = tape.s.data();
+  frame.z = tape.z.data();
+  frame.stack = tape.stack.data();
+  for (const op::Op& op : m_forward) runOp(op, frame);
+  // A layer whose sum is its value has no s of its own in the program; the tape keeps both.
+  for (int l : m_layers)
+    if (op::sumIsValue(m_plan.graph().layers[l]))
+      std::copy_n(tape.y.data() + m_unitOffset[l], m_plan.graph().layers[l].size,
+                  tape.s.data() + m_unitOffset[l]);
 }
 
 void NodeStep::readState(const Tape& tape, std::span<float> state) const {
   for (int l : m_stateLayers)
     std::copy_n(tape.y.data() + m_unitOffset[l], m_plan.graph().layers[l].size,
                 state.data() + m_stateOffset[l]);
-}
-
-void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> external,
-                   std::span<const float> prevState, const Tape& tape, std::span<const float> v,
-                   const Cotangents& out, std::vector<float>& scratch,
-                   std::span<const float> vOnSums) const {
-  const Graph& g = m_plan.graph();
-  int widest = 0;
-  for (int l : m_layers) widest = std::max(widest, g.layers[l].size);
-  scratch.resize(static_cast<std::size_t>(m_unitCount) + 2 * widest);
-  float* dy = scratch.data();
-  float* ds = dy + m_unitCount;
-  float* dz = ds + widest;
-  std::copy_n(v.data(), m_unitCount, dy);
-  const float* theta = params.values().data();
-  for (auto it = m_inner.rbegin(); it != m_inner.rend(); ++it) {
-    const int l = *it;
-    const Layer& spec = g.layers[l];
-    const int n = spec.size;
-    activationBackward(spec.activation, tape.y.data() + m_unitOffset[l], dy + m_unitOffset[l], ds,
-                       n);
-    if (!vOnSums.empty())
-      for (int i = 0; i < n; ++i) ds[i] += vOnSums[m_unitOffset[l] + i];
-    if (!out.sums.empty())
-      for (int i = 0; i < n; ++i) out.sums[m_unitOffset[l] + i] += ds[i];
-    const bool multiplicative = spec.kind == LayerKind::Multiplicative;
-    const ParameterView* bias = m_layout.layerBias(l);
-    if (bias && !multiplicative && !out.params.empty())
-      for (int i = 0; i < n; ++i) out.params[bias->offset + i] += ds[i];
-    for (const Input& in : m_inputs[l]) {
-      std::copy_n(ds, n, dz);
-      if (multiplicative)
-        for (const Input& other : m_inputs[l])
-          if (other.zOffset != in.zOffset)
-            for (int i = 0; i < n; ++i) dz[i] *= tape.z[other.zOffset + i];
-      if (multiplicative && !out.products.empty())
-        for (int i = 0; i < n; ++i) out.products[in.zOffset + i] += dz[i];
-      float* dx = nullptr;
-      if (in.external >= 0)
-        dx = out.external.empty() ? nullptr : out.external[in.external];
-      else if (in.delay == 1)
-        dx = out.prevState.empty() ? nullptr : out.prevState.data() + m_stateOffset[in.from];
-      else
-        dx = dy + m_unitOffset[in.from];
-      const float* x = sourceOf(in, external, prevState, tape);
-      const Connection& c = g.connections[in.connection];
-      if (c.type == ConnectionType::Identity) {
-        if (dx)
-          for (int i = 0; i < n; ++i) dx[i] += dz[i];
-        continue;
-      }
-      const std::size_t offset = m_layout.connectionWeight(in.connection)->offset;
-      const float* w = theta + offset;
-      if (c.type == ConnectionType::Diagonal) {
-        if (dx)
-          for (int i = 0; i < n; ++i) dx[i] += w[i] * dz[i];
-        if (!out.params.empty())
-          for (int i = 0; i < n; ++i) out.params[offset + i] += dz[i] * x[i];
-        continue;
-      }
-      const int cols = g.layers[in.from].size;
-      if (dx) sgemv(true, n, cols, 1.0f, w, cols, dz, 1.0f, dx);
-      if (out.params.empty()) continue;
-      float* dw = out.params.data() + offset;
-      sger(n, cols, 1.0f, dz, x, dw, cols);
-      const std::span<const float> mask = params.connectionMask(in.connection);
-      for (std::size_t i = 0; i < mask.size(); ++i) dw[i] *= mask[i];
-    }
-  }
 }
 
 }  // namespace rnnwb

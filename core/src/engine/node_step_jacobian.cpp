@@ -1,8 +1,8 @@
-// D_t = ∂h_t/∂h_{t-1} of a node step (node_step.hpp) by forward-mode propagation: every member
-// layer carries its tangent T_l = ∂y_l/∂h_{t-1} (size_l x |h|, row-major). Delayed connections
-// read h_{t-1} itself, whose tangent is the identity, so they only place their weights into T;
-// delay-0 connections inside the node multiply the source's tangent by their weights.
-
+// D_t = ∂h_t/∂h_{t-1} of a node step (node_step.hpp) by forward-mode propagation through the
+// node's forward ops: one tangent rule per op kind. Every row a tangent is kept for (a member's
+// y and s, a factor, the stack) carries T = ∂row/∂h_{t-1} (its units x |h|, row-major). A state
+// row h_{t-1} itself has the identity as its tangent, so an op reading it only places its weights
+// into T (no product); external rows, biases and zeros are constants of the step: tangent 0.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -13,6 +13,13 @@
 
 namespace rnnwb {
 namespace {
+
+/// The tangent of an op's operand: a matrix, the identity columns of a state row, or zero.
+struct Tangent {
+  float* rows = nullptr;  // units x h
+  int stateColumn = -1;   // the identity at these columns of h
+  bool zero() const { return !rows && stateColumn < 0; }
+};
 
 /// T (n x h) through the activation: rows scaled by f'(s), or J_softmax T column by column.
 void activationTangent(Activation a, const float* y, float* t, int n, int h) {
@@ -35,6 +42,33 @@ void activationTangent(Activation a, const float* y, float* t, int n, int h) {
   }
 }
 
+/// T_dst += scale_i * T_a row by row (scale: per-unit weights, or `sign` alone).
+void addScaled(float* dst, const Tangent& a, const float* w, float sign, int n, int h) {
+  const std::size_t hh = static_cast<std::size_t>(h);
+  for (int i = 0; i < n; ++i) {
+    const float f = sign * (w ? w[i] : 1.0f);
+    if (a.stateColumn >= 0) {
+      dst[i * hh + a.stateColumn + i] += f;
+      continue;
+    }
+    const float* from = a.rows + i * hh;
+    for (std::size_t k = 0; k < hh; ++k) dst[i * hh + k] += f * from[k];
+  }
+}
+
+/// T_dst += diag(values) T_a.
+void addTimes(float* dst, const Tangent& a, const float* values, int n, int h) {
+  if (a.zero()) return;
+  const std::size_t hh = static_cast<std::size_t>(h);
+  for (int i = 0; i < n; ++i) {
+    if (a.stateColumn >= 0) {
+      dst[i * hh + a.stateColumn + i] += values[i];
+      continue;
+    }
+    for (std::size_t k = 0; k < hh; ++k) dst[i * hh + k] += values[i] * a.rows[i * hh + k];
+  }
+}
+
 }  // namespace
 
 void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::span<float> d,
@@ -44,59 +78,101 @@ void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::
     throw std::invalid_argument("state Jacobian: got " + std::to_string(d.size()) +
                                 " floats, expected |h|² = " + std::to_string(h * h));
   const Graph& g = m_plan.graph();
-  // Tangents of the layers (unit layout), then one z tangent for a multiplicative layer's input.
-  int widest = 0;
-  for (int l : m_layers) widest = std::max(widest, g.layers[l].size);
   const std::size_t hh = static_cast<std::size_t>(h);
-  scratch.assign((static_cast<std::size_t>(m_unitCount) + widest) * hh, 0.0f);
-  float* tz = scratch.data() + static_cast<std::size_t>(m_unitCount) * hh;
+  const std::size_t units = static_cast<std::size_t>(m_unitCount);
+  // Tangents of y, s, the factors and the stack; then the running product of a multiplicative
+  // layer's factors (its s before each MulInto).
+  scratch.assign((2 * units + m_zCount + m_stackWidth) * hh + units, 0.0f);
+  float* ty = scratch.data();
+  float* ts = ty + units * hh;
+  float* tz = ts + units * hh;
+  float* tstack = tz + static_cast<std::size_t>(m_zCount) * hh;
+  float* partial = tstack + static_cast<std::size_t>(m_stackWidth) * hh;
   const float* theta = params.values().data();
-  for (int l : m_inner) {
-    const Layer& spec = g.layers[l];
-    const int n = spec.size;
-    float* tl = scratch.data() + static_cast<std::size_t>(m_unitOffset[l]) * hh;
-    const bool multiplicative = spec.kind == LayerKind::Multiplicative;
-    for (const Input& in : m_inputs[l]) {
-      if (in.external >= 0) continue;  // a constant of the step: tangent 0
-      float* t = multiplicative ? tz : tl;
-      if (multiplicative) std::fill_n(t, static_cast<std::size_t>(n) * hh, 0.0f);
-      const Connection& c = g.connections[in.connection];
-      const ParameterView* view = m_layout.connectionWeight(in.connection);
-      const float* w = view ? theta + view->offset : nullptr;
-      const int cols = g.layers[in.from].size;
-      if (in.delay == 1) {
-        const int o = m_stateOffset[in.from];
-        for (int i = 0; i < n; ++i) {
-          float* row = t + static_cast<std::size_t>(i) * hh + o;
-          if (c.type == ConnectionType::Full)
-            for (int j = 0; j < cols; ++j) row[j] += w[static_cast<std::size_t>(i) * cols + j];
-          else
-            row[i] += c.type == ConnectionType::Diagonal ? w[i] : 1.0f;
-        }
-      } else {
-        const float* ts = scratch.data() + static_cast<std::size_t>(m_unitOffset[in.from]) * hh;
-        if (c.type == ConnectionType::Full) {
-          sgemm(false, false, n, h, cols, 1.0f, w, cols, ts, h, 1.0f, t, h);
-        } else {
-          for (int i = 0; i < n; ++i) {
-            const float f = c.type == ConnectionType::Diagonal ? w[i] : 1.0f;
-            for (int k = 0; k < h; ++k) t[i * hh + k] += f * ts[i * hh + k];
-          }
-        }
-      }
-      if (!multiplicative) continue;
-      // ∂s/∂z_m = the product of the other factors.
-      for (int i = 0; i < n; ++i) {
-        float f = 1.0f;
-        for (const Input& other : m_inputs[l])
-          if (other.zOffset != in.zOffset) f *= tape.z[other.zOffset + i];
-        for (int k = 0; k < h; ++k) tl[i * hh + k] += f * t[i * hh + k];
-      }
+  const auto tangentOf = [&](const op::Ref& ref) -> Tangent {
+    switch (ref.buffer) {
+      case op::Buffer::Value:
+        if (m_unitOffset[ref.index] < 0) return {};  // external
+        if (ref.shift > 0) return {nullptr, m_stateOffset[ref.index]};
+        return {ty + m_unitOffset[ref.index] * hh};
+      case op::Buffer::Sum:
+        return {ts + m_unitOffset[ref.index] * hh};
+      case op::Buffer::Factor:
+        return {tz + m_factorOffset[ref.index] * hh};
+      case op::Buffer::Stack:
+        return {tstack + ref.index * hh};
+      default:
+        return {};  // bias, zeros
     }
-    activationTangent(spec.activation, tape.y.data() + m_unitOffset[l], tl, n, h);
+  };
+  // The primal value of a factor or a member's y (what a product's tangent rule multiplies by).
+  const auto valueOf = [&](const op::Ref& ref) -> const float* {
+    if (ref.buffer == op::Buffer::Factor) return tape.z.data() + m_factorOffset[ref.index];
+    return tape.y.data() + m_unitOffset[ref.index];
+  };
+  for (const op::Op& op : m_forward) {
+    const Tangent dst = tangentOf(op.dst);
+    const Tangent a = tangentOf(op.a);
+    const std::size_t n = static_cast<std::size_t>(op.units);
+    const float* w = op.weights >= 0 ? theta + op.weights : nullptr;
+    float* t = dst.rows;
+    switch (op.kind) {
+      case op::Kind::Fill:
+        std::fill_n(t, n * hh, 0.0f);
+        break;
+      case op::Kind::Add:
+      case op::Kind::AddScaled:
+      case op::Kind::Subtract:
+      case op::Kind::AddComplement:
+        if (!a.zero())
+          addScaled(t, a, w, op.kind == op::Kind::Add || op.kind == op::Kind::AddScaled ? 1 : -1,
+                    op.units, h);
+        break;
+      case op::Kind::Product:  // T_dst = beta T_dst + W T_a
+        if (op.beta == 0.0f) std::fill_n(t, n * hh, 0.0f);
+        if (a.stateColumn >= 0) {
+          for (std::size_t i = 0; i < n; ++i)
+            for (int j = 0; j < op.inner; ++j)
+              t[i * hh + a.stateColumn + j] += w[i * op.ldw + j];
+        } else if (a.rows) {
+          sgemm(false, false, op.units, h, op.inner, 1.0f, w, op.ldw, a.rows, h, 1.0f, t, h);
+        }
+        break;
+      case op::Kind::Copy:  // a single factor: s = z
+        std::fill_n(t, n * hh, 0.0f);
+        if (!a.zero()) addScaled(t, a, nullptr, 1.0f, op.units, h);
+        std::copy_n(valueOf(op.a), n, partial + m_unitOffset[op.layer]);
+        break;
+      case op::Kind::Mul: {  // s = a b: T = diag(b) T_a + diag(a) T_b
+        const float* va = valueOf(op.a);
+        const float* vb = valueOf(op.b);
+        std::fill_n(t, n * hh, 0.0f);
+        addTimes(t, a, vb, op.units, h);
+        addTimes(t, tangentOf(op.b), va, op.units, h);
+        float* p = partial + m_unitOffset[op.layer];
+        for (std::size_t i = 0; i < n; ++i) p[i] = va[i] * vb[i];
+        break;
+      }
+      case op::Kind::MulInto: {  // s *= a: T = diag(a) T_s + diag(s before) T_a
+        const float* va = valueOf(op.a);
+        float* p = partial + m_unitOffset[op.layer];
+        for (std::size_t i = 0; i < n; ++i)
+          for (std::size_t k = 0; k < hh; ++k) t[i * hh + k] *= va[i];
+        addTimes(t, a, p, op.units, h);
+        for (std::size_t i = 0; i < n; ++i) p[i] *= va[i];
+        break;
+      }
+      case op::Kind::Activate:  // T_y = f'(s) T_s
+        if (t != a.rows) std::copy_n(a.rows, n * hh, t);
+        activationTangent(op.activation, tape.y.data() + m_unitOffset[op.layer], t, op.units, h);
+        break;
+      default:
+        throw std::logic_error(std::string("node step: no tangent rule for op kind ") +
+                               std::to_string(static_cast<int>(op.kind)) + " in a forward region");
+    }
   }
   for (int l : m_stateLayers)
-    std::copy_n(scratch.data() + static_cast<std::size_t>(m_unitOffset[l]) * hh,
+    std::copy_n(ty + static_cast<std::size_t>(m_unitOffset[l]) * hh,
                 static_cast<std::size_t>(g.layers[l].size) * hh,
                 d.data() + static_cast<std::size_t>(m_stateOffset[l]) * hh);
 }

@@ -189,7 +189,7 @@ void Lowering::finishLayer(int layer, std::vector<Op>& ops) const {
 // --- backward rules --------------------------------------------------------------------------
 
 void Lowering::backwardTerm(const cpu::ConnectionOp& c, std::vector<Op>& ops) const {
-  if (m_layers[c.from].isInput()) return;  // nothing upstream of an input needs its gradient
+  if (m_layers[c.from].isInput() && !m_options.inputGradients) return;
   const Ref grad = termGrad(c, sumGrad(c.to));
   const Ref sourceGrad = valueGrad(c.from, c.delay);
   switch (c.type) {
@@ -220,7 +220,7 @@ void Lowering::backwardTerm(const cpu::ConnectionOp& c, std::vector<Op>& ops) co
 
 void Lowering::backwardGroup(const cpu::StackedGroup& g, int column, std::vector<Op>& ops) const {
   if (g.connections.size() == 1) return backwardTerm(connection(g.connections.front()), ops);
-  if (m_layers[g.from].isInput()) return;
+  if (m_layers[g.from].isInput() && !m_options.inputGradients) return;
   // The members' dz side by side in the workspace, then one product into the source's dy.
   int at = column;
   for (int index : g.connections) {

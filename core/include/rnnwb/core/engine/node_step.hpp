@@ -1,9 +1,10 @@
 #pragma once
 // One frame of one node of a CompiledPlan for ONE stream, with its vector-Jacobian product and
-// its state Jacobian: the one-step API that RTRL / SnAp (core/snap) build on. It computes the
-// same maths as the CPU engine's frame loop (activation_math.hpp, the same connection and layer
-// rules) but for a single frame of a single node, so that the quantities RTRL needs can be read
-// without touching the chunked engine:
+// its state Jacobian: the one-step API that RTRL / SnAp (core/snap) build on. It interprets the
+// node's regions of the op program (op_program.hpp, as the lowering makes it, before the CPU
+// engine's passes) for a single frame of a single stream: forward with the engine's element-wise
+// kernels, the VJP through the backward regions, and D_t by one tangent rule per op kind. So the
+// quantities RTRL needs are read without touching the chunked engine, from the same rules:
 //
 //   h_t = F(h_{t-1}, x_t; θ)       x_t: the sources of the node's connections from outside it
 //   vjp:  (v on y_t) -> vᵀ ∂y_t/∂θ, vᵀ ∂y_t/∂h_{t-1}, vᵀ ∂y_t/∂x_t
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/op_program.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
 
 namespace rnnwb {
@@ -31,6 +33,7 @@ class NodeStep {
   /// of the node: its z. Sized by NodeStep::makeTape.
   struct Tape {
     std::vector<float> s, y, z;
+    std::vector<float> stack;  // the workspace of the node's stacked products
   };
 
   /// `node` indexes plan.nodes(); an input layer is refused (it has nothing to compute), and so
@@ -97,25 +100,35 @@ class NodeStep {
                      std::vector<float>& scratch) const;
 
  private:
-  struct Input {
-    int connection = 0;
-    int from = 0;       // source layer
-    int external = -1;  // index into the external arguments, or -1 for an inner connection
-    int delay = 0;
-    int zOffset = -1;  // into Tape::z for a multiplicative destination, else -1
+  /// The rows of one interpretation: where each buffer reference of the node's ops points.
+  struct Frame {
+    const float* params = nullptr;
+    std::span<const float* const> external;  // per external connection
+    std::span<const float> prevState;
+    float *y = nullptr, *s = nullptr, *z = nullptr, *stack = nullptr;
+    float *dy = nullptr, *ds = nullptr, *dz = nullptr;  // cotangents (vjp)
+    std::span<float> prevStateGrad;
+    std::span<float* const> externalGrad;
   };
-  const float* sourceOf(const Input& in, std::span<const float* const> external,
-                        std::span<const float> prevState, const Tape& tape) const;
-  void forwardLayer(const ParameterSet& params, int layer, std::span<const float* const> external,
-                    std::span<const float> prevState, Tape& tape) const;
+  /// The row `ref` of op `op` reads or writes in this frame, or null (a cotangent not asked for).
+  float* rowOf(const op::Ref& ref, const op::Op& op, const Frame& frame) const;
+  /// Runs one op on one row: element-wise through the engine's kernels, a product as sgemv.
+  void runOp(const op::Op& op, const Frame& frame) const;
+  void checkInputs(std::span<const float* const> external, std::span<const float> prevState) const;
+  int externalIndex(int connection) const;
 
   const CompiledPlan& m_plan;
   const ParameterLayout& m_layout;
   int m_node;
   std::vector<int> m_layers, m_inner, m_external, m_stateLayers;
   std::vector<int> m_unitOffset, m_stateOffset;  // per graph layer, -1 outside
-  std::vector<std::vector<Input>> m_inputs;      // per graph layer (members only)
-  int m_unitCount = 0, m_stateSize = 0, m_zCount = 0;
+  std::vector<int> m_productOffset;              // per connection, -1 outside
+  std::vector<int> m_factorOffset;               // per factor of the program, -1 outside
+  int m_unitCount = 0, m_stateSize = 0, m_zCount = 0, m_widest = 0, m_stackWidth = 0;
+  // The node's ops, from its regions: forward, backward (its step or plain region, then its
+  // external connections'), and the parameter gradients.
+  std::vector<op::Op> m_forward, m_backward, m_gradients;
+  std::vector<float> m_zeros;  // a Zero row, as wide as the widest member
 };
 
 }  // namespace rnnwb

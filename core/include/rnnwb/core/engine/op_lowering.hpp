@@ -13,6 +13,9 @@ struct LoweringOptions {
   /// The caller hands the gradients of the outputs (backwardFromOutputs): the built-in losses'
   /// gradients are left out of the backward.
   bool externalOutputGradients = false;
+  /// The backward carries the gradients on to input layers too (the engines stop there: nothing
+  /// upstream of an input needs them; a node step hands them to its caller).
+  bool inputGradients = false;
 };
 
 /// A layer whose sum is its value (identity activation, no loss): s and y are one buffer, and ds
