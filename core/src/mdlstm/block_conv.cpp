@@ -5,6 +5,7 @@
 
 #include "blas.hpp"
 #include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/engine/activation_math.hpp"
 
 namespace rnnwb::mdlstm {
 
@@ -40,7 +41,7 @@ std::vector<FeatureMap> blockConvForward(const BlockConvParameters& p,
     std::copy(p.bias.begin(), p.bias.end(), tape.output.begin() + std::size_t(b) * p.outputs);
   gemm(false, true, blocks, p.outputs, k, 1.0f, tape.chunks.rows.data(), k, p.weights.data(), k,
        1.0f, tape.output.data(), p.outputs);
-  for (float& v : tape.output) v = std::tanh(v);
+  for (float& v : tape.output) v = math::tanhApprox(v);  // the engine's tanh
   return packing::dechunkRows(tape.output, p.outputs, tape.chunks.grids);
 }
 
@@ -50,7 +51,8 @@ std::vector<FeatureMap> blockConvBackward(const BlockConvParameters& p, const Bl
   std::vector<float> dPre = packing::chunkRows(dOutputs);
   if (dPre.size() != tape.output.size())
     throw std::invalid_argument("block convolution: output gradients of the wrong size");
-  for (std::size_t i = 0; i < dPre.size(); ++i) dPre[i] *= 1.0f - tape.output[i] * tape.output[i];
+  for (std::size_t i = 0; i < dPre.size(); ++i)
+    dPre[i] *= math::derivativeFromOutput(Activation::Tanh, tape.output[i]);
   const int blocks = tape.chunks.blockCount(), k = tape.chunks.rowSize();
   gemm(true, false, p.outputs, k, blocks, 1.0f, dPre.data(), p.outputs, tape.chunks.rows.data(), k,
        1.0f, grads.weights.data(), k);
