@@ -1,11 +1,11 @@
 #include "rnnwb/core/mdlstm/block_conv.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <stdexcept>
 
 #include "blas.hpp"
-#include "rnnwb/core/connection_mask.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
 
 namespace rnnwb::mdlstm {
 
@@ -19,8 +19,7 @@ BlockConvParameters::BlockConvParameters(int in, int out, int bh, int bw)
 
 void BlockConvParameters::initialize(std::uint64_t seed) {
   SplitMix64 random(seed);
-  const double a = 1.0 / std::sqrt(static_cast<double>(blockHeight * blockWidth * inputs));
-  for (float& w : weights) w = static_cast<float>((2.0 * random.nextUnit() - 1.0) * a);
+  fillUniformFanIn(weights, static_cast<double>(blockHeight * blockWidth * inputs), random);
   std::fill(bias.begin(), bias.end(), 0.0f);
 }
 
