@@ -4,8 +4,6 @@
 #include <cmath>
 #include <string_view>
 
-#include "rnnwb/core/connection_mask.hpp"
-
 namespace rnnwb {
 namespace {
 
@@ -36,16 +34,19 @@ ParameterSet initParameters(const CompiledPlan& plan, std::uint64_t seed) {
       std::fill(values.begin(), values.end(), static_cast<float>(*connection.init));
       continue;
     }
-    double bound = 1.0;
-    if (connection.type == ConnectionType::Full) {
-      const double fanIn = std::max(1.0, connection.density * static_cast<double>(view.shape[1]));
-      bound = 1.0 / std::sqrt(fanIn);
-    }
+    const double fanIn = connection.type == ConnectionType::Full
+                             ? connection.density * static_cast<double>(view.shape[1])
+                             : 1.0;  // a diagonal weight: U(-1, 1)
     SplitMix64 random(tensorSeed(seed, view.key));
-    for (float& v : values) v = static_cast<float>((2.0 * random.nextUnit() - 1.0) * bound);
+    fillUniformFanIn(values, fanIn, random);
   }
   parameters.applyMasks();
   return parameters;
+}
+
+void fillUniformFanIn(std::span<float> values, double fanIn, SplitMix64& random) {
+  const double bound = 1.0 / std::sqrt(std::max(1.0, fanIn));
+  for (float& v : values) v = static_cast<float>((2.0 * random.nextUnit() - 1.0) * bound);
 }
 
 }  // namespace rnnwb

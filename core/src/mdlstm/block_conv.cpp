@@ -1,10 +1,11 @@
 #include "rnnwb/core/mdlstm/block_conv.hpp"
 
-#include <cmath>
+#include <algorithm>
 #include <stdexcept>
 
 #include "blas.hpp"
-#include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
 
 namespace rnnwb::mdlstm {
 
@@ -18,8 +19,7 @@ BlockConvParameters::BlockConvParameters(int in, int out, int bh, int bw)
 
 void BlockConvParameters::initialize(std::uint64_t seed) {
   SplitMix64 random(seed);
-  const double a = 1.0 / std::sqrt(static_cast<double>(blockHeight * blockWidth * inputs));
-  for (float& w : weights) w = static_cast<float>((2.0 * random.nextUnit() - 1.0) * a);
+  fillUniformFanIn(weights, static_cast<double>(blockHeight * blockWidth * inputs), random);
   std::fill(bias.begin(), bias.end(), 0.0f);
 }
 
@@ -40,7 +40,7 @@ std::vector<FeatureMap> blockConvForward(const BlockConvParameters& p,
     std::copy(p.bias.begin(), p.bias.end(), tape.output.begin() + std::size_t(b) * p.outputs);
   gemm(false, true, blocks, p.outputs, k, 1.0f, tape.chunks.rows.data(), k, p.weights.data(), k,
        1.0f, tape.output.data(), p.outputs);
-  for (float& v : tape.output) v = std::tanh(v);
+  for (float& v : tape.output) v = math::tanhApprox(v);  // the engine's tanh
   return packing::dechunkRows(tape.output, p.outputs, tape.chunks.grids);
 }
 
@@ -50,7 +50,8 @@ std::vector<FeatureMap> blockConvBackward(const BlockConvParameters& p, const Bl
   std::vector<float> dPre = packing::chunkRows(dOutputs);
   if (dPre.size() != tape.output.size())
     throw std::invalid_argument("block convolution: output gradients of the wrong size");
-  for (std::size_t i = 0; i < dPre.size(); ++i) dPre[i] *= 1.0f - tape.output[i] * tape.output[i];
+  for (std::size_t i = 0; i < dPre.size(); ++i)
+    dPre[i] *= math::derivativeFromOutput(Activation::Tanh, tape.output[i]);
   const int blocks = tape.chunks.blockCount(), k = tape.chunks.rowSize();
   gemm(true, false, p.outputs, k, blocks, 1.0f, dPre.data(), p.outputs, tape.chunks.rows.data(), k,
        1.0f, grads.weights.data(), k);

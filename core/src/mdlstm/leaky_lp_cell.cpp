@@ -1,11 +1,19 @@
 #include "rnnwb/core/mdlstm/leaky_lp_cell.hpp"
 
-#include <cmath>
 #include <cstddef>
 
+#include "rnnwb/core/engine/activation_math.hpp"
+
+// The activations and their derivatives are the engine's (activation_math.hpp), so a 2-D LSTM
+// computes tanh and the sigmoid as a graph's layers do. Backward takes every derivative from the
+// output forward kept, and recomputes tanh(c) with the same function forward used.
 namespace rnnwb::mdlstm {
 namespace {
-inline float sigmoid(float a) { return 1.0f / (1.0f + std::exp(-a)); }
+using math::sigmoid;
+using math::tanhApprox;
+
+float sigmoidSlope(float y) { return math::derivativeFromOutput(Activation::Sigmoid, y); }
+float tanhSlope(float y) { return math::derivativeFromOutput(Activation::Tanh, y); }
 }  // namespace
 
 void leakyLpForward(int count, int n, float* gates, const float* cLeft, const float* cUp, float* c,
@@ -18,13 +26,13 @@ void leakyLpForward(int count, int n, float* gates, const float* cLeft, const fl
       const float f = g[kForget * n + u] = sigmoid(g[kForget * n + u]);
       const float o = g[kOutput * n + u] = sigmoid(g[kOutput * n + u]);
       const float l = g[kLambda * n + u] = sigmoid(g[kLambda * n + u]);
-      const float z = g[kCandidate * n + u] = std::tanh(g[kCandidate * n + u]);
+      const float z = g[kCandidate * n + u] = tanhApprox(g[kCandidate * n + u]);
       const float cl = cLeft ? cLeft[row + u] : 0.0f;
       const float cu = cUp ? cUp[row + u] : 0.0f;
       const float s = l * cl + (1.0f - l) * cu;
       const float cell = f * s + (1.0f - f) * i * z;
       c[row + u] = cell;
-      h[row + u] = o * std::tanh(cell);
+      h[row + u] = o * tanhApprox(cell);
     }
   }
 }
@@ -42,14 +50,14 @@ void leakyLpBackward(int count, int n, const float* gates, const float* cLeft, c
       const float cl = cLeft ? cLeft[row + u] : 0.0f;
       const float cu = cUp ? cUp[row + u] : 0.0f;
       const float s = l * cl + (1.0f - l) * cu;
-      const float tc = std::tanh(c[row + u]);
-      const float dcell = dc[row + u] + dh[row + u] * o * (1.0f - tc * tc);
+      const float tc = tanhApprox(c[row + u]);
+      const float dcell = dc[row + u] + dh[row + u] * o * tanhSlope(tc);
       const float ds = dcell * f;
-      d[kInput * n + u] = dcell * (1.0f - f) * z * i * (1.0f - i);
-      d[kForget * n + u] = dcell * (s - i * z) * f * (1.0f - f);
-      d[kOutput * n + u] = dh[row + u] * tc * o * (1.0f - o);
-      d[kLambda * n + u] = ds * (cl - cu) * l * (1.0f - l);
-      d[kCandidate * n + u] = dcell * (1.0f - f) * i * (1.0f - z * z);
+      d[kInput * n + u] = dcell * (1.0f - f) * z * sigmoidSlope(i);
+      d[kForget * n + u] = dcell * (s - i * z) * sigmoidSlope(f);
+      d[kOutput * n + u] = dh[row + u] * tc * sigmoidSlope(o);
+      d[kLambda * n + u] = ds * (cl - cu) * sigmoidSlope(l);
+      d[kCandidate * n + u] = dcell * (1.0f - f) * i * tanhSlope(z);
       if (dcLeft) dcLeft[row + u] += ds * l;
       if (dcUp) dcUp[row + u] += ds * (1.0f - l);
     }

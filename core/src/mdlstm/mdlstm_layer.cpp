@@ -1,11 +1,10 @@
 #include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 #include "blas.hpp"
-#include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/mdlstm/leaky_lp_cell.hpp"
 
 namespace rnnwb::mdlstm {
@@ -41,10 +40,9 @@ Mdlstm2dParameters::Mdlstm2dParameters(int in, int n)
       bias(static_cast<std::size_t>(G) * n, 0.0f) {}
 
 void Mdlstm2dParameters::initialize(std::uint64_t seed) {
-  SplitMix64 random(seed);
-  const double a = 1.0 / std::sqrt(static_cast<double>(inputs + 2 * units));
+  SplitMix64 random(seed);  // one stream through the three weights: every gate has all three
   for (std::vector<float>* t : {&inputWeights, &leftWeights, &upWeights})
-    for (float& w : *t) w = static_cast<float>((2.0 * random.nextUnit() - 1.0) * a);
+    fillUniformFanIn(*t, static_cast<double>(inputs + 2 * units), random);
   std::fill(bias.begin(), bias.end(), 0.0f);
 }
 

@@ -5,9 +5,10 @@
 #include <stdexcept>
 
 #include "blas.hpp"
-#include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/mdlstm/ctc_loss.hpp"
 #include "rnnwb/core/packing/packers.hpp"
+#include "rnnwb/core/train/optimizer.hpp"
 
 namespace rnnwb::mdlstm {
 
@@ -74,8 +75,7 @@ WordRecognizer::WordRecognizer(RecognizerConfig config, std::uint64_t seed)
   m_outWeights.assign(static_cast<std::size_t>(classes) * channels, 0.0f);
   m_outBias.assign(classes, 0.0f);
   SplitMix64 random(++next);
-  for (float& w : m_outWeights)
-    w = static_cast<float>((2.0 * random.nextUnit() - 1.0) / std::sqrt(double(channels)));
+  fillUniformFanIn(m_outWeights, static_cast<double>(channels), random);
   m_outWeightsGrad = m_outWeights;
   m_outBiasGrad = m_outBias;
   for (std::vector<float>* t : parameters()) {
@@ -295,24 +295,18 @@ RecognizerReport WordRecognizer::trainStep(const std::vector<WordExample>& batch
 }
 
 void WordRecognizer::adamStep(double gradNorm) {
-  const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  const double clip = m_config.gradientClip > 0 && gradNorm > m_config.gradientClip
-                          ? m_config.gradientClip / gradNorm
-                          : 1.0;
-  ++m_steps;
-  const double lr = m_config.learningRate * std::sqrt(1.0 - std::pow(b2, double(m_steps))) /
-                    (1.0 - std::pow(b1, double(m_steps)));
-  const auto params = parameters();
-  const auto grads = gradients();
+  const std::vector<std::vector<float>*> params = parameters(), grads = gradients();
+  if (m_config.gradientClip > 0 && gradNorm > m_config.gradientClip) {
+    const float scale = static_cast<float>(m_config.gradientClip / gradNorm);
+    for (std::vector<float>* g : grads)
+      for (float& v : *g) v *= scale;
+  }
+  // The trainer's Adam (train/optimizer.hpp), tensor by tensor, with its default betas and epsilon.
+  const train::OptimizerSettings adam{};
+  const train::AdamStepSizes sizes = train::adamStepSizes(adam, m_config.learningRate, ++m_steps);
   for (std::size_t t = 0; t < params.size(); ++t)
-    for (std::size_t k = 0; k < params[t]->size(); ++k) {
-      const double g = (*grads[t])[k] * clip;
-      float& m = m_adamM[t][k];
-      float& v = m_adamV[t][k];
-      m = static_cast<float>(b1 * m + (1 - b1) * g);
-      v = static_cast<float>(b2 * v + (1 - b2) * g * g);
-      (*params[t])[k] -= static_cast<float>(lr * m / (std::sqrt(double(v)) + eps));
-    }
+    train::adamUpdate(params[t]->data(), grads[t]->data(), m_adamM[t].data(), m_adamV[t].data(),
+                      params[t]->size(), sizes);
 }
 
 std::string WordRecognizer::recognize(const packing::Image& image) {

@@ -58,32 +58,15 @@ class SgdMomentum final : public Optimizer {
 
 class Adam final : public Optimizer {
  public:
-  Adam(const OptimizerSettings& s, std::size_t n)
-      : m_beta1(s.beta1), m_beta2(s.beta2), m_epsilon(s.epsilon), m_m(n, 0.0f), m_v(n, 0.0f) {}
+  Adam(const OptimizerSettings& s, std::size_t n) : m_settings(s), m_m(n, 0.0f), m_v(n, 0.0f) {}
 
   void step(std::span<float> params, std::span<const float> grads, double lr) override {
     checkLengths(m_m.size(), params.size(), grads.size());
     ++m_updates;
-    const double t = static_cast<double>(m_updates);
-    const float b1 = static_cast<float>(m_beta1), b2 = static_cast<float>(m_beta2);
-    // Folding both bias corrections into the step size and epsilon is the form PyTorch uses.
-    const double c1 = 1.0 - std::pow(m_beta1, t), c2 = 1.0 - std::pow(m_beta2, t);
-    const float stepSize = static_cast<float>(lr / c1);
-    const float rootC2 = static_cast<float>(std::sqrt(c2));
-    const float eps = static_cast<float>(m_epsilon);
     // Vectorized (every rank of a data-parallel run repeats this step, so its share of an update
-    // grows with the ranks): restrict pointers, and optimizer.cpp is built with -fno-math-errno
-    // (v >= 0, so sqrt never sets errno). Vector sqrt and division round as the scalar ones do.
-    float* __restrict p = params.data();
-    float* __restrict m = m_m.data();
-    float* __restrict v = m_v.data();
-    const float* __restrict gradient = grads.data();
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      const float g = gradient[i];
-      m[i] = b1 * m[i] + (1.0f - b1) * g;
-      v[i] = b2 * v[i] + (1.0f - b2) * g * g;
-      p[i] -= stepSize * m[i] / (std::sqrt(v[i]) / rootC2 + eps);
-    }
+    // grows with the ranks): optimizer.cpp is built with -fno-math-errno (adamUpdate says why).
+    adamUpdate(params.data(), grads.data(), m_m.data(), m_v.data(), params.size(),
+               adamStepSizes(m_settings, lr, m_updates));
   }
   void reset() override {
     std::fill(m_m.begin(), m_m.end(), 0.0f);
@@ -99,7 +82,7 @@ class Adam final : public Optimizer {
   OptimizerKind kind() const override { return OptimizerKind::Adam; }
 
  private:
-  double m_beta1, m_beta2, m_epsilon;
+  OptimizerSettings m_settings;  // the betas and epsilon
   std::vector<float> m_m, m_v;
   std::int64_t m_updates = 0;
 };

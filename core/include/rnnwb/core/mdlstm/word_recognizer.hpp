@@ -36,7 +36,8 @@ class WordRecognizer {
   /// Weights drawn from SplitMix64(seed), so a run can be repeated exactly.
   explicit WordRecognizer(RecognizerConfig config, std::uint64_t seed = 1);
 
-  /// Forward, backward and one Adam step (gradient clipped to config.gradientClip).
+  /// Forward, backward and one step of the trainer's Adam at config.learningRate, the gradient
+  /// clipped to a global norm of config.gradientClip first (gradients() then hold the clipped one).
   RecognizerReport trainStep(const std::vector<WordExample>& batch);
   /// Forward only.
   RecognizerReport evaluate(const std::vector<WordExample>& batch);
@@ -73,14 +74,16 @@ class WordRecognizer {
   std::vector<float> logitsOf(const std::vector<float>& sequence, int frames) const;
   FeatureMap outputBackward(const FeatureMap& features, const std::vector<float>& sequence,
                             const std::vector<float>& dLogits);
+  /// Clips the gradients to config.gradientClip and runs one update of train::adamUpdate on
+  /// every tensor with its own moments.
   void adamStep(double gradNorm);
 
   RecognizerConfig m_config;
   std::vector<Stage> m_stages;
   int m_features = 0;  // channels reaching the output layer
   std::vector<float> m_outWeights, m_outBias, m_outWeightsGrad, m_outBiasGrad;
-  std::vector<std::vector<float>> m_adamM, m_adamV;
-  long long m_steps = 0;
+  std::vector<std::vector<float>> m_adamM, m_adamV;  // Adam's moments, one per parameter tensor
+  std::int64_t m_steps = 0;                          // Adam's updates
 };
 
 }  // namespace rnnwb::mdlstm

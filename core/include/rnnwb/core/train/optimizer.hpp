@@ -8,6 +8,8 @@
 //   m <- b1*m + (1-b1)*g;  v <- b2*v + (1-b2)*g^2;  t <- t+1
 //   p <- p - lr * (m / (1-b1^t)) / (sqrt(v / (1-b2^t)) + eps)
 // A parameter whose gradient is always 0 (a weight a mask removes) never moves under either.
+#include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -49,6 +51,39 @@ class Optimizer {
   virtual void restore(const OptimizerState& state) = 0;
   virtual OptimizerKind kind() const = 0;
 };
+
+/// The scalars of Adam's update number `update` (1 for the first) at a learning rate. Both bias
+/// corrections are folded into the step size and epsilon, the form PyTorch uses:
+///   p <- p - stepSize * m / (sqrt(v) / rootC2 + eps),
+///   stepSize = lr / (1 - b1^t),  rootC2 = sqrt(1 - b2^t).
+struct AdamStepSizes {
+  float beta1, beta2, stepSize, rootC2, epsilon;
+};
+inline AdamStepSizes adamStepSizes(const OptimizerSettings& s, double learningRate,
+                                   std::int64_t update) {
+  const double t = static_cast<double>(update);
+  const double c1 = 1.0 - std::pow(s.beta1, t), c2 = 1.0 - std::pow(s.beta2, t);
+  return {static_cast<float>(s.beta1), static_cast<float>(s.beta2),
+          static_cast<float>(learningRate / c1), static_cast<float>(std::sqrt(c2)),
+          static_cast<float>(s.epsilon)};
+}
+
+/// Adam's update of n parameters p with their gradients g and moments m, v (the formula at the
+/// top). Header-only, so that one copy serves the Adam of makeOptimizer and the word recogniser's
+/// training step (rnnwb_mdlstm: rnnwb_train links it, so it cannot link rnnwb_train). The four
+/// buffers may not overlap; where built with -fno-math-errno the loop vectorizes (v >= 0, so sqrt
+/// never sets errno), and vector sqrt and division round as the scalar ones do.
+inline void adamUpdate(float* __restrict p, const float* __restrict g, float* __restrict m,
+                       float* __restrict v, std::size_t n, const AdamStepSizes& k) {
+  const float b1 = k.beta1, b2 = k.beta2, stepSize = k.stepSize, rootC2 = k.rootC2;
+  const float eps = k.epsilon;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float gradient = g[i];
+    m[i] = b1 * m[i] + (1.0f - b1) * gradient;
+    v[i] = b2 * v[i] + (1.0f - b2) * gradient * gradient;
+    p[i] -= stepSize * m[i] / (std::sqrt(v[i]) / rootC2 + eps);
+  }
+}
 
 /// An optimizer for `parameterCount` parameters. Throws std::invalid_argument for settings out of
 /// range (negative momentum, beta outside [0, 1), epsilon <= 0).
