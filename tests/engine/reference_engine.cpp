@@ -35,6 +35,8 @@ struct Evaluator {
     for (int i = 0; i < rows; ++i) {
       if (connection.type == ConnectionType::Identity) {
         z[i] = output(from, source, n, i);
+      } else if (connection.type == ConnectionType::Complement) {
+        z[i] = 1.0 - output(from, source, n, i);
       } else if (connection.type == ConnectionType::Diagonal) {
         z[i] = params[w->offset + i] * output(from, source, n, i);
       } else {

@@ -90,7 +90,7 @@ void addConnections(const CompiledPlan& plan, int node, UnitGraph& graph) {
     if (plan.nodeOfLayer(to) != node) continue;
     const Connection& con = g.connections[c];
     edgesOf(plan, c, [&](int j, int i) {
-      if (con.type != ConnectionType::Identity) graph.parameterUnits.push_back(graph.id({to, i}));
+      if (con.hasWeight()) graph.parameterUnits.push_back(graph.id({to, i}));
       if (plan.nodeOfLayer(from) != node) return;
       const int u = graph.id({from, j}), v = graph.id({to, i});
       if (con.delay == 0)

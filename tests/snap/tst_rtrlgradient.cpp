@@ -88,6 +88,7 @@ class TestRtrlGradient : public QObject {
     QTest::newRow("tanh RNN") << "elman.rnn.json" << 6;
     QTest::newRow("lstm-peephole") << "lstm-peephole.rnn.json" << 5;
     QTest::newRow("GRU") << "gru.rnn.json" << 5;
+    QTest::newRow("GRU with a complement gate") << "gru-complement.rnn.json" << 5;
     QTest::newRow("sparse tanh RNN") << "sparse-rnn.rnn.json" << 12;
   }
   // Both ways of carrying Ĵ: unit blocks (taken here, |h| <= 16) and the general masked product.

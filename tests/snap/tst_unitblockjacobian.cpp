@@ -117,6 +117,7 @@ class TestUnitBlockJacobian : public QObject {
         {"tanh RNN", "/elman.rnn.json", 6, true},
         {"lstm-peephole", "/lstm-peephole.rnn.json", 5, true},
         {"GRU", "/gru.rnn.json", 5, true},
+        {"GRU with a complement gate", "/gru-complement.rnn.json", 5, true},
         {"sparse tanh RNN", "/sparse-rnn.rnn.json", 12, true},
         {"stacked LSTM", "/stacked-lstm.rnn.json", 4, true},
         {"Jordan", "/jordan.rnn.json", 4, true},

@@ -23,8 +23,7 @@ std::vector<std::string> engineLimitations(const CompiledPlan& plan) {
   }
   for (const Connection& c : graph.connections) {
     const std::string label = "connection " + quoted(c.id) + ": ";
-    if (c.type == ConnectionType::Block || c.type == ConnectionType::Complement)
-      lines.push_back(label + "the " + std::string(toString(c.type)) + " type");
+    if (c.type == ConnectionType::Block) lines.push_back(label + "the block type");
     if (c.reduce != ReduceAxis::None) lines.push_back(label + "reduce");
     if (!c.trainable) lines.push_back(label + "a fixed weight (\"trainable\": false)");
   }

@@ -54,7 +54,7 @@ ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
   const auto groups = stacks(plan);
   for (int c = 0; c < connectionCount; ++c) {
     const Connection& connection = graph.connections[c];
-    if (connection.type == ConnectionType::Identity || m_viewOfConnection[c] >= 0) continue;
+    if (!connection.hasWeight() || m_viewOfConnection[c] >= 0) continue;
     if (connection.type != ConnectionType::Full) {
       addWeight(c);
       continue;

@@ -27,9 +27,6 @@ std::optional<std::string> rtrlRefusal(const CompiledPlan& plan, int node) {
       problems.push_back("connection '" + connection.id + "' has delay " +
                          std::to_string(connection.delay) +
                          " (it reads ahead; RTRL runs forward in time)");
-    if (connection.type == ConnectionType::Complement && fromInside && toInside)
-      problems.push_back("connection '" + connection.id +
-                         "' inside it is a complement connection, which RTRL does not take yet");
     if (connection.delay <= 1) continue;
     const std::string delay = std::to_string(connection.delay);
     if (fromInside && toInside)

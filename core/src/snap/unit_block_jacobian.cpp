@@ -74,7 +74,8 @@ void UnitBlockJacobian::prepare(Stream& stream, const ParameterSet& params,
     float sum = 0.0f;
     for (std::int32_t t = m_layout.termStart[p]; t < m_layout.termStart[p + 1]; ++t) {
       const std::int64_t w = m_layout.termWeight[t];
-      sum += frame.exports[m_layout.termExport[t]] * (w < 0 ? 1.0f : theta[w]);
+      const float coefficient = w < 0 ? m_layout.termSign[t] : m_layout.termSign[t] * theta[w];
+      sum += frame.exports[m_layout.termExport[t]] * coefficient;
     }
     pairs[p] = sum;
   }

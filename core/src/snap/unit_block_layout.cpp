@@ -5,10 +5,24 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "rnnwb/core/engine/op_lowering.hpp"
 #include "unit_graph.hpp"
 
 namespace rnnwb::snap {
 namespace {
+
+/// Per connection, how its forward term reads its source, from the op program (op_program.hpp).
+std::vector<op::TermCoefficient> termCoefficients(const CompiledPlan& plan,
+                                                 const ParameterLayout& parameters) {
+  const op::Program program = op::lower(plan, parameters);
+  std::vector<op::TermCoefficient> out(plan.graph().connections.size());
+  for (const op::NodeProgram& node : program.nodes)
+    for (const auto* ops : {&node.forwardAll, &node.forwardStep})
+      for (const op::Op& term : *ops)
+        if (term.connection >= 0 && term.kind != op::Kind::Fill)
+          out[term.connection] = op::termCoefficient(term);
+  return out;
+}
 
 /// Builds the layout step by step; the helpers share the node's indices.
 class LayoutBuilder {
@@ -200,9 +214,11 @@ void LayoutBuilder::collectDynamics(UnitBlockLayout& out) {
   struct Term {
     std::int32_t pair, exportIndex;
     std::int64_t weight;
+    float sign;
   };
   std::vector<Term> terms;
   const CompiledPlan& plan = m_layout.plan();
+  const std::vector<op::TermCoefficient> coefficients = termCoefficients(plan, m_parameters);
   for (int c = 0; c < static_cast<int>(m_graph.connections.size()); ++c) {
     if (!m_layout.isInternal(c) || m_graph.connections[c].delay != 1) continue;
     const Connection& connection = m_graph.connections[c];
@@ -211,15 +227,15 @@ void LayoutBuilder::collectDynamics(UnitBlockLayout& out) {
     const ParameterView* weight = m_parameters.connectionWeight(c);
     detail::forEachUnitEdge(m_layout, c, [&](int j, int i) {
       const int z = sumIndex(l, c, i);
-      std::int64_t w = -1;
-      if (connection.type == ConnectionType::Full)
-        w = static_cast<std::int64_t>(weight->offset) + std::int64_t{i} * cols + j;
-      else if (connection.type == ConnectionType::Diagonal)
-        w = static_cast<std::int64_t>(weight->offset) + i;
+      std::int64_t w = -1;  // a full weight has a row per unit; a diagonal one, an entry
+      if (coefficients[c].weighted)
+        w = static_cast<std::int64_t>(weight->offset) +
+            (connection.type == ConnectionType::Full ? std::int64_t{i} * cols + j : i);
       for (int s : m_reach.rowsOf(m_layout.unitOffset(l) + i)) {
         auto it = pairOf.find(std::int64_t{s} * h + fromOffset + j);
         if (it != pairOf.end())
-          terms.push_back({it->second, out.colouring.colourOfRow[s] * out.exportSize + z, w});
+          terms.push_back({it->second, out.colouring.colourOfRow[s] * out.exportSize + z, w,
+                           coefficients[c].sign});
       }
     });
   }
@@ -230,6 +246,7 @@ void LayoutBuilder::collectDynamics(UnitBlockLayout& out) {
     ++out.termStart[t.pair + 1];
     out.termExport.push_back(t.exportIndex);
     out.termWeight.push_back(t.weight);
+    out.termSign.push_back(t.sign);
   }
   std::partial_sum(out.termStart.begin(), out.termStart.end(), out.termStart.begin());
 }

@@ -1,6 +1,6 @@
 #pragma once
-// What the engines compute today, of graph-format-v2.md: nothing of it but version 1's graphs
-// with `init` and `bias_init`. Every entry point of the engines (ParameterLayout, which init,
+// What the engines compute today, of graph-format-v2.md: version 1's graphs with `init`,
+// `bias_init` and complement connections (a rule of the op lowering, op_lowering.cpp). Every entry point of the engines (ParameterLayout, which init,
 // grad and train build; the CPU engine; the CUDA backend; training) refuses the rest here, with a
 // message that names each layer or connection it cannot compute, instead of computing it wrong.
 #include <string>
@@ -11,8 +11,8 @@
 
 namespace rnnwb {
 
-/// One line per thing of the plan that the engines cannot compute yet: a 2-D graph, block,
-/// reduce and complement connections, the ctc loss, fixed weights and biases. Empty when they
+/// One line per thing of the plan that the engines cannot compute yet: a 2-D graph, block and
+/// reduce connections, the ctc loss, fixed weights and biases. Empty when they
 /// can compute it (possibly on whole sequences only: see requireStreamable).
 std::vector<std::string> engineLimitations(const CompiledPlan& plan);
 

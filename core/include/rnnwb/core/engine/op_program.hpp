@@ -85,6 +85,30 @@ struct Op {
   int output = -1;      // CrossEntropyOnSums: the layer's index among the plan's outputs
 };
 
+/// How a forward term op carries its source row a into its destination: dst += sign * w * a,
+/// with w a weight (`weighted`: the op's weights, or the stacked product it adds the columns of)
+/// or 1. The SnAp unit graph's edge coefficients (core/snap) are read from this, so a connection
+/// type that lowers to these kinds needs nothing of its own there.
+struct TermCoefficient {
+  float sign = 1.0f;
+  bool weighted = false;
+};
+inline TermCoefficient termCoefficient(const Op& term) {
+  switch (term.kind) {
+    case Kind::Subtract:
+    case Kind::AddComplement:
+    case Kind::AssignComplement:
+    case Kind::AssignNegated:
+      return {-1.0f, false};
+    case Kind::Product:
+    case Kind::AddScaled:
+    case Kind::AssignScaled:
+      return {1.0f, true};
+    default:  // Add, Assign: weighted when it adds a stacked product's columns
+      return {1.0f, term.a.buffer == Buffer::Stack};
+  }
+}
+
 /// One node of the schedule. Regions run in this order forward (forwardAll, then forwardStep for
 /// each frame) and backward (backwardAll or backwardStep for each frame from the last, then
 /// backwardExternal, then gradients). "All" regions run over all rows of the chunk at once;

@@ -84,12 +84,14 @@ struct UnitBlockLayout {
   int exportSize = 0;
   std::vector<std::int32_t> factorIndex;  // per segment row: export index of δ[s, z], or -1: 0
 
-  /// D_t[s, s'] for every needed pair: Σ over terms of export[e] · (weight w, or 1 when w < 0);
+  /// D_t[s, s'] for every needed pair: Σ over terms of export[e] · sign · (weight w, or 1 when
+  /// w < 0), sign and weight as the op program's term op reads its source (termCoefficient);
   /// a delayed connection carries s' to a unit z whose cotangent from s is export[e].
   std::vector<std::int32_t> pairOfEntry;  // per D-block entry: its pair, or -1 (structural 0)
   std::vector<std::int32_t> termStart;    // pairs + 1
   std::vector<std::int32_t> termExport;
-  std::vector<std::int64_t> termWeight;  // flat offset of the weight, -1 for an identity
+  std::vector<std::int64_t> termWeight;  // flat offset of the weight, -1: none (coefficient 1)
+  std::vector<float> termSign;           // +1, or -1 for a complement
 };
 
 }  // namespace rnnwb::snap
