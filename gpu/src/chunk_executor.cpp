@@ -19,7 +19,7 @@ ChunkExecutor::ChunkExecutor(const CompiledPlan& plan, StepRunner& runner)
     : m_plan(plan),
       m_runner(runner),
       m_layout(std::make_shared<const ParameterLayout>(plan)),
-      m_program(lowerPlan(plan, *m_layout)) {}
+      m_program(deviceProgram(plan, *m_layout)) {}
 
 const ChunkSchedule& ChunkExecutor::scheduleFor(const ChunkShape& shape, std::uint64_t& key) {
   for (auto& [k, chunk] : m_schedules)

@@ -35,7 +35,7 @@ class ChunkExecutor {
   const CompiledPlan& m_plan;
   StepRunner& m_runner;
   std::shared_ptr<const ParameterLayout> m_layout;
-  Program m_program;
+  op::Program m_program;  // deviceProgram's, bound per chunk shape
   // A few recent shapes (a trainer alternates a short first chunk and the full one).
   std::vector<std::pair<std::uint64_t, std::unique_ptr<ChunkSchedule>>> m_schedules;
   std::uint64_t m_nextKey = 1;

@@ -137,9 +137,10 @@ class CudaStepRunner::Device {
   };
 
   static std::string profileName(const LaunchStep& step) {
-    if (step.kind != StepKind::Gemm) return toString(step.kind);
-    return "Gemm " + std::to_string(step.m) + "x" + std::to_string(step.n) + "x" +
-           std::to_string(step.k) + (step.transA ? " T" : " N") + (step.transB ? "T" : "N");
+    if (!isProduct(step.kind)) return toString(step.kind);
+    return std::string(toString(step.kind)) + " " + std::to_string(step.m) + "x" +
+           std::to_string(step.n) + "x" + std::to_string(step.k) + (step.transA ? " T" : " N") +
+           (step.transB ? "T" : "N");
   }
 
   // One event before each step and one after the last, read once the stream has finished.
@@ -154,7 +155,7 @@ class CudaStepRunner::Device {
     for (std::size_t i = 0; i < schedule.steps.size(); ++i) {
       const LaunchStep& step = schedule.steps[i];
       WB_CUDA_CHECK(cudaEventRecord(m_events[i], m_stream));
-      if (step.kind == StepKind::Gemm)
+      if (isProduct(step.kind))
         gemm(step, f);
       else
         detail::launchElementwise(step, f, m_ints.data(), m_doubles.data(), m_stream);
@@ -183,7 +184,7 @@ class CudaStepRunner::Device {
   void launchAll(const LaunchSchedule& schedule) {
     float* f = m_floats.data();
     for (const LaunchStep& step : schedule.steps) {
-      if (step.kind == StepKind::Gemm)
+      if (isProduct(step.kind))
         gemm(step, f);
       else
         detail::launchElementwise(step, f, m_ints.data(), m_doubles.data(), m_stream);

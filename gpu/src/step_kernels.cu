@@ -1,11 +1,16 @@
-// Element-wise kernels (kernel_* with their launch beside them, in the manner of tiny-cuda-nn);
-// the activation maths is the CPU engine's, from the shared host-device header.
+// Element-wise kernels (kernel_* with their launch beside them, in the manner of tiny-cuda-nn):
+// one kernel for every row operation (an op kind of the op program), each element by
+// step_math.hpp, which the CPU interpreter of the tests runs too; the activation maths is the CPU
+// engine's, from the shared host-device header.
 #include "step_kernels.hpp"
 
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "cuda_check.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "step_math.hpp"
 
 namespace rnnwb::gpu::detail {
 namespace {
@@ -24,43 +29,37 @@ int blocksFor(std::int64_t count) {
        i += std::int64_t(gridDim.x) * blockDim.x)
 
 __global__ void kernel_zero(float* dst, std::int64_t count) { WB_FOR_EACH(i, count) dst[i] = 0.f; }
-__global__ void kernel_copy(float* dst, const float* src, std::int64_t count) {
-  WB_FOR_EACH(i, count) dst[i] = src[i];
-}
-__global__ void kernel_add(float* dst, const float* src, std::int64_t count) {
-  WB_FOR_EACH(i, count) dst[i] += src[i];
-}
 __global__ void kernel_multiply(float* dst, const float* src, std::int64_t count) {
   WB_FOR_EACH(i, count) dst[i] *= src[i];
 }
-__global__ void kernel_broadcastRow(float* dst, const float* row, int width, std::int64_t count) {
-  WB_FOR_EACH(i, count) dst[i] = row[i % width];
+
+/// A row operation's operands: rows at distance ld (0: the same row for every row).
+struct RowOperands {
+  float* dst;
+  const float* a;
+  const float* b;
+  const float* w;
+  int dstLd, aLd, bLd;
+};
+
+// Every row operation but softmax's, element by element (step_math.hpp, as the interpreter).
+__global__ void kernel_rows(StepKind kind, Activation activation, RowOperands o, int width,
+                            std::int64_t cells) {
+  WB_FOR_EACH(i, cells) {
+    const std::int64_t r = i / width;
+    const int c = static_cast<int>(i - r * width);
+    float& d = o.dst[r * o.dstLd + c];
+    const float old = step::readsDestination(kind) ? d : 0.0f;  // no read of what is overwritten
+    d = step::rowElement(kind, activation, old, o.a ? o.a[r * o.aLd + c] : 0.0f,
+                         o.b ? o.b[r * o.bLd + c] : 0.0f, o.w ? o.w[c] : 1.0f);
+  }
 }
-__global__ void kernel_addProduct(float* dst, const float* src, const float* w, int width,
-                                  std::int64_t count) {
-  WB_FOR_EACH(i, count) dst[i] += w[i % width] * src[i];
+__global__ void kernel_softmaxRows(RowOperands o, int rows, int width) {
+  WB_FOR_EACH(r, rows) math::softmax(o.a + r * o.aLd, o.dst + r * o.dstLd, width);
 }
-__global__ void kernel_addColumns(float* dst, const float* src, int srcLd, int width,
-                                  std::int64_t count) {
-  WB_FOR_EACH(i, count) dst[i] += src[(i / width) * srcLd + i % width];
-}
-__global__ void kernel_copyColumns(float* dst, int dstLd, const float* src, int width,
-                                   std::int64_t count) {
-  WB_FOR_EACH(i, count) dst[(i / width) * dstLd + i % width] = src[i];
-}
-__global__ void kernel_activate(Activation a, float* y, const float* s, std::int64_t count) {
-  WB_FOR_EACH(i, count) y[i] = math::activate(a, s[i]);
-}
-__global__ void kernel_softmaxRows(float* y, const float* s, int rows, int width) {
-  WB_FOR_EACH(r, rows) math::softmax(s + r * width, y + r * width, width);
-}
-__global__ void kernel_activateBackward(Activation a, float* ds, const float* y, const float* dy,
-                                        std::int64_t count) {
-  WB_FOR_EACH(i, count) ds[i] = dy[i] * math::derivativeFromOutput(a, y[i]);
-}
-__global__ void kernel_softmaxBackwardRows(float* ds, const float* y, const float* dy, int rows,
-                                           int width) {
-  WB_FOR_EACH(r, rows) math::softmaxBackward(y + r * width, dy + r * width, ds + r * width, width);
+__global__ void kernel_softmaxBackwardRows(RowOperands o, int rows, int width) {
+  WB_FOR_EACH(r, rows)
+  math::softmaxBackward(o.a + r * o.aLd, o.b + r * o.bLd, o.dst + r * o.dstLd, width);
 }
 __global__ void kernel_crossEntropyGrad(float* ds, const float* y, const int* classes, int firstRow,
                                         int rows, int width) {
@@ -99,56 +98,42 @@ __global__ void kernel_mseLoss(double* loss, const float* y, const float* target
   }
 }
 
+void launchRowOperation(const LaunchStep& st, float* f, cudaStream_t stream) {
+  const auto at = [&](std::int64_t offset) { return offset >= 0 ? f + offset : nullptr; };
+  const RowOperands o{f + st.dst, at(st.src), at(st.aux), at(st.weights),
+                      st.dstLd,   st.srcLd,   st.auxLd};
+  const std::int64_t cells = std::int64_t(st.rows) * st.width;
+  const bool softmax = st.activation == Activation::Softmax &&
+                       (st.kind == StepKind::Activate || st.kind == StepKind::ActivateBackward);
+  if (!softmax)
+    kernel_rows<<<blocksFor(cells), kThreads, 0, stream>>>(st.kind, st.activation, o, st.width,
+                                                           cells);
+  else if (st.kind == StepKind::Activate)
+    kernel_softmaxRows<<<blocksFor(st.rows), kThreads, 0, stream>>>(o, st.rows, st.width);
+  else
+    kernel_softmaxBackwardRows<<<blocksFor(st.rows), kThreads, 0, stream>>>(o, st.rows, st.width);
+}
+
 }  // namespace
 
 void launchElementwise(const LaunchStep& st, float* f, const int* ints, double* doubles,
                        cudaStream_t stream) {
+  if (isRowOperation(st.kind)) {
+    launchRowOperation(st, f, stream);
+    WB_CUDA_CHECK(cudaGetLastError());
+    return;
+  }
   float* dst = f + st.dst;
   const float* src = f + st.src;
   const float* aux = f + st.aux;
-  const std::int64_t cells = std::int64_t(st.rows) * st.width;
-  const int g = blocksFor(st.count > 0 ? st.count : (cells > 0 ? cells : st.rows));
+  const int g = blocksFor(st.count);
   const int gRows = blocksFor(st.rows);
   switch (st.kind) {
     case StepKind::Zero:
       kernel_zero<<<g, kThreads, 0, stream>>>(dst, st.count);
       break;
-    case StepKind::Copy:
-      kernel_copy<<<g, kThreads, 0, stream>>>(dst, src, st.count);
-      break;
-    case StepKind::Add:
-      kernel_add<<<g, kThreads, 0, stream>>>(dst, src, st.count);
-      break;
-    case StepKind::Multiply:
-      kernel_multiply<<<g, kThreads, 0, stream>>>(dst, src, st.count);
-      break;
     case StepKind::Mask:
       kernel_multiply<<<g, kThreads, 0, stream>>>(dst, src, st.count);
-      break;
-    case StepKind::BroadcastRow:
-      kernel_broadcastRow<<<g, kThreads, 0, stream>>>(dst, src, st.width, cells);
-      break;
-    case StepKind::AddProduct:
-      kernel_addProduct<<<g, kThreads, 0, stream>>>(dst, src, aux, st.width, cells);
-      break;
-    case StepKind::AddColumns:
-      kernel_addColumns<<<g, kThreads, 0, stream>>>(dst, src, st.srcLd, st.width, cells);
-      break;
-    case StepKind::CopyColumns:
-      kernel_copyColumns<<<g, kThreads, 0, stream>>>(dst, st.dstLd, src, st.width, cells);
-      break;
-    case StepKind::Activate:
-      if (st.activation == Activation::Softmax)
-        kernel_softmaxRows<<<gRows, kThreads, 0, stream>>>(dst, src, st.rows, st.width);
-      else
-        kernel_activate<<<g, kThreads, 0, stream>>>(st.activation, dst, src, cells);
-      break;
-    case StepKind::ActivateBackward:
-      if (st.activation == Activation::Softmax)
-        kernel_softmaxBackwardRows<<<gRows, kThreads, 0, stream>>>(dst, src, aux, st.rows,
-                                                                   st.width);
-      else
-        kernel_activateBackward<<<g, kThreads, 0, stream>>>(st.activation, dst, src, aux, cells);
       break;
     case StepKind::CrossEntropyGrad:
       kernel_crossEntropyGrad<<<gRows, kThreads, 0, stream>>>(dst, src, ints + st.classes,
@@ -173,8 +158,9 @@ void launchElementwise(const LaunchStep& st, float* f, const int* ints, double* 
       kernel_mseLoss<<<gRows, kThreads, 0, stream>>>(doubles + st.lossRow, src, aux, st.rows,
                                                      st.width);
       break;
-    case StepKind::Gemm:
-      throw std::logic_error("launchElementwise: a Gemm step goes to cuBLAS");
+    default:
+      throw std::logic_error(std::string("launchElementwise: no kernel for step ") +
+                             toString(st.kind) + " (a product goes to cuBLAS)");
   }
   WB_CUDA_CHECK(cudaGetLastError());
 }

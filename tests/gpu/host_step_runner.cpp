@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <string>
 
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "step_math.hpp"
 
 namespace rnnwb::testing {
 
@@ -60,12 +62,19 @@ void HostStepRunner::downloadDoubles(std::int64_t offset, double* values, std::s
   std::copy_n(m_doubles.begin() + offset, count, values);
 }
 
+namespace {
+
+/// The floats a row operand spans: `rows` rows of `width` at distance ld (0: one row for all).
+std::int64_t rowSpan(int rows, int width, int ld) {
+  return ld == 0 ? width : std::int64_t(rows - 1) * ld + width;
+}
+
+}  // namespace
+
 HostStepRunner::Output HostStepRunner::outputOf(const LaunchStep& st) {
+  if (gpu::isProduct(st.kind)) return {st.dst, std::int64_t(st.m - 1) * st.ldc + st.n, false};
+  if (gpu::isRowOperation(st.kind)) return {st.dst, rowSpan(st.rows, st.width, st.dstLd), false};
   switch (st.kind) {
-    case StepKind::Gemm:
-      return {st.dst, std::int64_t(st.m - 1) * st.ldc + st.n, false};
-    case StepKind::CopyColumns:
-      return {st.dst, std::int64_t(st.rows - 1) * st.dstLd + st.width, false};
     case StepKind::ColumnSum:
     case StepKind::ColumnDot:
       return {st.dst, st.width, false};
@@ -109,31 +118,71 @@ void HostStepRunner::gemm(const LaunchStep& st) {
     }
 }
 
+void HostStepRunner::rowOperation(const LaunchStep& st) {
+  float* f = m_floats.data();
+  const std::int64_t written = rowSpan(st.rows, st.width, st.dstLd);
+  requireInside(m_floats.size(), st.dst, written, "dst");
+  const float* a = nullptr;
+  const float* b = nullptr;
+  const float* w = nullptr;
+  if (st.src >= 0) {
+    const std::int64_t read = rowSpan(st.rows, st.width, st.srcLd);
+    requireInside(m_floats.size(), st.src, read, "a (src)");
+    requireNoPartialOverlap(st.dst, written, st.src, read, true, "a (src)");
+    a = f + st.src;
+  }
+  if (st.aux >= 0) {
+    const std::int64_t read = rowSpan(st.rows, st.width, st.auxLd);
+    requireInside(m_floats.size(), st.aux, read, "b (aux)");
+    requireNoPartialOverlap(st.dst, written, st.aux, read, true, "b (aux)");
+    b = f + st.aux;
+  }
+  if (st.weights >= 0) {
+    requireInside(m_floats.size(), st.weights, st.width, "weights");
+    requireNoPartialOverlap(st.dst, written, st.weights, st.width, false, "weights");
+    w = f + st.weights;
+  }
+  const int width = st.width;
+  float* dst = f + st.dst;
+  for (int r = 0; r < st.rows; ++r) {
+    float* out = dst + std::int64_t(r) * st.dstLd;
+    const float* ra = a ? a + std::int64_t(r) * st.srcLd : nullptr;
+    const float* rb = b ? b + std::int64_t(r) * st.auxLd : nullptr;
+    if (st.activation == Activation::Softmax && st.kind == StepKind::Activate) {
+      math::softmax(ra, out, width);
+      continue;
+    }
+    if (st.activation == Activation::Softmax && st.kind == StepKind::ActivateBackward) {
+      math::softmaxBackward(ra, rb, out, width);
+      continue;
+    }
+    for (int i = 0; i < width; ++i)
+      out[i] = gpu::step::rowElement(st.kind, st.activation, out[i], ra ? ra[i] : 0.0f,
+                                     rb ? rb[i] : 0.0f, w ? w[i] : 1.0f);
+  }
+}
+
 void HostStepRunner::run(const LaunchStep& st) {
-  if (st.kind == StepKind::Gemm) return gemm(st);
+  if (gpu::isProduct(st.kind)) return gemm(st);
+  if (gpu::isRowOperation(st.kind)) return rowOperation(st);
   float* f = m_floats.data();
   const std::int64_t cells = std::int64_t(st.rows) * st.width;
   const std::int64_t span = st.count > 0 ? st.count : cells;
   std::int64_t written = span;
-  if (st.kind == StepKind::CopyColumns) written = std::int64_t(st.rows - 1) * st.dstLd + st.width;
   if (st.kind == StepKind::ColumnSum || st.kind == StepKind::ColumnDot) written = st.width;
   if (st.kind == StepKind::CrossEntropyLoss || st.kind == StepKind::MseLoss) {
     written = 0;
     requireInside(m_doubles.size(), st.lossRow, st.rows, "loss");
   }
   requireInside(m_floats.size(), st.dst, written, "dst");
-  if (st.kind == StepKind::AddColumns)
-    requireInside(m_floats.size(), st.src, std::int64_t(st.rows - 1) * st.srcLd + st.width, "src");
-  else if (st.kind != StepKind::Zero)
-    requireInside(m_floats.size(), st.src, st.kind == StepKind::BroadcastRow ? st.width : span,
-                  "src");
-  if (st.kind != StepKind::Zero && st.kind != StepKind::CrossEntropyLoss &&
-      st.kind != StepKind::MseLoss) {
-    const std::int64_t read = st.kind == StepKind::AddColumns
-                                  ? std::int64_t(st.rows - 1) * st.srcLd + st.width
-                                  : (st.kind == StepKind::BroadcastRow ? st.width : span);
-    requireNoPartialOverlap(st.dst, written, st.src, read, true, "src");
+  if (st.kind != StepKind::Zero) {
+    requireInside(m_floats.size(), st.src, span, "src");
+    if (st.kind != StepKind::CrossEntropyLoss && st.kind != StepKind::MseLoss)
+      requireNoPartialOverlap(st.dst, written, st.src, span, true, "src");
   }
+  if (st.kind == StepKind::ColumnDot || st.kind == StepKind::MseGrad ||
+      st.kind == StepKind::MseLoss)
+    requireInside(m_floats.size(), st.aux, span, "aux");
   float* dst = f + st.dst;
   const float* src = f + st.src;
   const float* aux = f + st.aux;
@@ -142,47 +191,8 @@ void HostStepRunner::run(const LaunchStep& st) {
     case StepKind::Zero:
       std::fill_n(dst, st.count, 0.0f);
       break;
-    case StepKind::Copy:
-      std::copy_n(src, st.count, dst);
-      break;
-    case StepKind::Add:
-      for (std::int64_t i = 0; i < st.count; ++i) dst[i] += src[i];
-      break;
-    case StepKind::Multiply:
     case StepKind::Mask:
       for (std::int64_t i = 0; i < st.count; ++i) dst[i] *= src[i];
-      break;
-    case StepKind::BroadcastRow:
-      for (std::int64_t i = 0; i < cells; ++i) dst[i] = src[i % w];
-      break;
-    case StepKind::AddProduct:
-      for (std::int64_t i = 0; i < cells; ++i) dst[i] += aux[i % w] * src[i];
-      break;
-    case StepKind::AddColumns:
-      for (std::int64_t i = 0; i < cells; ++i) dst[i] += src[(i / w) * st.srcLd + i % w];
-      break;
-    case StepKind::CopyColumns:
-      for (std::int64_t i = 0; i < cells; ++i) dst[(i / w) * st.dstLd + i % w] = src[i];
-      break;
-    case StepKind::Activate:
-      for (int r = 0; r < st.rows; ++r) {
-        if (st.activation == Activation::Softmax)
-          math::softmax(src + r * w, dst + r * w, w);
-        else
-          for (int i = 0; i < w; ++i)
-            dst[r * w + i] = math::activate(st.activation, src[r * w + i]);
-      }
-      break;
-    case StepKind::ActivateBackward:
-      for (int r = 0; r < st.rows; ++r) {
-        if (st.activation == Activation::Softmax) {
-          math::softmaxBackward(src + r * w, aux + r * w, dst + r * w, w);
-        } else {
-          for (int i = 0; i < w; ++i)
-            dst[r * w + i] =
-                aux[r * w + i] * math::derivativeFromOutput(st.activation, src[r * w + i]);
-        }
-      }
       break;
     case StepKind::CrossEntropyGrad:
       for (int r = st.firstRow; r < st.rows; ++r) {
@@ -217,8 +227,9 @@ void HostStepRunner::run(const LaunchStep& st) {
         m_doubles.at(st.lossRow + r) = sum;
       }
       break;
-    case StepKind::Gemm:
-      break;
+    default:
+      throw std::logic_error(std::string("host step runner: no rule for step ") +
+                             gpu::toString(st.kind));
   }
 }
 

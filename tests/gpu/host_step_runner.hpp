@@ -1,8 +1,8 @@
 #pragma once
-// A CPU interpreter of LaunchSchedules: each step with plain loops and the shared activation
-// maths, products by a naive triple loop in double. It checks the host side of the CUDA engine
-// (the lowering, every offset, the executor's uploads and downloads) against CpuBackend on a
-// machine without a device. Not a backend for users.
+// A CPU interpreter of LaunchSchedules: each step with plain loops, the row operations' elements
+// by the device kernels' own expressions (gpu/src/step_math.hpp), products by a naive triple loop
+// in double. It checks the host side of the CUDA engine (the lowering, every offset, the executor's
+// uploads and downloads) against CpuBackend on a machine without a device. Not a backend for users.
 #include <vector>
 
 #include "step_runner.hpp"
@@ -34,6 +34,8 @@ class HostStepRunner final : public gpu::StepRunner {
 
  private:
   void run(const gpu::LaunchStep& step);
+  /// The row operations (BroadcastRow .. ActivateBackward), each element by step_math.hpp.
+  void rowOperation(const gpu::LaunchStep& step);
   void gemm(const gpu::LaunchStep& step);
 
   std::vector<float> m_floats;

@@ -5,6 +5,8 @@
 // (one product per frame for a stacked group, schedules cached per chunk shape).
 #include <QtTest>
 
+#include <cstring>
+
 #include "backend_comparison.hpp"
 #include "engine_examples.hpp"
 #include "engine_test_support.hpp"
@@ -39,6 +41,7 @@ class TestLaunchSchedule : public QObject {
   void stackedGroupIsOneProductPerFrame();
   void schedulesAreCachedPerShape();
   void errorsAreTheCpuEngines();
+  void complementStepsOnStridedRows();
 };
 
 void TestLaunchSchedule::matchesCpu_data() {
@@ -169,6 +172,57 @@ void TestLaunchSchedule::errorsAreTheCpuEngines() {
   QVERIFY_THROWS_EXCEPTION(
       std::invalid_argument,
       backend.forward(params, batch, randomState(plan, 5, 1), nullptr, nullptr));
+}
+
+// The step kinds of the complement connection's ops (Subtract, AddComplement and their first
+// writers) have no graph that reaches them until the engines accept complement connections: each
+// on two rows of a wider buffer (leading dimension 4) from packed rows and from a broadcast row.
+void TestLaunchSchedule::complementStepsOnStridedRows() {
+  using gpu::StepKind;
+  const std::vector<float> a = {0.25f, -2.0f, 3.0f, 0.5f, -0.0f, 1.0f};  // [2, 3] packed
+  const std::vector<float> dst = {1, 2, 3, 9, 4, 5, 6, 9};               // [2, 4], width 3
+  struct Case {
+    StepKind kind;
+    int srcLd;  // 3: a's two rows; 0: its first row for both
+    float (*expected)(float d, float a);
+  };
+  const Case cases[] = {
+      {StepKind::Subtract, 3, [](float d, float x) { return d - x; }},
+      {StepKind::AddComplement, 0, [](float d, float x) { return d + (1.0f - x); }},
+      {StepKind::AssignComplement, 3, [](float, float x) { return 0.0f + (1.0f - x); }},
+      {StepKind::AssignNegated, 3, [](float, float x) { return 0.0f - x; }},
+  };
+  for (const Case& c : cases) {
+    HostStepRunner runner;
+    runner.reserve(16, 0, 0);
+    runner.uploadFloats(0, dst.data(), dst.size());
+    runner.uploadFloats(8, a.data(), a.size());
+    gpu::LaunchSchedule schedule;
+    gpu::LaunchStep step;
+    step.kind = c.kind;
+    step.rows = 2;
+    step.width = 3;
+    step.dst = 0;
+    step.dstLd = 4;
+    step.src = 8;
+    step.srcLd = c.srcLd;
+    step.aux = -1;
+    schedule.steps.push_back(step);
+    runner.execute(schedule, 1);
+    std::vector<float> out(8);
+    runner.downloadFloats(0, out.data(), out.size());
+    for (int r = 0; r < 2; ++r)
+      for (int i = 0; i < 4; ++i) {
+        const float want = i == 3 ? 9.0f : c.expected(dst[r * 4 + i], a[r * c.srcLd + i]);
+        QVERIFY2(std::memcmp(&out[r * 4 + i], &want, sizeof want) == 0,
+                 qPrintable(QString("%1 row %2 unit %3: %4, not %5")
+                                .arg(gpu::toString(c.kind))
+                                .arg(r)
+                                .arg(i)
+                                .arg(out[r * 4 + i])
+                                .arg(want)));
+      }
+  }
 }
 
 QTEST_GUILESS_MAIN(TestLaunchSchedule)
