@@ -43,7 +43,6 @@ void TestCudaCli::backendRefusesWhatItCannotCompute() {
   const std::string dir = RNNWB_EXAMPLES_DIR;
   const std::pair<const char*, const char*> cases[] = {
       {"/leaky-lp-2d.rnn.json", "2-D graphs"},
-      {"/leaky-lp-2d.rnn.json", "connection 'l->lu': the complement type"},
       {"/leaky-lp-2d.rnn.json", "connection 'h->y': reduce"},
       {"/bidirectional-ctc.rnn.json", "layer 'y': the ctc loss"}};
   for (const auto& [file, expected] : cases) {
