@@ -205,7 +205,7 @@ void TestFusedStep::sameAsUnfused() {
 }
 
 // The engine clears only the rows that no pass writes first (planFirstWriters in
-// cpu_first_writers.cpp): the first writer of every other row writes instead of adding. A chunk
+// op_passes.cpp): the first writer of every other row writes instead of adding. A chunk
 // on NaN weights, longer than the next, leaves NaN in every buffer row it reaches; a row that the
 // next chunk read before writing would carry that NaN into its results. The gradient buffer
 // starts as NaN in every run (runOn): each gradient must be written, not added to.

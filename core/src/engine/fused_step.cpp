@@ -1,7 +1,8 @@
-// The element-wise ops of the fused recurrent step (fused_step.hpp), one row at a time. Each loop
-// is the loop of the unfused pass it replaces (cpu_forward.cpp, cpu_backward.cpp) restricted to
-// one row, so both compute the same floats. Rows of different ops never overlap in part: they are
-// distinct rows or buffers, hence the __restrict.
+// The CPU kernel set of the op program's element-wise kinds (op_program.hpp): one loop per kind,
+// run on one row (the fused step's blocks, a node step) or on many rows in one loop (runOpRows:
+// the passes over all rows, the unfused step), so every binder of the CPU computes the same
+// floats. Rows of different operands never overlap in part: they are distinct rows or buffers,
+// hence the __restrict.
 #include "fused_step.hpp"
 
 #include "cpu_engine.hpp"  // RNNWB_VECTOR_CLONES

@@ -1,15 +1,12 @@
 #pragma once
-// The fused recurrent step of the CPU engine: the frame-by-frame work of one recurrent node as a
-// small program, generated from the node's lowering (engine_program.hpp) when a chunk starts.
-// A program is a list of steps, each either a product (one sgemm over a worker's streams of the
-// frame) or a block of element-wise ops. A block runs stream by stream: every op of the block on
-// one stream's row before the next stream, so that a row's sums, activations and factors stay in
-// the first-level cache between the ops instead of one pass over all the streams per layer.
-//
-// The ops are the engine's own element-wise rules in the order of the unfused passes, so the
-// fused step computes the same floats (each op is one row of the pass it replaces; a frame's
-// rows are independent: a row reads only its own stream at this frame or at earlier frames).
-// Private to the CPU engine.
+// A region of the op program (op_program.hpp) bound to a chunk's buffers: a list of steps, each
+// either a product (one sgemm over a worker's rows) or a block of element-wise ops, each op the
+// program's op with its references resolved to rows (RowOperand). The fused recurrent step runs a
+// block stream by stream: every op of the block on one stream's row before the next stream, so
+// that a row's sums, activations and factors stay in the first-level cache between the ops
+// instead of one pass over all the streams per layer. A frame's rows are independent (a row reads
+// only its own stream at this frame or at earlier frames), so the fused and the unfused orders
+// compute the same floats. Private to the CPU engine (and NodeStep, which runs its kernels).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
