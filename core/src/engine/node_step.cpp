@@ -55,6 +55,9 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
       m_zCount += g.layers[l].size;
     }
   }
+  m_externalIndex.assign(g.connections.size(), -1);
+  for (std::size_t i = 0; i < m_external.size(); ++i)
+    m_externalIndex[m_external[i]] = static_cast<int>(i);
   m_zeros.assign(static_cast<std::size_t>(m_widest), 0.0f);
   // The plain program: every sum starts as a Fill, every term and cotangent adds.
   op::LoweringOptions options;
@@ -67,11 +70,14 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
   const auto append = [](std::vector<op::Op>& to, const std::vector<op::Op>& from) {
     to.insert(to.end(), from.begin(), from.end());
   };
-  append(m_forward, ops.forwardAll);
-  append(m_forward, ops.forwardStep);
-  append(m_backward, ops.recurrent ? ops.backwardStep : ops.backwardAll);
-  append(m_backward, ops.backwardExternal);
-  m_gradients = ops.gradients;
+  std::vector<op::Op> forward, backward;
+  append(forward, ops.forwardAll);
+  append(forward, ops.forwardStep);
+  append(backward, ops.recurrent ? ops.backwardStep : ops.backwardAll);
+  append(backward, ops.backwardExternal);
+  m_forward = bindOps(forward);
+  m_backward = bindOps(backward);
+  m_gradients = bindOps(ops.gradients);
 }
 
 int NodeStep::unitOffset(int layer) const {
@@ -87,11 +93,6 @@ int NodeStep::productOffset(int connection) const {
   return m_productOffset[connection];
 }
 
-int NodeStep::externalIndex(int connection) const {
-  const auto it = std::find(m_external.begin(), m_external.end(), connection);
-  return it == m_external.end() ? -1 : static_cast<int>(it - m_external.begin());
-}
-
 NodeStep::Tape NodeStep::makeTape() const {
   Tape tape;
   tape.s.assign(m_unitCount, 0.0f);
@@ -101,46 +102,90 @@ NodeStep::Tape NodeStep::makeTape() const {
   return tape;
 }
 
-float* NodeStep::rowOf(const op::Ref& ref, const op::Op& op, const Frame& frame) const {
-  const auto member = [&] { return m_unitOffset[ref.index] >= 0; };
-  const auto orNull = [](auto span, int offset) {
-    return span.empty() ? nullptr : span.data() + offset;
-  };
+NodeStep::Slot NodeStep::slotOf(const op::Ref& ref, const op::Op& op) const {
+  using Where = Slot::Where;
+  const int unit = ref.index >= 0 && ref.index < static_cast<int>(m_unitOffset.size())
+                       ? m_unitOffset[ref.index]
+                       : -1;
   switch (ref.buffer) {
     case op::Buffer::None:
-      return nullptr;
+      return {};
     case op::Buffer::Value:
-      if (!member()) return const_cast<float*>(frame.external[externalIndex(op.connection)]);
-      if (ref.shift == 0) return frame.y + m_unitOffset[ref.index];
-      return const_cast<float*>(frame.prevState.data()) + m_stateOffset[ref.index];
+      if (unit < 0) return {Where::External, m_externalIndex[op.connection]};
+      if (ref.shift == 0) return {Where::Y, unit};
+      return {Where::PrevState, m_stateOffset[ref.index]};
     case op::Buffer::ValueGrad:
-      if (!member())
-        return frame.externalGrad.empty() ? nullptr
-                                          : frame.externalGrad[externalIndex(op.connection)];
-      if (ref.shift == 0) return frame.dy + m_unitOffset[ref.index];
-      return orNull(frame.prevStateGrad, m_stateOffset[ref.index]);
+      if (unit < 0) return {Where::ExternalGrad, m_externalIndex[op.connection]};
+      if (ref.shift == 0) return {Where::Dy, unit};
+      return {Where::PrevStateGrad, m_stateOffset[ref.index]};
     case op::Buffer::Sum:
-      return frame.s + m_unitOffset[ref.index];
+      return {Where::S, unit};
     case op::Buffer::SumGrad:
-      return frame.ds + m_unitOffset[ref.index];
+      return {Where::Ds, unit};
     case op::Buffer::Factor:
-      return frame.z + m_factorOffset[ref.index];
+      return {Where::Z, m_factorOffset[ref.index]};
     case op::Buffer::FactorGrad:
-      return frame.dz + m_factorOffset[ref.index];
+      return {Where::Dz, m_factorOffset[ref.index]};
     case op::Buffer::Stack:
-      return frame.stack + ref.index;
+      return {Where::Stack, ref.index};
     case op::Buffer::Bias:
-      return const_cast<float*>(frame.params + m_layout.layerBias(ref.index)->offset);
+      return {Where::Params, static_cast<int>(m_layout.layerBias(ref.index)->offset)};
     case op::Buffer::Zero:
-      return const_cast<float*>(m_zeros.data());
+      return {Where::Zeros, 0};
+  }
+  throw std::logic_error("node step: a buffer reference of no known kind");
+}
+
+std::vector<NodeStep::BoundOp> NodeStep::bindOps(const std::vector<op::Op>& ops) const {
+  std::vector<BoundOp> bound;
+  for (const op::Op& op : ops)
+    bound.push_back({op, slotOf(op.dst, op), slotOf(op.a, op), slotOf(op.b, op)});
+  return bound;
+}
+
+float* NodeStep::rowOf(const Slot& slot, const Frame& frame) {
+  using Where = Slot::Where;
+  const auto orNull = [&](auto span) {
+    return span.empty() ? nullptr : const_cast<float*>(span.data()) + slot.offset;
+  };
+  switch (slot.where) {
+    case Where::None:
+      return nullptr;
+    case Where::Y:
+      return frame.y + slot.offset;
+    case Where::S:
+      return frame.s + slot.offset;
+    case Where::Z:
+      return frame.z + slot.offset;
+    case Where::Stack:
+      return frame.stack + slot.offset;
+    case Where::Dy:
+      return frame.dy + slot.offset;
+    case Where::Ds:
+      return frame.ds + slot.offset;
+    case Where::Dz:
+      return frame.dz + slot.offset;
+    case Where::PrevState:
+      return orNull(frame.prevState);
+    case Where::PrevStateGrad:
+      return orNull(frame.prevStateGrad);
+    case Where::External:
+      return const_cast<float*>(frame.external[slot.offset]);
+    case Where::ExternalGrad:
+      return frame.externalGrad.empty() ? nullptr : frame.externalGrad[slot.offset];
+    case Where::Params:
+      return const_cast<float*>(frame.params) + slot.offset;
+    case Where::Zeros:
+      return const_cast<float*>(frame.zeros);
   }
   return nullptr;
 }
 
-void NodeStep::runOp(const op::Op& op, const Frame& frame) const {
-  float* dst = rowOf(op.dst, op, frame);
+void NodeStep::runOp(const BoundOp& bound, const Frame& frame) {
+  const op::Op& op = bound.op;
+  float* dst = rowOf(bound.dst, frame);
   if (!dst) return;  // a cotangent nobody asked for
-  const float* a = rowOf(op.a, op, frame);
+  const float* a = rowOf(bound.a, frame);
   const float* weights = op.weights >= 0 ? frame.params + op.weights : nullptr;
   if (op.kind == op::Kind::Product) {  // one row: dst = beta dst + W a (or W^T a)
     if (op.transposeWeights)
@@ -149,15 +194,15 @@ void NodeStep::runOp(const op::Op& op, const Frame& frame) const {
       sgemv(true, op.inner, op.units, 1.0f, weights, op.ldw, a, op.beta, dst);
     return;
   }
-  cpu::FusedOp bound;
-  bound.kind = op.kind;
-  bound.activation = op.activation;
-  bound.units = op.units;
-  bound.dst = {dst, 0, 0};
-  bound.a = {const_cast<float*>(a), 0, 0};
-  bound.b = {rowOf(op.b, op, frame), 0, 0};
-  bound.weights = weights;
-  cpu::runOpRows(bound, 0, 0, 1);
+  cpu::FusedOp row;
+  row.kind = op.kind;
+  row.activation = op.activation;
+  row.units = op.units;
+  row.dst = {dst, 0, 0};
+  row.a = {const_cast<float*>(a), 0, 0};
+  row.b = {rowOf(bound.b, frame), 0, 0};
+  row.weights = weights;
+  cpu::runOpRows(row, 0, 0, 1);
 }
 
 void NodeStep::checkInputs(std::span<const float* const> external,
@@ -175,13 +220,14 @@ void NodeStep::forward(const ParameterSet& params, std::span<const float* const>
   tape.stack.resize(static_cast<std::size_t>(m_stackWidth));
   Frame frame;
   frame.params = params.values().data();
+  frame.zeros = m_zeros.data();
   frame.external = external;
   frame.prevState = prevState;
   frame.y = tape.y.data();
   frame.s = tape.s.data();
   frame.z = tape.z.data();
   frame.stack = tape.stack.data();
-  for (const op::Op& op : m_forward) runOp(op, frame);
+  for (const BoundOp& op : m_forward) runOp(op, frame);
   // A layer whose sum is its value has no s of its own in the program; the tape keeps both.
   for (int l : m_layers)
     if (op::sumIsValue(m_plan.graph().layers[l]))

@@ -82,7 +82,9 @@ void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::
   const std::size_t units = static_cast<std::size_t>(m_unitCount);
   // Tangents of y, s, the factors and the stack; then the running product of a multiplicative
   // layer's factors (its s before each MulInto).
-  scratch.assign((2 * units + m_zCount + m_stackWidth) * hh + units, 0.0f);
+  // Every tangent is written before it is read (Fill, Copy, Mul, Activate, a product with beta
+  // 0): no clearing.
+  scratch.resize((2 * units + m_zCount + m_stackWidth) * hh + units);
   float* ty = scratch.data();
   float* ts = ty + units * hh;
   float* tz = ts + units * hh;
@@ -110,7 +112,8 @@ void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::
     if (ref.buffer == op::Buffer::Factor) return tape.z.data() + m_factorOffset[ref.index];
     return tape.y.data() + m_unitOffset[ref.index];
   };
-  for (const op::Op& op : m_forward) {
+  for (const BoundOp& bound : m_forward) {
+    const op::Op& op = bound.op;
     const Tangent dst = tangentOf(op.dst);
     const Tangent a = tangentOf(op.a);
     const std::size_t n = static_cast<std::size_t>(op.units);

@@ -15,9 +15,12 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
                    std::span<const float> vOnSums) const {
   const auto& layers = m_plan.graph().layers;
   const std::size_t units = static_cast<std::size_t>(m_unitCount);
-  scratch.assign(2 * units + m_zCount + m_stackWidth, 0.0f);
+  // Every row of it is written before it is read (the backward ops write ds, dz and the stack
+  // first): no clearing.
+  scratch.resize(2 * units + m_zCount + m_stackWidth);
   Frame frame;
   frame.params = params.values().data();
+  frame.zeros = m_zeros.data();
   frame.external = external;
   frame.prevState = prevState;
   frame.y = const_cast<float*>(tape.y.data());
@@ -37,11 +40,12 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
   };
   for (int l : m_layers)
     if (op::sumIsValue(layers[l])) addOnSums(l, frame.dy + m_unitOffset[l]);
-  for (const op::Op& op : m_backward) {
+  for (const BoundOp& bound : m_backward) {
     // The caller hands cross-entropy's y - onehot as vOnSums (the step knows no targets).
-    if (op.kind == op::Kind::CrossEntropyOnSums) continue;
-    runOp(op, frame);
-    if (op.kind == op::Kind::ActivateBackward) addOnSums(op.layer, rowOf(op.dst, op, frame));
+    if (bound.op.kind == op::Kind::CrossEntropyOnSums) continue;
+    runOp(bound, frame);
+    if (bound.op.kind == op::Kind::ActivateBackward)
+      addOnSums(bound.op.layer, rowOf(bound.dst, frame));
   }
   for (int l : m_layers) {
     const float* ds = op::sumIsValue(layers[l]) ? frame.dy : frame.ds;
@@ -52,16 +56,17 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
   if (!out.products.empty())
     for (int i = 0; i < m_zCount; ++i) out.products[i] += frame.dz[i];
   if (out.params.empty()) return;
-  for (const op::Op& op : m_gradients) {
-    const float* grad = rowOf(op.a, op, frame);
+  for (const BoundOp& bound : m_gradients) {
+    const op::Op& op = bound.op;
+    const float* grad = rowOf(bound.a, frame);
     float* dw = out.params.data() + op.weights;
     if (op.kind == op::Kind::BiasGradient) {
       for (int i = 0; i < op.units; ++i) dw[i] += grad[i];
     } else if (op.kind == op::Kind::DiagonalWeightGradient) {
-      const float* x = rowOf(op.b, op, frame);
+      const float* x = rowOf(bound.b, frame);
       for (int i = 0; i < op.units; ++i) dw[i] += grad[i] * x[i];
     } else {  // WeightGradient: the outer product, with the connection's mask
-      sger(op.units, op.inner, 1.0f, grad, rowOf(op.b, op, frame), dw, op.inner);
+      sger(op.units, op.inner, 1.0f, grad, rowOf(bound.b, frame), dw, op.inner);
       const std::span<const float> mask = params.connectionMask(op.connection);
       for (std::size_t i = 0; i < mask.size(); ++i) dw[i] *= mask[i];
     }

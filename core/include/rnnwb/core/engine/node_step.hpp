@@ -103,6 +103,7 @@ class NodeStep {
   /// The rows of one interpretation: where each buffer reference of the node's ops points.
   struct Frame {
     const float* params = nullptr;
+    const float* zeros = nullptr;
     std::span<const float* const> external;  // per external connection
     std::span<const float> prevState;
     float *y = nullptr, *s = nullptr, *z = nullptr, *stack = nullptr;
@@ -110,12 +111,28 @@ class NodeStep {
     std::span<float> prevStateGrad;
     std::span<float* const> externalGrad;
   };
-  /// The row `ref` of op `op` reads or writes in this frame, or null (a cotangent not asked for).
-  float* rowOf(const op::Ref& ref, const op::Op& op, const Frame& frame) const;
+  /// Where an op's operand lies in a frame, worked out once (the constructor): one of Frame's
+  /// rows, at an offset (for External and ExternalGrad: the index of the external argument).
+  struct Slot {
+    enum class Where : std::uint8_t {
+      None, Y, S, Z, Stack, Dy, Ds, Dz, PrevState, PrevStateGrad, External, ExternalGrad,
+      Params, Zeros
+    };
+    Where where = Where::None;
+    int offset = 0;
+  };
+  /// An op of the node's program with its operands' slots (dst, a, b).
+  struct BoundOp {
+    op::Op op;
+    Slot dst, a, b;
+  };
+  Slot slotOf(const op::Ref& ref, const op::Op& op) const;
+  std::vector<BoundOp> bindOps(const std::vector<op::Op>& ops) const;
+  /// The row a slot names in this frame, or null (a cotangent not asked for).
+  static float* rowOf(const Slot& slot, const Frame& frame);
   /// Runs one op on one row: element-wise through the engine's kernels, a product as sgemv.
-  void runOp(const op::Op& op, const Frame& frame) const;
+  static void runOp(const BoundOp& bound, const Frame& frame);
   void checkInputs(std::span<const float* const> external, std::span<const float> prevState) const;
-  int externalIndex(int connection) const;
 
   const CompiledPlan& m_plan;
   const ParameterLayout& m_layout;
@@ -124,10 +141,11 @@ class NodeStep {
   std::vector<int> m_unitOffset, m_stateOffset;  // per graph layer, -1 outside
   std::vector<int> m_productOffset;              // per connection, -1 outside
   std::vector<int> m_factorOffset;               // per factor of the program, -1 outside
+  std::vector<int> m_externalIndex;              // per connection: its external argument, or -1
   int m_unitCount = 0, m_stateSize = 0, m_zCount = 0, m_widest = 0, m_stackWidth = 0;
   // The node's ops, from its regions: forward, backward (its step or plain region, then its
   // external connections'), and the parameter gradients.
-  std::vector<op::Op> m_forward, m_backward, m_gradients;
+  std::vector<BoundOp> m_forward, m_backward, m_gradients;
   std::vector<float> m_zeros;  // a Zero row, as wide as the widest member
 };
 
