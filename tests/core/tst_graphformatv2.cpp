@@ -199,6 +199,9 @@ void TestGraphFormatV2::rule_data() {
       "layer 'k': 'bias_init' needs \"version\": 2");
   row("v1 block type", v1(L1, with(C1, R"({"from": "x", "to": "y", "type": "block"})")),
       "connection 'x->y': the type \"block\" needs \"version\": 2");
+  row("v1 complement type",
+      v1(L1, with(C1, R"({"from": "h", "to": "h", "type": "complement", "delay": 2})")),
+      "connection 'h->h@2': the type \"complement\" needs \"version\": 2");
   row("v1 ctc", v1(with(L1, R"({"id": "k", "kind": "additive", "size": 3, "loss": "ctc"})"), C1),
       "layer 'k': the loss \"ctc\" needs \"version\": 2");
   row("v1 array delay", v1(L1, with(C1, R"({"from": "h", "to": "y", "delay": [1]})")),
