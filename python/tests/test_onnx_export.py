@@ -58,6 +58,19 @@ def _engine_data(graph, inputs):
     return {"input." + k: v for k, v in inputs.items()}
 
 
+def _run_in_chunks(session, outputs, inputs, cuts):
+    """Runs the frames in chunks cut at `cuts`, each chunk from the state the one before left."""
+    bounds = [0, *cuts, FRAMES]
+    chunks, states = [], {}
+    for begin, end in zip(bounds, bounds[1:]):
+        feeds = {k: v[begin:end] for k, v in inputs.items()}
+        feeds.update(states)
+        chunk = dict(zip(outputs, session.run(outputs, feeds)))
+        states = {n[:-len(".next")]: v for n, v in chunk.items() if n.startswith("state.")}
+        chunks.append(chunk)
+    return chunks
+
+
 def _check_model(graph_path, graph, weights, tmp_path, seed=0):
     model, session = _export(graph_path, weights, tmp_path)
     rng = np.random.default_rng(seed)
@@ -73,19 +86,16 @@ def _check_model(graph_path, graph, weights, tmp_path, seed=0):
         np.testing.assert_allclose(whole[name], expected[name], rtol=RTOL, atol=ATOL,
                                    err_msg=f"{graph_path}: output {name}, whole sequence")
 
-    # Two chunks: the second starts from the first's state.<id>.next.
-    split = 5
-    first = session.run(outputs, {k: v[:split] for k, v in inputs.items()})
-    first = dict(zip(outputs, first))
-    feeds = {k: v[split:] for k, v in inputs.items()}
-    feeds.update({name[:-len(".next")]: first[name] for name in state_outputs})
-    second = dict(zip(outputs, session.run(outputs, feeds)))
-    for name in layer_outputs:
-        streamed = np.concatenate([first[name], second[name]])
-        np.testing.assert_allclose(streamed, expected[name], rtol=RTOL, atol=ATOL,
-                                   err_msg=f"{graph_path}: output {name}, two chunks")
-    for name in state_outputs:  # the state after both chunks is the state after the whole
-        np.testing.assert_allclose(second[name], whole[name], rtol=RTOL, atol=ATOL)
+    # Two chunks, the second starting from the first's state.<id>.next; then chunks of one frame
+    # first (fewer frames than a connection reads back: the state is what it reads).
+    for cuts in ([5], [1, 2]):
+        chunks = _run_in_chunks(session, outputs, inputs, cuts)
+        for name in layer_outputs:
+            np.testing.assert_allclose(np.concatenate([c[name] for c in chunks]), expected[name],
+                                       rtol=RTOL, atol=ATOL,
+                                       err_msg=f"{graph_path}: output {name}, chunks cut at {cuts}")
+        for name in state_outputs:  # the state after the last chunk is the state after the whole
+            np.testing.assert_allclose(chunks[-1][name], whole[name], rtol=RTOL, atol=ATOL)
     return model
 
 
