@@ -80,6 +80,11 @@ def _check_model(graph_path, graph, weights, tmp_path, seed=0):
     layer_outputs = [n for n in outputs if not n.startswith("state.")]
     state_outputs = [n for n in outputs if n.startswith("state.")]
     assert sorted(layer_outputs) == sorted(expected)
+    # A state per layer read back, of the largest delay that reads it.
+    carried = {k: v for k, v in graph.analyze()["max_delay_from"].items() if v > 0}
+    states = {i.name[len("state."):]: i.type.tensor_type.shape.dim[0].dim_value
+              for i in model.graph.input if i.name.startswith("state.")}
+    assert states == carried
 
     whole = dict(zip(outputs, session.run(outputs, inputs)))
     for name in layer_outputs:

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
+#include <stdexcept>
 
 namespace rnnwb::onnx_export {
 
@@ -17,7 +19,31 @@ void addAttributes(onnx::NodeProto& node, const std::vector<IntAttribute>& attri
   }
 }
 
+void collectDefinitions(const onnx::GraphProto& graph, std::set<std::string>& defined) {
+  const auto define = [&](const std::string& name) {
+    if (!defined.insert(name).second)
+      throw std::logic_error("ONNX export: the value '" + name + "' is defined twice");
+  };
+  std::set<std::string> inputs;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    define(input.name());
+    inputs.insert(input.name());
+  }
+  for (const onnx::TensorProto& initializer : graph.initializer())
+    if (!inputs.count(initializer.name())) define(initializer.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) define(output);
+    for (const onnx::AttributeProto& attribute : node.attribute())
+      if (attribute.has_g()) collectDefinitions(attribute.g(), defined);
+  }
+}
+
 }  // namespace
+
+void checkUniqueNames(const onnx::GraphProto& graph) {
+  std::set<std::string> defined;
+  collectDefinitions(graph, defined);
+}
 
 onnx::NodeProto& OnnxGraph::rawNode(std::string_view op, const std::vector<std::string>& inputs,
                                     const std::vector<std::string>& outputs) {

@@ -11,11 +11,13 @@
 
 namespace rnnwb::onnx_export {
 
-/// The counter behind every fresh name of one model.
+/// The counter behind every fresh name of one model. Fresh names start with '/' (as PyTorch's
+/// exporter's do) and the interface's hold a '.' (state.<id>, parameter keys) or are layer ids,
+/// which hold neither: no name can be another's.
 struct NameSource {
   int next = 0;
   std::string fresh(std::string_view hint) {
-    return std::string(hint) + "_" + std::to_string(next++);
+    return "/" + std::string(hint) + "_" + std::to_string(next++);
   }
 };
 
@@ -56,6 +58,11 @@ class OnnxGraph {
   NameSource& m_names;
   std::vector<std::string> m_floatNames;
 };
+
+/// Throws std::logic_error naming a value defined twice in `graph` or its Scan bodies (by two
+/// nodes, inputs or initializers): the exporter's invariant, checked before a model is written. An
+/// input with an initializer of its name is a default, not a second definition.
+void checkUniqueNames(const onnx::GraphProto& graph);
 
 /// Dims of a value's type: a number is a fixed size, a name a symbolic one, "" unknown.
 void setTensorType(onnx::ValueInfoProto& info, const std::vector<std::string>& dims);

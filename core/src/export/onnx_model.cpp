@@ -48,7 +48,10 @@ ModelGraph::ModelGraph(const CompiledPlan& plan, const ParameterSet& parameters)
   addOutputs();
 }
 
-std::string ModelGraph::serialize() { return m_model.SerializeAsString(); }
+std::string ModelGraph::serialize() {
+  checkUniqueNames(m_model.graph());
+  return m_model.SerializeAsString();
+}
 
 void ModelGraph::findCarriedFrames(const op::Program& program) {
   m_carried.assign(m_layers.size(), 0);

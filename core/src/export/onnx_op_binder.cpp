@@ -55,7 +55,8 @@ std::string WeightTable::bias(int layer) {
 }
 
 std::string WeightTable::scalar(float value) {
-  return m_graph.floats(value == 0.0f ? "zero" : value == 1.0f ? "one" : "scalar", {}, {value});
+  if (value != 0.0f && value != 1.0f) throw std::logic_error("ONNX export: a scalar of no name");
+  return m_graph.floats(value == 0.0f ? "/zero" : "/one", {}, {value});
 }
 
 // --- buffers ---------------------------------------------------------------------------------
