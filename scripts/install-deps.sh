@@ -19,6 +19,8 @@ packages=(
   clang libclang-rt-14-dev libomp-dev
   wamerican bible-kjv fonts-dejavu-core fonts-urw-base35
   python3-venv python3-dev python3-numpy python3-pytest python3-torch
+  # the ONNX export (docs/interop.md): onnx.proto's classes generated at build time
+  libprotobuf-dev protobuf-compiler
   # packaging (docs/install.md): man pages, the install test, the validators, test-install.sh
   help2man strace desktop-file-utils appstream debootstrap
 )

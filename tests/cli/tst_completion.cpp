@@ -74,7 +74,7 @@ void TestCompletion::choicesOfAnOption_data() {
   QTest::newRow("train --optimizer")
       << QStringList{"rnnwb", "train", "--optimizer", ""} << QStringList{"sgd", "adam"};
   QTest::newRow("export --format")
-      << QStringList{"rnnwb", "export", "x.rnn.json", "--format", ""} << QStringList{"dot"};
+      << QStringList{"rnnwb", "export", "x.rnn.json", "--format", ""} << QStringList{"dot", "onnx"};
   QTest::newRow("budget --optimizer")
       << QStringList{"rnnwb", "budget", "--optimizer", "s"} << QStringList{"sgd"};
   QTest::newRow("a number") << QStringList{"rnnwb", "train", "--steps", ""} << QStringList{};
