@@ -130,6 +130,7 @@ void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
                                         {"jordan.rnn.json", 1},
                                         {"lstm-peephole.rnn.json", 1},
                                         {"gru.rnn.json", 1},
+                                        {"gru-complement.rnn.json", 1},
                                         {"stacked-lstm.rnn.json", 2},
                                         {"mi-rnn.rnn.json", 1},
                                         {"sparse-rnn.rnn.json", 1},

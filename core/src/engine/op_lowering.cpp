@@ -19,6 +19,47 @@ bool sumIsValue(const Layer& layer) {
 
 namespace {
 
+Op termOp(Kind kind, const cpu::ConnectionOp& c, Ref dst, Ref source) {
+  Op op;
+  op.kind = kind;
+  op.units = c.rows;
+  op.dst = dst;
+  op.a = source;
+  op.connection = c.index;
+  op.layer = c.to;
+  return op;
+}
+
+/// A connection's forward rule: its term into `dst` (its target's sum, or its own factor).
+void emitForwardTerm(const cpu::ConnectionOp& c, Ref dst, std::vector<Op>& ops) {
+  const Ref source{Buffer::Value, c.from, c.delay};
+  switch (c.type) {
+    case ConnectionType::Full: {  // s += W x
+      Op op = termOp(Kind::Product, c, dst, source);
+      op.inner = c.cols;
+      op.weights = static_cast<std::int64_t>(c.weightOffset);
+      op.ldw = c.cols;
+      op.transposeWeights = true;
+      ops.push_back(op);
+      return;
+    }
+    case ConnectionType::Diagonal: {  // s += w * x
+      Op op = termOp(Kind::AddScaled, c, dst, source);
+      op.weights = static_cast<std::int64_t>(c.weightOffset);
+      ops.push_back(op);
+      return;
+    }
+    case ConnectionType::Identity:  // s += x
+      ops.push_back(termOp(Kind::Add, c, dst, source));
+      return;
+    case ConnectionType::Complement:  // s += 1 - x
+      ops.push_back(termOp(Kind::AddComplement, c, dst, source));
+      return;
+    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
+      throw std::logic_error("the op lowering has no rule for block connections yet");
+  }
+}
+
 class Lowering {
  public:
   Lowering(const CompiledPlan& plan, const ParameterLayout& layout, const LoweringOptions& options)
@@ -89,32 +130,7 @@ class Lowering {
 // --- forward rules ---------------------------------------------------------------------------
 
 void Lowering::forwardTerm(const cpu::ConnectionOp& c, std::vector<Op>& ops) const {
-  const Ref source = value(c.from, c.delay);
-  switch (c.type) {
-    case ConnectionType::Full: {  // s += W x
-      Op op = make(Kind::Product, c.rows, term(c), source, c);
-      op.inner = c.cols;
-      op.weights = static_cast<std::int64_t>(c.weightOffset);
-      op.ldw = c.cols;
-      op.transposeWeights = true;
-      ops.push_back(op);
-      return;
-    }
-    case ConnectionType::Diagonal: {  // s += w * x
-      Op op = make(Kind::AddScaled, c.rows, term(c), source, c);
-      op.weights = static_cast<std::int64_t>(c.weightOffset);
-      ops.push_back(op);
-      return;
-    }
-    case ConnectionType::Identity:  // s += x
-      ops.push_back(make(Kind::Add, c.rows, term(c), source, c));
-      return;
-    case ConnectionType::Complement:  // s += 1 - x
-      ops.push_back(make(Kind::AddComplement, c.rows, term(c), source, c));
-      return;
-    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
-      throw std::logic_error("the op lowering has no rule for block connections yet");
-  }
+  emitForwardTerm(c, term(c), ops);
 }
 
 void Lowering::forwardGroup(const cpu::StackedGroup& g, int column, std::vector<Op>& ops) const {
@@ -370,6 +386,22 @@ NodeProgram Lowering::lowerNode(const cpu::NodeOp& node) {
 Program lower(const CompiledPlan& plan, const ParameterLayout& layout,
               const LoweringOptions& options) {
   return Lowering(plan, layout, options).run();
+}
+
+Op connectionTerm(const CompiledPlan& plan, int connection) {
+  const Graph& graph = plan.graph();
+  cpu::ConnectionOp c;
+  c.index = connection;
+  c.from = plan.fromLayer(connection);
+  c.to = plan.toLayer(connection);
+  c.type = graph.connections[connection].type;
+  c.delay = graph.connections[connection].delay;
+  c.rows = graph.layers[c.to].size;
+  c.cols = graph.layers[c.from].size;
+  const bool factor = graph.layers[c.to].kind == LayerKind::Multiplicative;
+  std::vector<Op> ops;
+  emitForwardTerm(c, factor ? Ref{Buffer::Factor, 0, 0} : Ref{Buffer::Sum, c.to, 0}, ops);
+  return ops.front();
 }
 
 }  // namespace rnnwb::op

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "rnnwb/core/connection_mask.hpp"
+#include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/memory_size.hpp"
 
 namespace rnnwb::snap {
@@ -60,6 +61,12 @@ RtrlNodeLayout::RtrlNodeLayout(const CompiledPlan& plan, int node) : m_plan(&pla
     m_state.push_back({l, m_stateSize, g.layers[l].size});
     m_stateSize += g.layers[l].size;
   }
+  // How each connection into the node makes its term, by the lowering's rule (no parameter
+  // layout: the mask command reads graphs that the engines refuse).
+  m_terms.resize(g.connections.size());
+  for (int c = 0; c < static_cast<int>(g.connections.size()); ++c)
+    if (plan.nodeOfLayer(plan.toLayer(c)) == node)
+      m_terms[c] = op::termCoefficient(op::connectionTerm(plan, c));
   collectParameters();
 }
 
@@ -101,13 +108,13 @@ void RtrlNodeLayout::collectParameters() {
     const Connection& connection = g.connections[c];
     const int unit0 = unitOffset(to);
     ParameterBlock block{ParameterBlock::Kind::Weight, c, m_parameterCount, 0};
-    if (connection.type == ConnectionType::Full) {
+    if (term(c).dense) {
       const int rows = g.layers[to].size, cols = g.layers[m_plan->fromLayer(c)].size;
       auto& mask = m_masks[c] = rnnwb::connectionMask(connection, rows, cols);
       for (int i = 0; i < rows; ++i)
         for (int j = 0; j < cols; ++j)
           if (mask[static_cast<std::size_t>(i) * cols + j]) m_parameterUnits.push_back(unit0 + i);
-    } else if (connection.type == ConnectionType::Diagonal) {
+    } else if (term(c).weighted) {
       for (int i = 0; i < g.layers[to].size; ++i) m_parameterUnits.push_back(unit0 + i);
     }
     block.count = static_cast<std::int64_t>(m_parameterUnits.size()) - m_parameterCount;

@@ -5,24 +5,10 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "rnnwb/core/engine/op_lowering.hpp"
 #include "unit_graph.hpp"
 
 namespace rnnwb::snap {
 namespace {
-
-/// Per connection, how its forward term reads its source, from the op program (op_program.hpp).
-std::vector<op::TermCoefficient> termCoefficients(const CompiledPlan& plan,
-                                                 const ParameterLayout& parameters) {
-  const op::Program program = op::lower(plan, parameters);
-  std::vector<op::TermCoefficient> out(plan.graph().connections.size());
-  for (const op::NodeProgram& node : program.nodes)
-    for (const auto* ops : {&node.forwardAll, &node.forwardStep})
-      for (const op::Op& term : *ops)
-        if (term.connection >= 0 && term.kind != op::Kind::Fill)
-          out[term.connection] = op::termCoefficient(term);
-  return out;
-}
 
 /// Builds the layout step by step; the helpers share the node's indices.
 class LayoutBuilder {
@@ -142,7 +128,7 @@ bool LayoutBuilder::collectSegments(const BitMatrix& mask, int maxRows, UnitBloc
     const int source = sourceOf(c, out);
     const auto base = static_cast<std::int64_t>(m_parameters.connectionWeight(c)->offset);
     const int rows = m_graph.layers[l].size;
-    if (m_graph.connections[c].type != ConnectionType::Full) {
+    if (!m_layout.term(c).dense) {
       for (int i = 0; i < rows; ++i)
         addSegment(out, unit0 + i, source, i, 1, base + i, sumIndex(l, c, i));
       continue;
@@ -218,24 +204,22 @@ void LayoutBuilder::collectDynamics(UnitBlockLayout& out) {
   };
   std::vector<Term> terms;
   const CompiledPlan& plan = m_layout.plan();
-  const std::vector<op::TermCoefficient> coefficients = termCoefficients(plan, m_parameters);
   for (int c = 0; c < static_cast<int>(m_graph.connections.size()); ++c) {
     if (!m_layout.isInternal(c) || m_graph.connections[c].delay != 1) continue;
-    const Connection& connection = m_graph.connections[c];
     const int l = plan.toLayer(c), from = plan.fromLayer(c);
     const int fromOffset = m_layout.stateOffset(from), cols = m_graph.layers[from].size;
     const ParameterView* weight = m_parameters.connectionWeight(c);
+    const op::TermCoefficient& term = m_layout.term(c);
     detail::forEachUnitEdge(m_layout, c, [&](int j, int i) {
       const int z = sumIndex(l, c, i);
-      std::int64_t w = -1;  // a full weight has a row per unit; a diagonal one, an entry
-      if (coefficients[c].weighted)
-        w = static_cast<std::int64_t>(weight->offset) +
-            (connection.type == ConnectionType::Full ? std::int64_t{i} * cols + j : i);
+      std::int64_t w = -1;  // a product's weight has a row per unit; a diagonal one, an entry
+      if (term.weighted)
+        w = static_cast<std::int64_t>(weight->offset) + (term.dense ? std::int64_t{i} * cols + j : i);
       for (int s : m_reach.rowsOf(m_layout.unitOffset(l) + i)) {
         auto it = pairOf.find(std::int64_t{s} * h + fromOffset + j);
         if (it != pairOf.end())
           terms.push_back({it->second, out.colouring.colourOfRow[s] * out.exportSize + z, w,
-                           coefficients[c].sign});
+                           term.sign});
       }
     });
   }

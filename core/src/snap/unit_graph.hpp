@@ -14,14 +14,14 @@ BitMatrix stateReach(const RtrlNodeLayout& layout);
 /// connection inside the node carries s' to.
 BitMatrix dynamicsPattern(const RtrlNodeLayout& layout, const BitMatrix& reach);
 
-/// Calls visit(j, i) for each edge (from, j) -> (to, i) that connection c gives (existing weights
-/// of a full connection; i = j for diagonal and identity).
+/// Calls visit(j, i) for each edge (from, j) -> (to, i) that connection c gives: the existing
+/// weights of a term that is a product, i = j for every other term (layout.term: from the op
+/// program).
 template <class Visit>
 void forEachUnitEdge(const RtrlNodeLayout& layout, int c, Visit&& visit) {
   const CompiledPlan& plan = layout.plan();
-  const Connection& connection = plan.graph().connections[c];
   const int rows = plan.graph().layers[plan.toLayer(c)].size;
-  if (connection.type != ConnectionType::Full) {
+  if (!layout.term(c).dense) {
     for (int i = 0; i < rows; ++i) visit(i, i);
     return;
   }

@@ -25,4 +25,9 @@ bool sumIsValue(const Layer& layer);
 Program lower(const CompiledPlan& plan, const ParameterLayout& layout,
               const LoweringOptions& options = {});
 
+/// One connection's forward term op alone, by the same rule, with no parameter layout (its
+/// weights at offset 0): for what reads how a term is made without a whole program, such as
+/// SnAp's unit graph, on graphs the engines may not compute.
+Op connectionTerm(const CompiledPlan& plan, int connection);
+
 }  // namespace rnnwb::op

@@ -87,11 +87,13 @@ struct Op {
 
 /// How a forward term op carries its source row a into its destination: dst += sign * w * a,
 /// with w a weight (`weighted`: the op's weights, or the stacked product it adds the columns of)
-/// or 1. The SnAp unit graph's edge coefficients (core/snap) are read from this, so a connection
-/// type that lowers to these kinds needs nothing of its own there.
+/// or 1; `dense`: a product, from every source unit to every destination unit (else unit i to
+/// unit i). The SnAp unit graph (core/snap: its edges and their coefficients) is read from this,
+/// so a connection type that lowers to these kinds needs nothing of its own there.
 struct TermCoefficient {
   float sign = 1.0f;
   bool weighted = false;
+  bool dense = false;
 };
 inline TermCoefficient termCoefficient(const Op& term) {
   switch (term.kind) {
@@ -99,13 +101,16 @@ inline TermCoefficient termCoefficient(const Op& term) {
     case Kind::AddComplement:
     case Kind::AssignComplement:
     case Kind::AssignNegated:
-      return {-1.0f, false};
+      return {-1.0f, false, false};
     case Kind::Product:
+      return {1.0f, true, true};
     case Kind::AddScaled:
     case Kind::AssignScaled:
-      return {1.0f, true};
-    default:  // Add, Assign: weighted when it adds a stacked product's columns
-      return {1.0f, term.a.buffer == Buffer::Stack};
+      return {1.0f, true, false};
+    default: {  // Add, Assign: a product when it adds a stacked product's columns
+      const bool stacked = term.a.buffer == Buffer::Stack;
+      return {1.0f, stacked, stacked};
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/op_program.hpp"
 
 namespace rnnwb::snap {
 
@@ -78,6 +79,9 @@ class RtrlNodeLayout {
   const std::vector<std::uint8_t>& weightMask(int connection) const;
   /// True when the connection's source and destination are both in the node.
   bool isInternal(int connection) const;
+  /// How the connection's term reads its source, from the op program (op_program.hpp): whether
+  /// it has weights, connects every unit (a product) or unit to unit, and its sign.
+  const op::TermCoefficient& term(int connection) const { return m_terms.at(connection); }
 
  private:
   void collectParameters();
@@ -94,6 +98,7 @@ class RtrlNodeLayout {
   std::int64_t m_parameterCount = 0;
   std::vector<std::int32_t> m_parameterUnits;
   std::map<int, std::vector<std::uint8_t>> m_masks;  // full connections into the node
+  std::vector<op::TermCoefficient> m_terms;           // per connection of the graph
 };
 
 }  // namespace rnnwb::snap
