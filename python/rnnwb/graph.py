@@ -233,13 +233,15 @@ class Graph:
             raise ValueError("data without targets has no loss")
         return loss
 
-    def backward_from_outputs(self, weights: Arrays, data: Arrays,
-                              output_gradients: Arrays) -> dict[str, np.ndarray]:
+    def backward_from_outputs(self, weights: Arrays, data: Arrays, output_gradients: Arrays,
+                              input_gradients: bool = False) -> dict[str, np.ndarray]:
         """The engine's BPTT from d(loss)/d(outputs) given from outside (an external loss):
-        ``output_gradients`` by output layer id, float32 [T, N, size]; ``data`` inputs only."""
+        ``output_gradients`` by output layer id, float32 [T, N, size]; ``data`` inputs only.
+        Returns the gradients under the weights' keys; with ``input_gradients``, also
+        d(loss)/d(input) under the inputs' data keys ('input' or 'input.<id>')."""
         return self._core.backward_from_outputs(
             _arrays(weights), _arrays(data),
-            {k: _float32(v) for k, v in output_gradients.items()})
+            {k: _float32(v) for k, v in output_gradients.items()}, input_gradients)
 
     def __repr__(self) -> str:
         return f"rnnwb.Graph({self.name!r}, {len(self.layers)} layers)"

@@ -5,9 +5,9 @@ CPU engine over a ``[T, N, size]`` batch (every stream starts from an empty stat
 the output layers' values (after their activations); its backward runs the engine's BPTT from
 the gradients of those outputs that autograd hands it (the engine's external loss,
 ``CpuBackend::backwardFromOutputs``). The graph's own losses play no part: the loss is whatever
-the PyTorch code computes from the outputs. The engine computes in float32; gradients with
-respect to the inputs are not computed (an input layer passes no gradient in the engine), so an
-input that requires grad is refused. Lists of 2-D examples wait for the graph-format-v2 engine.
+the PyTorch code computes from the outputs. The engine computes in float32. An input that
+requires grad gets d(loss)/d(input) too (the engine's backward then carries on into the input
+layers, which it skips otherwise). Lists of 2-D examples wait for the graph-format-v2 engine.
 """
 
 from __future__ import annotations
@@ -26,12 +26,15 @@ def _param_name(key: str) -> str:
 
 
 class _EngineFunction(_torch.autograd.Function):
+    # apply(module, input_keys, *input_tensors, *params): the inputs are arguments of their own,
+    # so that autograd can hand their gradients back.
     @staticmethod
-    def forward(ctx, module: "GraphModule", inputs: dict, *params):
+    def forward(ctx, module: "GraphModule", keys: tuple, *tensors):
+        inputs, params = tensors[:len(keys)], tensors[len(keys):]
         weights = module._weight_arrays(params)
-        data = {k: v.detach().cpu().numpy() for k, v in inputs.items()}
+        data = {k: v.detach().cpu().numpy() for k, v in zip(keys, inputs)}
         outputs = module.graph.forward(weights, data)
-        ctx.module, ctx.weights, ctx.data = module, weights, data
+        ctx.module, ctx.keys, ctx.weights, ctx.data = module, keys, weights, data
         ctx.shapes = {k: v.shape for k, v in outputs.items()}
         return tuple(_torch.from_numpy(outputs[i]) for i in module.output_ids)
 
@@ -42,8 +45,12 @@ class _EngineFunction(_torch.autograd.Function):
         for layer, g in zip(module.output_ids, grad_outputs):
             given[layer] = (np.zeros(ctx.shapes[layer], np.float32) if g is None
                             else g.detach().cpu().contiguous().numpy().astype(np.float32))
-        grads = module.graph.backward_from_outputs(ctx.weights, ctx.data, given)
-        return (None, None) + tuple(_torch.from_numpy(grads[k]) for k in module.weight_keys)
+        wants_inputs = any(ctx.needs_input_grad[2:2 + len(ctx.keys)])
+        grads = module.graph.backward_from_outputs(ctx.weights, ctx.data, given,
+                                                   input_gradients=wants_inputs)
+        inputs = tuple(_torch.from_numpy(grads[k]) if wants_inputs else None for k in ctx.keys)
+        return (None, None) + inputs + tuple(_torch.from_numpy(grads[k])
+                                             for k in module.weight_keys)
 
 
 class GraphModule(_torch.nn.Module):
@@ -87,12 +94,9 @@ class GraphModule(_torch.nn.Module):
         """The output layers' values for ``x`` ([T, N, size], or a dict by data key): one tensor
         for one output layer, else a dict by layer id. Every stream starts from an empty state."""
         inputs = x if isinstance(x, Mapping) else {self.input_keys[0]: x}
-        for key, value in inputs.items():
-            if value.requires_grad:
-                raise ValueError(f"input '{key}' requires grad: the engine computes no "
-                                 "gradients with respect to the inputs")
+        keys = tuple(inputs)
         params = [self.params[_param_name(k)] for k in self.weight_keys]
-        outputs = _EngineFunction.apply(self, dict(inputs), *params)
+        outputs = _EngineFunction.apply(self, keys, *(inputs[k] for k in keys), *params)
         if len(outputs) == 1:
             return outputs[0]
         return dict(zip(self.output_ids, outputs))

@@ -102,7 +102,7 @@ nb::tuple forward(PyGraph& g, const nb::dict& weights, const nb::dict& data) {
 }
 
 nb::dict backwardFromOutputs(PyGraph& g, const nb::dict& weights, const nb::dict& data,
-                             const nb::dict& outputGradients) {
+                             const nb::dict& outputGradients, bool inputGradients) {
   nb::dict result;
   withGraphNames(&g.graph, [&] {
     const ParameterSet params = readWeights(g, weights);
@@ -113,12 +113,16 @@ nb::dict backwardFromOutputs(PyGraph& g, const nb::dict& weights, const nb::dict
     for (int l : plan.outputLayers()) grads.push_back(given.at(plan.graph().layers[l].id));
     given.rejectUnread("the output gradients of " + graphName(g));
     ParameterSet gradients = ParameterSet::zerosLike(params);
+    std::vector<Tensor> inputs;
     {
       const nb::gil_scoped_release noGil;
       const std::lock_guard<std::mutex> lock(g.mutex);
-      g.cpu().backwardFromOutputs(params, batch, {}, nullptr, grads, &gradients);
+      g.cpu().backwardFromOutputs(params, batch, {}, nullptr, grads, &gradients, nullptr,
+                                  inputGradients ? &inputs : nullptr);
     }
     result = gradientDict(gradients);
+    for (std::size_t i = 0; i < inputs.size(); ++i)  // under the data keys ('input[.<id>]')
+      result[inputKey(plan, plan.inputLayers()[i]).c_str()] = toNumpy(inputs[i]);
   });
   return result;
 }
@@ -137,10 +141,12 @@ void bindNumbers(nb::module_& m, nb::class_<PyGraph>& cls) {
            "The forward pass: (summed loss, or None when `data` has no targets, {output layer id: "
            "float32 [T, N, size]}). The GIL is released while the engine runs.")
       .def("backward_from_outputs", &backwardFromOutputs, nb::arg("weights"), nb::arg("data"),
-           nb::arg("output_gradients"),
+           nb::arg("output_gradients"), nb::arg("input_gradients") = false,
            "The engine's BPTT from d(loss)/d(output) given from outside (an external loss): "
            "`output_gradients` maps each output layer id to float32 [T, N, size]; returns the "
-           "gradients under the weights' keys. `data` holds inputs only.");
+           "gradients under the weights' keys, and with `input_gradients` those of the inputs "
+           "under their data keys ('input[.<id>]', float32 [T, N, size]). `data` holds inputs "
+           "only.");
   m.def(
       "read_safetensors",
       [](const std::string& path) {

@@ -64,7 +64,7 @@ def engine_function(m, x):
     """The module's engine function of its parameters alone (gradcheck's inputs), and them."""
     from rnnwb.torch import _EngineFunction
     params = tuple(m.params[k.replace(".", "__")] for k in m.weight_keys)
-    return (lambda *ps: _EngineFunction.apply(m, {m.input_keys[0]: x}, *ps)), params
+    return (lambda *ps: _EngineFunction.apply(m, (m.input_keys[0],), x, *ps)), params
 
 
 @pytest.mark.filterwarnings("ignore:Input #.*double precision")
@@ -73,8 +73,8 @@ def test_gradcheck_fails_on_gradients_two_percent_off(monkeypatch):
     m = GraphModule(g, seed=2)
     x = torch.from_numpy(np.random.default_rng(1).uniform(-1, 1, (4, 2, 8)).astype(np.float32))
     engine = rnnwb.Graph.backward_from_outputs
-    monkeypatch.setattr(rnnwb.Graph, "backward_from_outputs", lambda self, *a: {
-        k: v * np.float32(1.02) for k, v in engine(self, *a).items()})
+    monkeypatch.setattr(rnnwb.Graph, "backward_from_outputs", lambda self, *a, **kw: {
+        k: v * np.float32(1.02) for k, v in engine(self, *a, **kw).items()})
     assert not torch.autograd.gradcheck(*engine_function(m, x), raise_exception=False,
                                         **GRADCHECK)
 
@@ -101,7 +101,27 @@ def test_lstm_peephole_trains_with_adam():
     assert losses[-1] < 0.7 * losses[0], losses
 
 
-def test_an_input_that_requires_grad_is_refused():
-    m = GraphModule(example("elman.rnn.json"))
-    with pytest.raises(ValueError, match="requires grad"):
-        m(torch.zeros(2, 1, 8, requires_grad=True))
+@pytest.mark.filterwarnings("ignore:Input #.*double precision")  # float32 on purpose
+@pytest.mark.parametrize("name", ["elman.rnn.json", "gru-complement.rnn.json",
+                                  "two-recurrent-nodes.rnn.json"])
+def test_gradcheck_of_the_inputs(name):
+    """An input that requires grad gets d(loss)/d(input) from the engine's backward."""
+    g = small(name)
+    m = GraphModule(g, seed=4)
+    rng = np.random.default_rng(2)
+    from rnnwb.torch import _EngineFunction
+    keys = tuple(m.input_keys)
+    inputs = [layer for layer in g.layers if layer.kind == "input"]
+    size = {("input" if len(inputs) == 1 else "input." + layer.id): layer.size for layer in inputs}
+    xs = tuple(torch.from_numpy(rng.uniform(-1, 1, (3, 2, size[k])).astype(np.float32))
+               .requires_grad_() for k in keys)
+    params = [m.params[k.replace(".", "__")].detach() for k in m.weight_keys]
+    assert torch.autograd.gradcheck(lambda *x: _EngineFunction.apply(m, keys, *x, *params), xs,
+                                    **GRADCHECK)
+
+
+def test_input_gradients_reach_the_input():
+    m = GraphModule(example("elman.rnn.json"), seed=1)
+    x = torch.zeros(2, 1, 8, requires_grad=True)
+    m(x).sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape

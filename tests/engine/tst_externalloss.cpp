@@ -74,6 +74,17 @@ Pass external(CpuBackend& backend, const ParameterSet& params, const SequenceBat
   return pass;
 }
 
+/// A tensor of t's shape with values in [-1, 1] from the seed.
+Tensor randomLike(const Tensor& t, std::uint64_t seed) {
+  Tensor out = Tensor::zerosF32(t.shape());
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + 1;
+  for (float& v : out.f32()) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    v = static_cast<float>(x % 20001) / 10000.0f - 1.0f;
+  }
+  return out;
+}
+
 double maxRelativeError(const std::vector<float>& a, const std::vector<float>& b) {
   double worst = 0, scale = 0;
   for (float v : b) scale = std::max(scale, std::abs(double(v)));
@@ -138,6 +149,69 @@ class TestExternalLoss : public QObject {
     backend.forward(params, batch, {}, nullptr, &outputs);
     backend.forward(params, withTargets, {}, nullptr, &expected);
     QCOMPARE(outputs, expected);
+  }
+
+  // d(loss)/d(input) when asked for (rnnwb.torch.GraphModule's inputs that require grad): the
+  // loss is sum(g * y) for fixed random g, checked against central differences of the forward.
+  void inputGradientsMatchFiniteDifferences_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("fused");
+    for (const char* file : {"elman.rnn.json", "two-recurrent-nodes.rnn.json",
+                             "lstm-peephole.rnn.json", "gru-complement.rnn.json", "mi-rnn.rnn.json"})
+      for (bool fused : {true, false})
+        QTest::addRow("%s %s", file, fused ? "fused" : "unfused") << QString(file) << fused;
+  }
+
+  void inputGradientsMatchFiniteDifferences() {
+    QFETCH(QString, file);
+    QFETCH(bool, fused);
+    const CompiledPlan plan(withLayerSize(example(file), 4));
+    ParameterSet params(plan);
+    randomizeParameters(params, 5);
+    SequenceBatch batch = randomBatch(plan, 5, 2, 17);
+    batch.targets.clear();
+    CpuBackendOptions options;
+    options.fusedSteps = fused;
+    CpuBackend backend(plan, options);
+    std::vector<Tensor> outputs;
+    backend.forward(params, batch, {}, nullptr, &outputs);
+    std::vector<Tensor> given;
+    for (std::size_t o = 0; o < outputs.size(); ++o) given.push_back(randomLike(outputs[o], 23 + o));
+    const auto loss = [&] {
+      std::vector<Tensor> y;
+      backend.forward(params, batch, {}, nullptr, &y);
+      double total = 0;
+      for (std::size_t o = 0; o < y.size(); ++o)
+        for (std::size_t i = 0; i < y[o].f32().size(); ++i)
+          total += double(given[o].f32()[i]) * y[o].f32()[i];
+      return total;
+    };
+    ParameterSet grads = ParameterSet::zerosLike(params);
+    std::vector<Tensor> inputGrads;
+    backend.backwardFromOutputs(params, batch, {}, nullptr, given, &grads, nullptr, &inputGrads);
+    QCOMPARE(inputGrads.size(), plan.inputLayers().size());
+    for (std::size_t k = 0; k < inputGrads.size(); ++k) {
+      QCOMPARE(inputGrads[k].shape(), batch.inputs[k].shape());
+      auto x = batch.inputs[k].f32();
+      for (std::size_t i = 0; i < x.size(); i += 3) {
+        const float keep = x[i], eps = 1e-2f;
+        x[i] = keep + eps;
+        const double up = loss();
+        x[i] = keep - eps;
+        const double down = loss();
+        x[i] = keep;
+        const double numeric = (up - down) / (2.0 * eps);
+        const double analytic = inputGrads[k].f32()[i];
+        QVERIFY2(std::abs(numeric - analytic) <= 2e-3 * (1 + std::abs(numeric)),
+                 qPrintable(QString("input %1 entry %2: %3 against %4")
+                                .arg(k).arg(i).arg(analytic).arg(numeric)));
+      }
+    }
+    // Asking for them leaves the parameters' gradients as they were, and asking no more plans the
+    // engine back: the same floats both ways.
+    ParameterSet without = ParameterSet::zerosLike(params);
+    backend.backwardFromOutputs(params, batch, {}, nullptr, given, &without);
+    QVERIFY(std::equal(without.values().begin(), without.values().end(), grads.values().begin()));
   }
 
   void wrongGradientShapeNamesTheLayer() {

@@ -36,9 +36,11 @@ double CpuBackend::forward(const ParameterSet& params, const SequenceBatch& batc
 void CpuBackend::backwardFromOutputs(const ParameterSet& params, const SequenceBatch& batch,
                                      const StreamState& stateIn, StreamState* stateOut,
                                      const std::vector<Tensor>& outputGradients,
-                                     ParameterSet* gradients, std::vector<Tensor>* outputs) {
+                                     ParameterSet* gradients, std::vector<Tensor>* outputs,
+                                     std::vector<Tensor>* inputGradients) {
   WB_CHECK(gradients != nullptr, "backwardFromOutputs needs a gradient buffer");
-  m_engine->run(params, batch, stateIn, stateOut, gradients, outputs, &outputGradients);
+  m_engine->run(params, batch, stateIn, stateOut, gradients, outputs, &outputGradients,
+                inputGradients);
 }
 
 bool CpuBackend::setGradientListener(GradientListener* listener) {

@@ -41,10 +41,12 @@ void CpuBackend::Engine::clearGradients() {
     for (std::size_t l = 0; l < m_layers.size(); ++l) {
       LayerBuffers& b = m_layers[l];
       const int frames = m_program.gradientClearFrames[l];
-      // Input layers' dy is never touched; every other layer's carried rows are cleared, since
+      // Input layers' dy is never touched unless their gradients are asked for (then every
+      // writer adds into it: cleared whole); every other layer's carried rows are cleared, since
       // delayed writers add into them (nothing reads them, but stale sums would grow chunk by
       // chunk).
-      if (b.size == 0 || m_plan.graph().layers[l].isInput()) continue;
+      const bool input = m_plan.graph().layers[l].isInput();
+      if (b.size == 0 || (input && !m_programInputGradients)) continue;
       const std::size_t frameRows = static_cast<std::size_t>(m_streams);
       const std::size_t carriedRows = b.delay * frameRows;
       const std::size_t allRows = b.dy.size() / b.size;

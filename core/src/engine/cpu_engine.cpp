@@ -32,7 +32,7 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
                               layers[l].activation == Activation::Identity &&
                               layers[l].loss == LossKind::None;
   }
-  buildProgram();
+  buildProgram(false, false);
   nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);
   nodeTimes.backwardSeconds.assign(m_program.nodes.size(), 0.0);
 }
@@ -183,14 +183,17 @@ void CpuBackend::Engine::onRowParts(const std::function<void(Rows)>& pass) {
 double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& batch,
                                const StreamState& stateIn, StreamState* stateOut,
                                ParameterSet* gradients, std::vector<Tensor>* outputs,
-                               const std::vector<Tensor>* outputGradients) {
+                               const std::vector<Tensor>* outputGradients,
+                               std::vector<Tensor>* inputGradients) {
   const ScopeClock clock(m_options.profile, stats.runSeconds);
   batch.check(m_plan, gradients != nullptr && outputGradients == nullptr);
   if (outputGradients) checkOutputGradients(batch, *outputGradients);
   if (outputGradients && !batch.targets.empty())
     throw std::invalid_argument("a batch with targets given gradients of its outputs too");
   m_outputGradients = outputGradients;
-  if (m_programExternal != (outputGradients != nullptr)) buildProgram();
+  const bool external = outputGradients != nullptr, inputs = inputGradients != nullptr;
+  if (m_programExternal != external || m_programInputGradients != inputs)
+    buildProgram(external, inputs);
   if (!(params.layout() == *m_layout))
     throw std::invalid_argument(
         "parameters of another graph (their layout differs from the "
@@ -238,6 +241,15 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
     auto values = gradients->values();
     for (std::size_t i = 0; i < mask.size(); ++i)
       if (mask[i] == 0.0f) values[i] = 0.0f;
+  }
+  if (inputGradients && gradients) {
+    inputGradients->clear();
+    for (int l : m_plan.inputLayers()) {
+      const float* first = dy(l, 0);
+      const std::size_t count = static_cast<std::size_t>(m_frames) * m_streams * m_layers[l].size;
+      inputGradients->push_back(Tensor::fromF32({m_frames, m_streams, m_layers[l].size},
+                                                std::vector<float>(first, first + count)));
+    }
   }
   if (stateOut) saveState(batch.carryFrameCount(), *stateOut);
   m_outputGradients = nullptr;

@@ -59,7 +59,8 @@ class CpuBackend::Engine {
 
   double run(const ParameterSet& params, const SequenceBatch& batch, const StreamState& stateIn,
              StreamState* stateOut, ParameterSet* gradients, std::vector<Tensor>* outputs,
-             const std::vector<Tensor>* outputGradients = nullptr);
+             const std::vector<Tensor>* outputGradients = nullptr,
+             std::vector<Tensor>* inputGradients = nullptr);
 
   const CompiledPlan& plan() const { return m_plan; }
   CpuBackendStats stats;
@@ -132,8 +133,9 @@ class CpuBackend::Engine {
     return buffer.data() + (row + carried) * b.size;
   }
   // cpu_op_binder.cpp: the op program (op_program.hpp) bound to this chunk's buffers and run
-  /// Lowers the plan and runs the passes (again when the output gradients' mode changes).
-  void buildProgram();
+  /// Lowers the plan and runs the passes (again when the output or input gradients' mode
+  /// changes): for gradients of the outputs given (external) and of the inputs asked (inputs).
+  void buildProgram(bool external, bool inputs);
   /// Binds every region to this chunk's buffers, parameters and targets.
   void bindProgram();
   cpu::RowOperand bind(const op::Ref& ref);
@@ -198,6 +200,7 @@ class CpuBackend::Engine {
   // (m_programExternal: the program was built for them, op::LoweringOptions).
   const std::vector<Tensor>* m_outputGradients = nullptr;
   bool m_programExternal = false;
+  bool m_programInputGradients = false;  // the backward carries on into the input layers' dy
   int m_frames = 0, m_streams = 0;
   // Every pass that the workers share writes disjoint rows or parameters, and the parts depend
   // only on the shapes and the worker count: results repeat bit for bit for one count.

@@ -14,9 +14,13 @@
 
 namespace rnnwb {
 
-void CpuBackend::Engine::buildProgram() {
-  m_programExternal = m_outputGradients != nullptr;
-  m_program = op::lower(m_plan, *m_layout, {m_programExternal});
+void CpuBackend::Engine::buildProgram(bool external, bool inputs) {
+  m_programExternal = external;
+  m_programInputGradients = inputs;
+  op::LoweringOptions options;
+  options.externalOutputGradients = external;
+  options.inputGradients = inputs;
+  m_program = op::lower(m_plan, *m_layout, options);
   op::readIdentityFactorsInPlace(m_program, m_plan);
   op::planFirstWriters(m_program, m_plan, *m_layout, m_programExternal);
   if (m_options.fusedSteps) {

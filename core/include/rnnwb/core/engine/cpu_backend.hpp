@@ -71,12 +71,15 @@ class CpuBackend final : public Backend {
   /// d(loss)/d(y) of the values that forward() returns for that layer (after its activation,
   /// softmax included); their frames before batch.firstPredictedFrame are not read. The batch has
   /// no targets (batch.targets empty). `gradients` is overwritten with d(loss)/d(params), masked
-  /// entries 0; `outputs`, when not null, receives forward()'s outputs. Throws
+  /// entries 0; `outputs`, when not null, receives forward()'s outputs; `inputGradients`, when
+  /// not null, receives d(loss)/d(input) per plan.inputLayers(), F32 [T, N, size] (the engines
+  /// stop at the inputs otherwise: nothing upstream of them needs it). Throws
   /// std::invalid_argument naming the output layer whose gradient has the wrong shape.
   void backwardFromOutputs(const ParameterSet& params, const SequenceBatch& batch,
                            const StreamState& stateIn, StreamState* stateOut,
                            const std::vector<Tensor>& outputGradients, ParameterSet* gradients,
-                           std::vector<Tensor>* outputs = nullptr);
+                           std::vector<Tensor>* outputs = nullptr,
+                           std::vector<Tensor>* inputGradients = nullptr);
 
   /// Reports each node's parameters as the backward pass finishes them, in reverse schedule order.
   bool setGradientListener(GradientListener* listener) override;
