@@ -6,11 +6,11 @@
 // checkpoints hold all N streams (gathered), and only rank 0 writes the run folder. With one
 // rank every call is the identity.
 //
-// One meeting per update: the stop agreement the trainer's loop asks for before each update
-// travels with the previous update's gradient sum (its signals are read when that sum starts its
-// last parts), so the ranks wait for each other once per update, not once for the sum and once
-// for the stop. Before the first update, and after a step that summed nothing (a report owed
-// from before a resume), the agreement is a meeting of its own.
+// One meeting per update: the loss and frames, and the stop agreement the trainer's loop asks
+// for before each update, travel with the update's gradient sum (the signals are read when that
+// sum starts its last parts), so the ranks wait for each other once per update, not once each for
+// the gradient, the loss and the stop. Before the first update, and after a step that summed
+// nothing (a report owed from before a resume), the agreement is a meeting of its own.
 #include <cstdint>
 #include <memory>
 #include <optional>
