@@ -12,7 +12,7 @@ build=${1:-build}
 source <(sed -n '/^busy_percent()/,/^}/p; /^wait_quiet()/,/^}/p' tests/bench/bench_mpi_scaling.sh)
 export BENCH_WAIT_QUIET=45
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
-out=tests/bench/results/update-times-$(date +%F)/placement
+out=tests/bench/results/update-times-$(date +%F-%H%M)-placement
 mkdir -p $out
 w=$(mktemp -d)
 args=(train examples/char-lstm.rnn.json --task char-lm --text examples/data/kjv-genesis-2samuel.txt
