@@ -10,6 +10,11 @@
 # The 2 ranks run twice a round, with the gradient sum overlapped with the backward pass (the
 # default) and with --no-overlap, in alternating order; each line then has the milliseconds per
 # update the ranks waited for the sum after the backward pass (from rank 0's train.log).
+# BENCH_NO_OVERLAP_RUNS=0 leaves the --no-overlap runs out (1 rank against 2 ranks only).
+# Each line names its build folder ("build"), so that two builds (before and after a change) can
+# run in alternating invocations into the same file. BENCH_WAIT_QUIET=SECONDS waits, before each
+# run, up to that long for five seconds in a row with both cores under 10 % busy (this machine is
+# shared); each line says how long it waited and how busy the cores were in the second before.
 #   tests/bench/bench_mpi_scaling.sh [BUILD_DIR] [ROUNDS] [STEPS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -55,8 +60,34 @@ sum_wait() {
     grep . || echo null
 }
 
+# The share of both cores busy over the next second, in percent (from /proc/stat's cpu line).
+busy_percent() {
+  local a b
+  read -ra a < <(head -1 /proc/stat)
+  sleep 1
+  read -ra b < <(head -1 /proc/stat)
+  local total=0 i
+  for ((i = 1; i < ${#a[@]}; i++)); do total=$((total + b[i] - a[i])); done
+  local idle=$((b[4] - a[4] + b[5] - a[5]))  # idle + iowait
+  echo $((100 * (total - idle) / (total > 0 ? total : 1)))
+}
+
+# Waits up to BENCH_WAIT_QUIET seconds for five seconds in a row with both cores under 10 % busy;
+# prints the seconds waited and the busy share of the last second, in percent.
+wait_quiet() {
+  local limit=${BENCH_WAIT_QUIET:-0} waited=0 quiet=0 busy=0
+  while ((waited < limit && quiet < 5)); do
+    busy=$(busy_percent)
+    if ((busy < 10)); then quiet=$((quiet + 1)); else quiet=0; fi
+    waited=$((waited + 1))
+  done
+  ((limit > 0)) || busy=$(busy_percent)
+  echo "$waited $busy"
+}
+
 run() {  # ranks round overlap(1/0)
   local dir=$work/r$1-$2-$3 times extra=()
+  local quiet=$(wait_quiet)
   [[ $3 == 0 ]] && extra=(--no-overlap)
   if [[ $1 == 1 ]]; then
     times=$(timed "$rnnwb" "${args[@]}" --run-dir "$dir")
@@ -67,14 +98,17 @@ run() {  # ranks round overlap(1/0)
   local load=$(cut -d' ' -f1-3 /proc/loadavg)
   local frames=$((64 * 32 * steps))
   local overlap=$([[ $1 == 1 ]] && echo null || { [[ $3 == 1 ]] && echo true || echo false; })
-  printf '{"ranks": %d, "round": %d, "streams": 64, "threads_per_rank": 1, "steps": %d, "overlap": %s, "frames_per_s": %.1f, "sum_wait_ms_per_update": %s, "wall_s": %s, "cpu_s_per_mframe": %.2f, "loadavg": "%s", "date": "%s"}\n' \
+  printf '{"ranks": %d, "round": %d, "streams": 64, "threads_per_rank": 1, "steps": %d, "overlap": %s, "frames_per_s": %.1f, "sum_wait_ms_per_update": %s, "wall_s": %s, "cpu_s_per_mframe": %.2f, "loadavg": "%s", "waited_for_quiet_s": %d, "busy_percent_before": %d, "build": "%s", "date": "%s"}\n' \
     "$1" "$2" "$steps" "$overlap" "$f" "$(sum_wait "$dir")" "${times% *}" "$(awk "BEGIN{print ${times#* } * 1e6 / $frames}")" \
-    "$load" "$(date -Is)" | tee -a "$out"
+    "$load" "${quiet% *}" "${quiet#* }" "$build" "$(date -Is)" | tee -a "$out"
 }
 
 for ((round = 1; round <= rounds; round++)); do
   one=$(run 1 "$round" 1)
-  if ((round % 2)); then
+  plain=null
+  if [[ ${BENCH_NO_OVERLAP_RUNS:-1} == 0 ]]; then  # only 1 rank against 2 ranks overlapped
+    two=$(run 2 "$round" 1)
+  elif ((round % 2)); then
     two=$(run 2 "$round" 1)
     plain=$(run 2 "$round" 0)
   else
@@ -83,14 +117,16 @@ for ((round = 1; round <= rounds; round++)); do
   fi
   echo "$one"
   echo "$two"
-  echo "$plain"
+  [[ $plain == null ]] || echo "$plain"
   python3 - "$one" "$two" "$plain" <<'PY'
 import json, sys
 a, b, c = (json.loads(x) for x in sys.argv[1:])
-print(f"round {a['round']}: 2 ranks / 1 rank = {b['frames_per_s'] / a['frames_per_s']:.2f} frames/s, "
-      f"{b['cpu_s_per_mframe'] / a['cpu_s_per_mframe']:.2f} CPU per frame; overlapped / --no-overlap = "
-      f"{b['frames_per_s'] / c['frames_per_s']:.3f} frames/s, waits {b['sum_wait_ms_per_update']} / "
-      f"{c['sum_wait_ms_per_update']} ms per update (load {c['loadavg']})")
+line = (f"round {a['round']}: 2 ranks / 1 rank = {b['frames_per_s'] / a['frames_per_s']:.2f} frames/s, "
+        f"{b['cpu_s_per_mframe'] / a['cpu_s_per_mframe']:.2f} CPU per frame")
+if c:
+    line += (f"; overlapped / --no-overlap = {b['frames_per_s'] / c['frames_per_s']:.3f} frames/s, "
+             f"waits {b['sum_wait_ms_per_update']} / {c['sum_wait_ms_per_update']} ms per update")
+print(line + f" (load {b['loadavg']})")
 PY
 done
 echo "raw results: $out"

@@ -18,6 +18,7 @@ class TestMpiCommunicator : public QObject {
   void sumsOverEveryBucket();
   void sumsStartedInPartsWhileWorking();
   void hostSums();
+  void hostSumRidesWithTheParts();
   void broadcastFromEitherRank();
   void stopAskedOfOneRankStopsAll();
   void hashesAgree();
@@ -88,6 +89,26 @@ void TestMpiCommunicator::hostSums() {
   m_comm->allreduceSumHost(sums);
   QCOMPARE(sums[0], 3.0);
   QCOMPARE(sums[1], 2e-3);
+}
+
+// An update's loss, frames and stop slots travel with its gradient: one wait for both.
+void TestMpiCommunicator::hostSumRidesWithTheParts() {
+  const int r = m_comm->rank();
+  std::vector<float> gradient(1000, 1.0f + r);
+  std::vector<double> figures(2 + 2);
+  figures[0] = 0.25 + r;         // loss sums
+  figures[1] = 100.0 * (r + 1);  // predicted frames
+  writeStopSlots(*m_comm, r == 1 ? 2 : 0, std::span(figures).subspan(2));
+  m_comm->startSum(gradient);
+  m_comm->startSumHost(figures);
+  m_comm->finishSums();
+  QCOMPARE(gradient.front(), 3.0f);
+  QCOMPARE(gradient.back(), 3.0f);
+  QCOMPARE(figures[0], 1.5);
+  QCOMPARE(figures[1], 300.0);
+  const StopAgreement stop = stopOfSlots(std::span(figures).subspan(2));
+  QCOMPARE(stop.signal, 2);
+  QCOMPARE(stop.rank, 1);
 }
 
 void TestMpiCommunicator::broadcastFromEitherRank() {

@@ -170,6 +170,13 @@ void TestSharding::singleProcessHashAndStop() {
   const StopAgreement stop = agreeOnStop(*comm, 15);
   QCOMPARE(stop.signal, 15);
   QCOMPARE(stop.rank, 0);
+  // The same agreement carried in a larger sum (an update's figures), and its deferred default.
+  std::vector<double> stopSlots(1);
+  writeStopSlots(*comm, 2, stopSlots);
+  comm->startSumHost(stopSlots);
+  comm->finishSums();
+  QCOMPARE(stopOfSlots(stopSlots).signal, 2);
+  QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writeStopSlots(*comm, 2, {}));
 }
 
 void TestSharding::openWorldAloneIsSingleProcess() {

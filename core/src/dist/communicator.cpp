@@ -1,5 +1,6 @@
 #include "rnnwb/core/dist/communicator.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -28,13 +29,26 @@ std::unique_ptr<Communicator> makeSingleProcessCommunicator() {
 }
 
 StopAgreement agreeOnStop(Communicator& comm, int localSignal) {
-  // One slot per rank, so every rank learns who was asked and with which signal.
-  std::vector<double> signals(static_cast<std::size_t>(comm.size()), 0.0);
-  signals[static_cast<std::size_t>(comm.rank())] = localSignal;
-  comm.allreduceSumHost(signals);
-  for (int r = 0; r < comm.size(); ++r)
-    if (signals[static_cast<std::size_t>(r)] != 0.0)
-      return {static_cast<int>(signals[static_cast<std::size_t>(r)]), r};
+  std::vector<double> slots(static_cast<std::size_t>(comm.size()));
+  writeStopSlots(comm, localSignal, slots);
+  comm.allreduceSumHost(slots);
+  return stopOfSlots(slots);
+}
+
+void writeStopSlots(const Communicator& comm, int localSignal, std::span<double> slots) {
+  // One slot per rank, so every rank learns who was asked and with which signal: a sum of one
+  // non-zero and zeros is exact.
+  if (slots.size() != static_cast<std::size_t>(comm.size()))
+    throw std::invalid_argument("the stop agreement needs one slot per rank (" +
+                                std::to_string(comm.size()) + "), not " +
+                                std::to_string(slots.size()));
+  std::fill(slots.begin(), slots.end(), 0.0);
+  slots[static_cast<std::size_t>(comm.rank())] = localSignal;
+}
+
+StopAgreement stopOfSlots(std::span<const double> summed) {
+  for (std::size_t r = 0; r < summed.size(); ++r)
+    if (summed[r] != 0.0) return {static_cast<int>(summed[r]), static_cast<int>(r)};
   return {};
 }
 

@@ -112,6 +112,18 @@ class MpiCommunicator final : public Communicator {
     m_wake.notify_one();
   }
 
+  void startSumHost(std::span<double> values) override {
+    {
+      const std::lock_guard lock(m_mpi);
+      m_started.emplace_back();
+      checkMpi(MPI_Iallreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()),
+                              MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &m_started.back()),
+               "MPI_Iallreduce");
+      m_unfinished = true;
+    }
+    m_wake.notify_one();
+  }
+
   void progressSums() override {
     const std::lock_guard lock(m_mpi);
     if (m_started.empty()) return;

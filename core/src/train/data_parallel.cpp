@@ -25,8 +25,11 @@ DataParallel::DataParallel(dist::Communicator* world, const TrainConfig& config)
     : m_own(world ? nullptr : dist::makeSingleProcessCommunicator()),
       m_world(world ? world : m_own.get()),
       m_streams(config.streams),
+      m_examplesShared(config.task.kind == "words"),
       m_share(shareOfRank(*m_world, config)),
-      m_sum(single() ? nullptr : std::make_unique<GradientSum>(*m_world, config.overlapSum)) {}
+      m_sum(single() ? nullptr : std::make_unique<GradientSum>(*m_world, config.overlapSum)),
+      m_figures(2 + static_cast<std::size_t>(m_world->size())),
+      m_timeline(UpdateTimeline::fromEnvironment(m_world->rank())) {}
 
 std::unique_ptr<Task> DataParallel::shareOf(std::unique_ptr<Task> whole) const {
   if (single()) return whole;
@@ -34,10 +37,16 @@ std::unique_ptr<Task> DataParallel::shareOf(std::unique_ptr<Task> whole) const {
 }
 
 void DataParallel::attachTo(Backend& backend) {
-  if (m_sum) m_backendReports = backend.setGradientListener(m_sum.get());
+  GradientListener* listener = m_sum.get();
+  if (m_timeline) {  // in front of the sum, or alone with one rank
+    m_timeline->forwardTo(m_sum.get());
+    listener = m_timeline.get();
+  }
+  if (listener) m_backendReports = backend.setGradientListener(listener) && m_sum;
 }
 
 bool DataParallel::beginGradientSum(std::span<float> gradients) {
+  if (m_timeline) m_timeline->mark(UpdateTimeline::kBegin);
   if (!m_sum) return false;
   m_sum->begin(gradients);
   return true;
@@ -57,7 +66,7 @@ std::string DataParallel::sumDescription(const TrainConfig& config) const {
 }
 
 std::string DataParallel::sumCounts() const {
-  if (!m_sum || m_sum->counts().updates == 0) return "";
+  if (!m_sum || m_examplesShared || m_sum->counts().updates == 0) return "";
   const GradientSum::Counts& c = m_sum->counts();
   char wait[32];
   std::snprintf(wait, sizeof wait, "%.3f", 1e3 * c.waitSeconds / static_cast<double>(c.updates));
@@ -73,23 +82,31 @@ std::string DataParallel::sumCounts() const {
 
 void DataParallel::reduce(std::span<float> gradients, BatchGradient& batch) {
   if (single()) return;
-  if (m_sum->pending()) {
-    // The gradient of the summed loss, partly summed already during the backward pass.
-    m_sum->finish();
-    sumLoss(batch.lossSum, batch.predicted);
-    const float all = 1.0f / static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
-    for (float& g : gradients) g *= all;
-    return;
+  // Pending: the gradient of the summed loss, partly summed already during the backward pass.
+  const bool ofMeanLoss = !m_sum->pending();
+  if (ofMeanLoss) {
+    // The learner divided its summed gradient by its own predicted frames; undo that, sum, and
+    // divide by all ranks' frames. Two more roundings than one process makes: within 1e-6.
+    const float mine = static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
+    for (float& g : gradients) g *= mine;
+    m_sum->begin(gradients);  // nothing reported: finish() starts every bucket
   }
-  // The learner divided its summed gradient by its own predicted frames; undo that, sum, and
-  // divide by all ranks' frames. Two more roundings than one process makes: within 1e-6.
-  const float mine = static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
-  for (float& g : gradients) g *= mine;
-  m_world->allreduceSum(gradients);
-  sumLoss(batch.lossSum, batch.predicted);
-  batch.teaches = batch.predicted > 0;  // any rank's examples teach (words: some may have none)
+  sumWithFigures(batch);
+  if (ofMeanLoss) batch.teaches = batch.predicted > 0;  // words: some ranks may have no example
   const float all = 1.0f / static_cast<float>(std::max<std::int64_t>(1, batch.predicted));
   for (float& g : gradients) g *= all;
+}
+
+void DataParallel::sumWithFigures(BatchGradient& batch) {
+  if (m_timeline) m_timeline->mark(UpdateTimeline::kSumStart);
+  m_figures[0] = batch.lossSum;
+  m_figures[1] = static_cast<double>(batch.predicted);
+  dist::writeStopSlots(*m_world, stopRequested(), std::span(m_figures).subspan(2));
+  m_sum->finish(m_figures);
+  batch.lossSum = m_figures[0];
+  batch.predicted = static_cast<std::int64_t>(m_figures[1]);
+  m_summedStop = dist::stopOfSlots(std::span(m_figures).subspan(2)).signal;
+  if (m_timeline) m_timeline->mark(UpdateTimeline::kSumDone);
 }
 
 void DataParallel::sumLoss(double& loss, std::int64_t& predicted) {
@@ -103,6 +120,11 @@ void DataParallel::sumLoss(double& loss, std::int64_t& predicted) {
 
 int DataParallel::agreedStopSignal() {
   if (single()) return stopRequested();
+  if (m_summedStop) {
+    const int signal = *m_summedStop;
+    m_summedStop.reset();  // asked for once per update, before the next one
+    return signal;
+  }
   return dist::agreeOnStop(*m_world, stopRequested()).signal;
 }
 

@@ -5,9 +5,17 @@
 // before the optimizer steps, so every rank applies the same step to the same parameters;
 // checkpoints hold all N streams (gathered), and only rank 0 writes the run folder. With one
 // rank every call is the identity.
+//
+// One meeting per update: the loss and frames, and the stop agreement the trainer's loop asks
+// for before each update, travel with the update's gradient sum (the signals are read when that
+// sum starts its last parts), so the ranks wait for each other once per update, not once each for
+// the gradient, the loss and the stop. Before the first update, and after a step that summed
+// nothing (a report owed from before a resume), the agreement is a meeting of its own.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "gradient_sum.hpp"
 #include "rnnwb/core/dist/communicator.hpp"
@@ -19,6 +27,7 @@
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/task.hpp"
 #include "rnnwb/core/train/trainer.hpp"
+#include "update_timeline.hpp"
 
 namespace rnnwb::train {
 
@@ -53,11 +62,13 @@ class DataParallel final : public GradientReducer {
   /// Collective: the batch's mean-loss gradient (or, after beginGradientSum, its summed-loss
   /// gradient) and figures made those of all ranks' batches together: the gradient of the loss
   /// summed over every rank's predicted frames, divided by their total (what one process of N
-  /// streams computes), and the summed loss and frames.
+  /// streams computes), and the summed loss and frames; in the same meeting the ranks agree on
+  /// a stop, which the next agreedStopSignal() returns.
   void reduce(std::span<float> gradients, BatchGradient& batch) override;
   /// Collective: a validation's summed loss and frames over the ranks.
   void sumLoss(double& loss, std::int64_t& predicted);
-  /// Collective: the stop signal any rank received (0 if none); says which rank got it.
+  /// The stop signal any rank received (0 if none), as every rank agrees on it: the one the
+  /// latest reduce() summed, once; else collective (agreeOnStop).
   int agreedStopSignal();
   /// For StopCheck inside a validation: empty with one rank, else collective (agreeOnStop).
   StopAgreement stopAgreement();
@@ -75,12 +86,21 @@ class DataParallel final : public GradientReducer {
   static constexpr std::int64_t kHashEvery = 100;
 
  private:
+  /// The update's sum over the ranks, with its loss, frames and stop signals riding along.
+  void sumWithFigures(BatchGradient& batch);
+
   std::unique_ptr<dist::Communicator> m_own;  // when no world was given
   dist::Communicator* m_world;
   int m_streams;
+  bool m_examplesShared;  // the words task: no stream share, no overlapped sum
   dist::StreamShare m_share;
   std::unique_ptr<GradientSum> m_sum;  // with more than one rank
   bool m_backendReports = false;       // the attached backend reports final gradients
+  // The figures summed with the gradient: loss sum, predicted frames (far below 2^53, so exact
+  // in a double), then one stop slot per rank (dist::writeStopSlots).
+  std::vector<double> m_figures;
+  std::optional<int> m_summedStop;             // from the latest reduce(), until asked for
+  std::unique_ptr<UpdateTimeline> m_timeline;  // RNNWB_UPDATE_TIMES
 };
 
 }  // namespace rnnwb::train

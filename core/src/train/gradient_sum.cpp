@@ -41,11 +41,12 @@ void GradientSum::gradientsFinal(std::span<const GradientRange> ranges) {
   m_world.progressSums();
 }
 
-void GradientSum::finish() {
+void GradientSum::finish(std::span<double> alongside) {
   if (!m_pending) throw std::logic_error("a gradient sum finished that never began");
   const auto waitBegins = std::chrono::steady_clock::now();
   for (const GradientRange& part : m_deferred) start(part);
   for (const GradientRange& part : unreported()) start(part);
+  if (!alongside.empty()) m_world.startSumHost(alongside);
   m_world.finishSums();
   m_counts.waitSeconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - waitBegins).count();

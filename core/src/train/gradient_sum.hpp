@@ -3,7 +3,8 @@
 // buckets, each started as soon as the backend reports its entries final, so that the sums travel
 // while the backward pass goes on through the earlier nodes (docs/distributed.md). Without
 // overlap the same buckets start, in the same order, after the backward pass: the sums, and so
-// the floats, are the same either way.
+// the floats, are the same either way. The update's small figures ride along with the last
+// buckets, so that the ranks meet once per update.
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -32,8 +33,10 @@ class GradientSum final : public GradientListener {
   /// From the backend, during the backward pass.
   void gradientsFinal(std::span<const GradientRange> ranges) override;
   /// Starts the buckets not started yet (all of them without overlap, and what the backend did
-  /// not report), then waits for every one: the gradient is then summed over the ranks.
-  void finish();
+  /// not report) and then the sum of `alongside` (the update's loss, frames and stop slots, host
+  /// doubles), and waits for every one: the gradient and `alongside` are then summed over the
+  /// ranks, in the one meeting the ranks have per update.
+  void finish(std::span<double> alongside = {});
 
   bool overlaps() const { return m_overlap; }
   const Counts& counts() const { return m_counts; }

@@ -1,8 +1,9 @@
 #pragma once
 // The processes of a data-parallel run and the few collective operations training needs: a sum of
-// the gradient over every rank, a broadcast, an agreement on stopping, and a check that every
-// rank holds the same parameters. No MPI or NCCL header here: the implementations live in
-// rnnwb_dist_mpi (core/src/dist, built when CMake finds MPI) and in gpu/ (NCCL).
+// the gradient over every rank (with small host sums riding along), a broadcast, an agreement on
+// stopping, and a check that every rank holds the same parameters. No MPI or NCCL header here: the
+// implementations live in rnnwb_dist_mpi (core/src/dist, built when CMake finds MPI) and in gpu/
+// (NCCL).
 //
 // Every rank calls the same operations in the same order (they are collective). An operation
 // that cannot finish because a rank died throws RankLostError naming it, where the
@@ -52,12 +53,19 @@ class Communicator {
   /// only inside its calls), finishSums waits for all of them. Every rank starts the same parts
   /// in the same order. The default runs each part as allreduceSum inside finishSums.
   virtual void startSum(std::span<float> values) { m_deferredSums.push_back(values); }
+  /// A small host sum (loss sums, frame counts, flags) started among the parts of startSum and
+  /// finished with them by finishSums: an update's figures travel in its gradient's meeting
+  /// instead of a meeting of their own. The default runs it as allreduceSumHost in finishSums.
+  virtual void startSumHost(std::span<double> values) { m_deferredHostSums.push_back(values); }
   virtual void progressSums() {}
   virtual void finishSums() {
     // Inline, like the rest of this class: rnnwb_dist_mpi's subclass needs no symbol of rnnwb_dist.
     const std::vector<std::span<float>> parts = std::move(m_deferredSums);
+    const std::vector<std::span<double>> hostParts = std::move(m_deferredHostSums);
     m_deferredSums.clear();
+    m_deferredHostSums.clear();
     for (std::span<float> part : parts) allreduceSum(part);
+    for (std::span<double> part : hostParts) allreduceSumHost(part);
   }
   /// Sums small host vectors (loss sums, frame counts, flags) over every rank, in place.
   virtual void allreduceSumHost(std::span<double> values) = 0;
@@ -73,6 +81,7 @@ class Communicator {
  private:
   std::size_t m_bucketFloats = std::size_t{1} << 20;  // 4 MiB of F32 per bucket
   std::vector<std::span<float>> m_deferredSums;
+  std::vector<std::span<double>> m_deferredHostSums;
 };
 
 /// One process alone: every collective is the identity.
@@ -85,6 +94,11 @@ struct StopAgreement {
 };
 /// Collective: `localSignal` is this rank's pending stop signal (0 if none).
 StopAgreement agreeOnStop(Communicator& comm, int localSignal);
+/// agreeOnStop in two halves, for a caller that sums the slots with other values in one meeting:
+/// `slots` (one per rank) gets `localSignal` in this rank's slot and 0 in the others; the same
+/// slots summed over the ranks then say the agreement.
+void writeStopSlots(const Communicator& comm, int localSignal, std::span<double> slots);
+StopAgreement stopOfSlots(std::span<const double> summed);
 
 /// 64-bit FNV-1a of the bytes of `values`: equal parameters give equal hashes on every rank.
 std::uint64_t hashFloats(std::span<const float> values);
