@@ -214,12 +214,7 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
   const double total = loss();
   if (outputs) {
     outputs->clear();
-    for (int l : m_plan.outputLayers()) {
-      const float* first = y(l, 0);
-      const std::size_t count = static_cast<std::size_t>(m_frames) * m_streams * m_layers[l].size;
-      outputs->push_back(Tensor::fromF32({m_frames, m_streams, m_layers[l].size},
-                                         std::vector<float>(first, first + count)));
-    }
+    for (int l : m_plan.outputLayers()) outputs->push_back(chunkRows(y(l, 0), l));
   }
   if (gradients) {
     if (!(gradients->layout() == *m_layout))
@@ -244,16 +239,17 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
   }
   if (inputGradients && gradients) {
     inputGradients->clear();
-    for (int l : m_plan.inputLayers()) {
-      const float* first = dy(l, 0);
-      const std::size_t count = static_cast<std::size_t>(m_frames) * m_streams * m_layers[l].size;
-      inputGradients->push_back(Tensor::fromF32({m_frames, m_streams, m_layers[l].size},
-                                                std::vector<float>(first, first + count)));
-    }
+    for (int l : m_plan.inputLayers()) inputGradients->push_back(chunkRows(dy(l, 0), l));
   }
   if (stateOut) saveState(batch.carryFrameCount(), *stateOut);
   m_outputGradients = nullptr;
   return total;
+}
+
+Tensor CpuBackend::Engine::chunkRows(const float* first, int layer) const {
+  const int size = m_layers[layer].size;
+  const std::size_t count = static_cast<std::size_t>(m_frames) * m_streams * size;
+  return Tensor::fromF32({m_frames, m_streams, size}, std::vector<float>(first, first + count));
 }
 
 void CpuBackend::Engine::checkOutputGradients(const SequenceBatch& batch,

@@ -110,6 +110,8 @@ class CpuBackend::Engine {
   void checkOutputGradients(const SequenceBatch& batch,
                             const std::vector<Tensor>& outputGradients) const;
   void saveState(int carryFrames, StreamState& stateOut) const;
+  /// A copy of a layer's rows of this chunk, [T, N, size], from its row 0 (y or dy).
+  Tensor chunkRows(const float* first, int layer) const;
   double loss();
   double loss(Rows rows) const;  // the summed loss of these rows (one part of the chunk)
   void gemm(bool transA, bool transB, int m, int n, int k, const float* a, int lda, const float* b,

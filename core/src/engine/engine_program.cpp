@@ -12,14 +12,7 @@ std::vector<ConnectionOp> lowerConnections(const CompiledPlan& plan, const Param
   const Graph& graph = plan.graph();
   std::vector<ConnectionOp> ops;
   for (int c = 0; c < static_cast<int>(graph.connections.size()); ++c) {
-    ConnectionOp op;
-    op.index = c;
-    op.from = plan.fromLayer(c);
-    op.to = plan.toLayer(c);
-    op.type = graph.connections[c].type;
-    op.delay = graph.connections[c].delay;
-    op.rows = graph.layers[op.to].size;
-    op.cols = graph.layers[op.from].size;
+    ConnectionOp op = connectionOp(plan, c);
     if (const ParameterView* view = layout.connectionWeight(c)) op.weightOffset = view->offset;
     if (graph.layers[op.to].kind == LayerKind::Multiplicative) op.zBuffer = zBufferCount++;
     ops.push_back(op);
@@ -80,6 +73,19 @@ void lowerRecurrentNode(const CompiledPlan& plan, const std::vector<ConnectionOp
 }
 
 }  // namespace
+
+ConnectionOp connectionOp(const CompiledPlan& plan, int c) {
+  const Graph& graph = plan.graph();
+  ConnectionOp op;
+  op.index = c;
+  op.from = plan.fromLayer(c);
+  op.to = plan.toLayer(c);
+  op.type = graph.connections[c].type;
+  op.delay = graph.connections[c].delay;
+  op.rows = graph.layers[op.to].size;
+  op.cols = graph.layers[op.from].size;
+  return op;
+}
 
 Program lowerPlan(const CompiledPlan& plan, const ParameterLayout& layout) {
   Program program;

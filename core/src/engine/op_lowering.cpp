@@ -389,16 +389,8 @@ Program lower(const CompiledPlan& plan, const ParameterLayout& layout,
 }
 
 Op connectionTerm(const CompiledPlan& plan, int connection) {
-  const Graph& graph = plan.graph();
-  cpu::ConnectionOp c;
-  c.index = connection;
-  c.from = plan.fromLayer(connection);
-  c.to = plan.toLayer(connection);
-  c.type = graph.connections[connection].type;
-  c.delay = graph.connections[connection].delay;
-  c.rows = graph.layers[c.to].size;
-  c.cols = graph.layers[c.from].size;
-  const bool factor = graph.layers[c.to].kind == LayerKind::Multiplicative;
+  const cpu::ConnectionOp c = cpu::connectionOp(plan, connection);
+  const bool factor = plan.graph().layers[c.to].kind == LayerKind::Multiplicative;
   std::vector<Op> ops;
   emitForwardTerm(c, factor ? Ref{Buffer::Factor, 0, 0} : Ref{Buffer::Sum, c.to, 0}, ops);
   return ops.front();

@@ -50,4 +50,8 @@ struct Program {
 
 Program lowerPlan(const CompiledPlan& plan, const ParameterLayout& layout);
 
+/// One connection's endpoints, type, delay and sizes, without its weights' place (offset 0) or
+/// a factor buffer (-1).
+ConnectionOp connectionOp(const CompiledPlan& plan, int connection);
+
 }  // namespace rnnwb::cpu
