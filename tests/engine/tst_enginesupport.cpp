@@ -139,8 +139,7 @@ void TestEngineSupport::commandsRefuseCleanly() {
   }
   // SnAp masks and RTRL refuse the nodes they cannot take, naming why.
   auto r = rnnwb::testing::runCli({"mask", example("leaky-lp-2d.rnn.json")});
-  QVERIFY2(r.out.contains("RTRL cannot take it: the graph is 2-D") &&
-               !r.out.contains("complement"),
+  QVERIFY2(r.out.contains("RTRL cannot take it: the graph is 2-D") && !r.out.contains("complement"),
            qPrintable(r.out + r.err));
   r = rnnwb::testing::runCli({"mask", example("bidirectional-ctc.rnn.json")});
   QVERIFY2(r.out.contains("recurrent node {bw}: RTRL cannot take it: connection 'bw->bw@-1' has "

@@ -156,8 +156,9 @@ class TestExternalLoss : public QObject {
   void inputGradientsMatchFiniteDifferences_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<bool>("fused");
-    for (const char* file : {"elman.rnn.json", "two-recurrent-nodes.rnn.json",
-                             "lstm-peephole.rnn.json", "gru-complement.rnn.json", "mi-rnn.rnn.json"})
+    for (const char* file :
+         {"elman.rnn.json", "two-recurrent-nodes.rnn.json", "lstm-peephole.rnn.json",
+          "gru-complement.rnn.json", "mi-rnn.rnn.json"})
       for (bool fused : {true, false})
         QTest::addRow("%s %s", file, fused ? "fused" : "unfused") << QString(file) << fused;
   }
@@ -176,7 +177,8 @@ class TestExternalLoss : public QObject {
     std::vector<Tensor> outputs;
     backend.forward(params, batch, {}, nullptr, &outputs);
     std::vector<Tensor> given;
-    for (std::size_t o = 0; o < outputs.size(); ++o) given.push_back(randomLike(outputs[o], 23 + o));
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+      given.push_back(randomLike(outputs[o], 23 + o));
     const auto loss = [&] {
       std::vector<Tensor> y;
       backend.forward(params, batch, {}, nullptr, &y);
@@ -204,7 +206,10 @@ class TestExternalLoss : public QObject {
         const double analytic = inputGrads[k].f32()[i];
         QVERIFY2(std::abs(numeric - analytic) <= 2e-3 * (1 + std::abs(numeric)),
                  qPrintable(QString("input %1 entry %2: %3 against %4")
-                                .arg(k).arg(i).arg(analytic).arg(numeric)));
+                                .arg(k)
+                                .arg(i)
+                                .arg(analytic)
+                                .arg(numeric)));
       }
     }
     // Asking for them leaves the parameters' gradients as they were, and asking no more plans the

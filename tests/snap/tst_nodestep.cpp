@@ -62,9 +62,8 @@ bool close(double a, double b) { return std::abs(a - b) <= 2e-3 * (1.0 + std::ab
 
 std::vector<Graph> testGraphs() {
   std::vector<Graph> graphs;
-  for (const char* name :
-       {"elman", "lstm-peephole", "gru", "gru-complement", "sparse-rnn", "mi-rnn",
-        "two-recurrent-nodes", "jordan"})
+  for (const char* name : {"elman", "lstm-peephole", "gru", "gru-complement", "sparse-rnn",
+                           "mi-rnn", "two-recurrent-nodes", "jordan"})
     graphs.push_back(testing::withLayerSize(
         loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name + ".rnn.json"), 4));
   for (std::uint64_t seed = 1; seed <= 12; ++seed)

@@ -111,9 +111,8 @@ class TestSnapJacobian : public QObject {
 void TestSnapJacobian::matchesDenseRecursionOnExamples_data() {
   QTest::addColumn<QString>("file");
   QTest::addColumn<int>("n");
-  for (const char* file :
-       {"elman.rnn.json", "lstm-peephole.rnn.json", "gru.rnn.json", "gru-complement.rnn.json",
-        "sparse-rnn.rnn.json"})
+  for (const char* file : {"elman.rnn.json", "lstm-peephole.rnn.json", "gru.rnn.json",
+                           "gru-complement.rnn.json", "sparse-rnn.rnn.json"})
     for (int n : {1, 2, 0}) {
       const QString level = n == 0 ? QString("exact") : QString("SnAp-%1").arg(n);
       QTest::newRow(qPrintable(QString("%1 %2").arg(file, level))) << QString(file) << n;

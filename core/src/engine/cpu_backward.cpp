@@ -72,8 +72,8 @@ void CpuBackend::Engine::parameterGradients(std::size_t node, float* gradients) 
   m_pool.run([&](int worker) { parameterGradientPart(ops, gradients, worker); });
 }
 
-RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(
-    const std::vector<op::Op>& ops, float* gradients, int worker) {
+RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const std::vector<op::Op>& ops,
+                                                                   float* gradients, int worker) {
   const int rows = m_frames * m_streams;
   // Sums over the rows go to a buffer of this worker's own: adding into the gradients row by row
   // would have two workers write one cache line where their parts meet, 2 * T * N times.

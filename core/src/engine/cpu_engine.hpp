@@ -161,8 +161,7 @@ class CpuBackend::Engine {
   void clearGradients();  // the dy rows that no first writer overwrites
   void parameterGradients(std::size_t node, float* gradients);
   void parameterGradientPart(const std::vector<op::Op>& ops, float* gradients, int worker);
-  void reportFinalGradients(std::size_t node, std::span<const float> mask,
-                            ParameterSet& gradients);
+  void reportFinalGradients(std::size_t node, std::span<const float> mask, ParameterSet& gradients);
 
   /// Runs step(worker, firstStream, streamCount) on every worker, each with its part of the
   /// streams.
@@ -178,7 +177,7 @@ class CpuBackend::Engine {
   op::Program m_program;  // the lowered program after the passes (buildProgram)
   std::vector<LayerBuffers> m_layers;
   std::vector<std::vector<float>> m_z, m_dz;  // per factor buffer (m_program.factors)
-  std::vector<float> m_zeroRow;  // zeros, as wide as the widest layer: f(0 + x), Fill
+  std::vector<float> m_zeroRow;               // zeros, as wide as the widest layer: f(0 + x), Fill
   // [N, m_stackWidth]: per stream, the columns of every stacked group of the widest node.
   std::vector<float> m_stack;
   int m_stackWidth = 0;

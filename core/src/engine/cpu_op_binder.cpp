@@ -138,7 +138,8 @@ void CpuBackend::Engine::forwardNode(std::size_t n) {
   onRowParts([&](Rows rows) { runOverRows(m_bound[n].forwardAll, rows); });
   if (!node.recurrent) return;
   // Streams are independent inside a chunk: each worker steps its own through all frames.
-  onStreamParts([&](int worker, int first, int count) { runSteps(n, false, worker, first, count); });
+  onStreamParts(
+      [&](int worker, int first, int count) { runSteps(n, false, worker, first, count); });
 }
 
 void CpuBackend::Engine::backwardNode(std::size_t n) {
@@ -161,8 +162,8 @@ void CpuBackend::Engine::backwardExternal(std::size_t n) {
   bool sharedRows = false;
   for (std::size_t a = 0; a < ops.size(); ++a)
     for (std::size_t b = 0; b < a; ++b)
-      sharedRows = sharedRows || (ops[a].dst.index == ops[b].dst.index &&
-                                  ops[a].dst.shift != ops[b].dst.shift);
+      sharedRows = sharedRows ||
+                   (ops[a].dst.index == ops[b].dst.index && ops[a].dst.shift != ops[b].dst.shift);
   const std::vector<cpu::FusedStep>& region = m_bound[n].backwardExternal;
   if (!sharedRows) {
     onRowParts([&](Rows rows) { runOverRows(region, rows); });

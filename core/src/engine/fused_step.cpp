@@ -109,7 +109,8 @@ RNNWB_VECTOR_CLONES RNNWB_NO_CONTRACT void mulAssignRow(Out dst, In a, In b, int
 
 /// The op on n floats from dst, a and b (each null where the op reads none); `row` is the row's
 /// index in the chunk (cross-entropy's class).
-RNNWB_INTO_CLONES void runKernel(const FusedOp& op, Out dst, In a, In b, int n, std::ptrdiff_t row) {
+RNNWB_INTO_CLONES void runKernel(const FusedOp& op, Out dst, In a, In b, int n,
+                                 std::ptrdiff_t row) {
   switch (op.kind) {
     case FusedKind::Fill:
       for (int i = 0; i < n; ++i) dst[i] = a[i];
@@ -211,8 +212,8 @@ RNNWB_VECTOR_CLONES void runOpRows(const FusedOp& op, int t, int first, int coun
     for (int stream = first; stream < first + count; ++stream) runOp(op, t, stream);
     return;
   }
-  runKernel(op, op.dst.at(t, first), rowOf(op.a, t, first), rowOf(op.b, t, first),
-            count * op.units, 0);
+  runKernel(op, op.dst.at(t, first), rowOf(op.a, t, first), rowOf(op.b, t, first), count * op.units,
+            0);
 }
 
 void appendOp(std::vector<FusedStep>& program, const FusedOp& op) {

@@ -135,8 +135,7 @@ void NodeStep::stateJacobian(const ParameterSet& params, const Tape& tape, std::
         if (op.beta == 0.0f) std::fill_n(t, n * hh, 0.0f);
         if (a.stateColumn >= 0) {
           for (std::size_t i = 0; i < n; ++i)
-            for (int j = 0; j < op.inner; ++j)
-              t[i * hh + a.stateColumn + j] += w[i * op.ldw + j];
+            for (int j = 0; j < op.inner; ++j) t[i * hh + a.stateColumn + j] += w[i * op.ldw + j];
         } else if (a.rows) {
           sgemm(false, false, op.units, h, op.inner, 1.0f, w, op.ldw, a.rows, h, 1.0f, t, h);
         }

@@ -275,8 +275,8 @@ void Lowering::finishLayerBackward(int layer, std::vector<Op>& ops) const {
     op.dst = sumGrad(layer);
     op.a = value(layer);
     op.b = {};
-    op.output = static_cast<int>(std::find(outputs.begin(), outputs.end(), layer) -
-                                 outputs.begin());
+    op.output =
+        static_cast<int>(std::find(outputs.begin(), outputs.end(), layer) - outputs.begin());
     ops.push_back(op);
   }
   if (spec.kind != LayerKind::Multiplicative) return;
@@ -313,9 +313,9 @@ void Lowering::gradients(int layer, std::vector<Op>& ops) const {
     const cpu::ConnectionOp& c = connection(index);
     if (c.type != ConnectionType::Full && c.type != ConnectionType::Diagonal) continue;
     // Full: dW = dz^T x; diagonal: dw = sum of dz * x.
-    Op grad = make(c.type == ConnectionType::Full ? Kind::WeightGradient
-                                                  : Kind::DiagonalWeightGradient,
-                   c.rows, {}, termGrad(c, sumGrad(layer)), c);
+    Op grad =
+        make(c.type == ConnectionType::Full ? Kind::WeightGradient : Kind::DiagonalWeightGradient,
+             c.rows, {}, termGrad(c, sumGrad(layer)), c);
     grad.inner = c.cols;
     grad.b = value(c.from, c.delay);
     grad.weights = static_cast<std::int64_t>(c.weightOffset);

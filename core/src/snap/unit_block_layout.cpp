@@ -214,12 +214,13 @@ void LayoutBuilder::collectDynamics(UnitBlockLayout& out) {
       const int z = sumIndex(l, c, i);
       std::int64_t w = -1;  // a product's weight has a row per unit; a diagonal one, an entry
       if (term.weighted)
-        w = static_cast<std::int64_t>(weight->offset) + (term.dense ? std::int64_t{i} * cols + j : i);
+        w = static_cast<std::int64_t>(weight->offset) +
+            (term.dense ? std::int64_t{i} * cols + j : i);
       for (int s : m_reach.rowsOf(m_layout.unitOffset(l) + i)) {
         auto it = pairOf.find(std::int64_t{s} * h + fromOffset + j);
         if (it != pairOf.end())
-          terms.push_back({it->second, out.colouring.colourOfRow[s] * out.exportSize + z, w,
-                           term.sign});
+          terms.push_back(
+              {it->second, out.colouring.colourOfRow[s] * out.exportSize + z, w, term.sign});
       }
     });
   }

@@ -1,8 +1,9 @@
 #pragma once
 // What the engines compute today, of graph-format-v2.md: version 1's graphs with `init`,
-// `bias_init` and complement connections (a rule of the op lowering, op_lowering.cpp). Every entry point of the engines (ParameterLayout, which init,
-// grad and train build; the CPU engine; the CUDA backend; training) refuses the rest here, with a
-// message that names each layer or connection it cannot compute, instead of computing it wrong.
+// `bias_init` and complement connections (a rule of the op lowering, op_lowering.cpp). Every entry
+// point of the engines (ParameterLayout, which init, grad and train build; the CPU engine; the CUDA
+// backend; training) refuses the rest here, with a message that names each layer or connection it
+// cannot compute, instead of computing it wrong.
 #include <string>
 #include <string_view>
 #include <vector>

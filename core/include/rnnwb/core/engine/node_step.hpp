@@ -115,8 +115,20 @@ class NodeStep {
   /// rows, at an offset (for External and ExternalGrad: the index of the external argument).
   struct Slot {
     enum class Where : std::uint8_t {
-      None, Y, S, Z, Stack, Dy, Ds, Dz, PrevState, PrevStateGrad, External, ExternalGrad,
-      Params, Zeros
+      None,
+      Y,
+      S,
+      Z,
+      Stack,
+      Dy,
+      Ds,
+      Dz,
+      PrevState,
+      PrevStateGrad,
+      External,
+      ExternalGrad,
+      Params,
+      Zeros
     };
     Where where = Where::None;
     int offset = 0;

@@ -98,7 +98,7 @@ class RtrlNodeLayout {
   std::int64_t m_parameterCount = 0;
   std::vector<std::int32_t> m_parameterUnits;
   std::map<int, std::vector<std::uint8_t>> m_masks;  // full connections into the node
-  std::vector<op::TermCoefficient> m_terms;           // per connection of the graph
+  std::vector<op::TermCoefficient> m_terms;          // per connection of the graph
 };
 
 }  // namespace rnnwb::snap
