@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "rnnwb/core/engine/activation_math.hpp"
+#include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/engine/products.hpp"
 
 namespace rnnwb {
@@ -28,9 +29,7 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
     m_layers[l].delay = plan.maxDelayFrom(static_cast<int>(l));
     m_layers[l].size = layers[l].size;
     m_zeroRow.resize(std::max<std::size_t>(m_zeroRow.size(), layers[l].size), 0.0f);
-    m_layers[l].sumIsOutput = !layers[l].isInput() &&
-                              layers[l].activation == Activation::Identity &&
-                              layers[l].loss == LossKind::None;
+    m_layers[l].sumIsOutput = op::sumIsValue(layers[l]);
   }
   buildProgram(false, false);
   nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);

@@ -84,9 +84,6 @@ class CpuBackend::Engine {
     std::ptrdiff_t first = 0;
     int count = 0;
   };
-  Rows frames(int t0, int t1) const {
-    return {static_cast<std::ptrdiff_t>(t0) * m_streams, (t1 - t0) * m_streams};
-  }
   /// Worker w's part of `count` items split among the workers (contiguous, in order).
   std::pair<int, int> part(int count, int worker) const {
     const int workers = m_pool.size();
@@ -97,10 +94,6 @@ class CpuBackend::Engine {
   Rows rowPart(int worker) const {
     const auto [first, count] = part(m_frames * m_streams, worker);
     return {first, count};
-  }
-  /// The same rows `delay` frames earlier.
-  Rows earlier(Rows rows, int delay) const {
-    return {rows.first - static_cast<std::ptrdiff_t>(delay) * m_streams, rows.count};
   }
 
   // cpu_engine.cpp: buffers, inputs, state, loss

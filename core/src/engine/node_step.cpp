@@ -75,6 +75,8 @@ NodeStep::NodeStep(const CompiledPlan& plan, const ParameterLayout& layout, int 
   append(forward, ops.forwardStep);
   append(backward, ops.recurrent ? ops.backwardStep : ops.backwardAll);
   append(backward, ops.backwardExternal);
+  // The caller hands cross-entropy's y - onehot as vOnSums (a step knows no targets).
+  std::erase_if(backward, [](const op::Op& op) { return op.kind == op::Kind::CrossEntropyOnSums; });
   m_forward = bindOps(forward);
   m_backward = bindOps(backward);
   m_gradients = bindOps(ops.gradients);

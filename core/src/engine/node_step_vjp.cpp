@@ -41,18 +41,16 @@ void NodeStep::vjp(const ParameterSet& params, std::span<const float* const> ext
   for (int l : m_layers)
     if (op::sumIsValue(layers[l])) addOnSums(l, frame.dy + m_unitOffset[l]);
   for (const BoundOp& bound : m_backward) {
-    // The caller hands cross-entropy's y - onehot as vOnSums (the step knows no targets).
-    if (bound.op.kind == op::Kind::CrossEntropyOnSums) continue;
     runOp(bound, frame);
     if (bound.op.kind == op::Kind::ActivateBackward)
       addOnSums(bound.op.layer, rowOf(bound.dst, frame));
   }
-  for (int l : m_layers) {
-    const float* ds = op::sumIsValue(layers[l]) ? frame.dy : frame.ds;
-    if (!out.sums.empty())
+  if (!out.sums.empty())
+    for (int l : m_layers) {
+      const float* ds = op::sumIsValue(layers[l]) ? frame.dy : frame.ds;
       for (int i = 0; i < layers[l].size; ++i)
         out.sums[m_unitOffset[l] + i] += ds[m_unitOffset[l] + i];
-  }
+    }
   if (!out.products.empty())
     for (int i = 0; i < m_zCount; ++i) out.products[i] += frame.dz[i];
   if (out.params.empty()) return;

@@ -19,12 +19,13 @@ bool sumIsValue(const Layer& layer) {
 
 namespace {
 
-Op termOp(Kind kind, const cpu::ConnectionOp& c, Ref dst, Ref source) {
+/// An op of connection c's rule (its target is the layer it computes).
+Op make(Kind kind, int units, Ref dst, Ref a, const cpu::ConnectionOp& c) {
   Op op;
   op.kind = kind;
-  op.units = c.rows;
+  op.units = units;
   op.dst = dst;
-  op.a = source;
+  op.a = a;
   op.connection = c.index;
   op.layer = c.to;
   return op;
@@ -35,7 +36,7 @@ void emitForwardTerm(const cpu::ConnectionOp& c, Ref dst, std::vector<Op>& ops) 
   const Ref source{Buffer::Value, c.from, c.delay};
   switch (c.type) {
     case ConnectionType::Full: {  // s += W x
-      Op op = termOp(Kind::Product, c, dst, source);
+      Op op = make(Kind::Product, c.rows, dst, source, c);
       op.inner = c.cols;
       op.weights = static_cast<std::int64_t>(c.weightOffset);
       op.ldw = c.cols;
@@ -44,16 +45,16 @@ void emitForwardTerm(const cpu::ConnectionOp& c, Ref dst, std::vector<Op>& ops) 
       return;
     }
     case ConnectionType::Diagonal: {  // s += w * x
-      Op op = termOp(Kind::AddScaled, c, dst, source);
+      Op op = make(Kind::AddScaled, c.rows, dst, source, c);
       op.weights = static_cast<std::int64_t>(c.weightOffset);
       ops.push_back(op);
       return;
     }
     case ConnectionType::Identity:  // s += x
-      ops.push_back(termOp(Kind::Add, c, dst, source));
+      ops.push_back(make(Kind::Add, c.rows, dst, source, c));
       return;
     case ConnectionType::Complement:  // s += 1 - x
-      ops.push_back(termOp(Kind::AddComplement, c, dst, source));
+      ops.push_back(make(Kind::AddComplement, c.rows, dst, source, c));
       return;
     case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
       throw std::logic_error("the op lowering has no rule for block connections yet");
@@ -96,16 +97,6 @@ class Lowering {
   static Ref termGrad(const cpu::ConnectionOp& c, Ref sumGradOfTarget) {
     if (c.zBuffer < 0) return sumGradOfTarget;
     return {Buffer::FactorGrad, c.zBuffer, 0};
-  }
-  static Op make(Kind kind, int units, Ref dst, Ref a, const cpu::ConnectionOp& c) {
-    Op op;
-    op.kind = kind;
-    op.units = units;
-    op.dst = dst;
-    op.a = a;
-    op.connection = c.index;
-    op.layer = c.to;
-    return op;
   }
 
   NodeProgram lowerNode(const cpu::NodeOp& node);
@@ -288,10 +279,14 @@ void Lowering::finishLayerBackward(int layer, std::vector<Op>& ops) const {
     bool first = true;
     for (int other : anterior) {
       if (other == index) continue;
-      factor.kind = first ? Kind::Mul : Kind::MulInto;
-      factor.a = first ? sumGrad(layer) : term(connection(other));
-      factor.b = term(connection(other));
-      if (!first) factor.b = {};
+      if (first) {  // dz = ds * z_other
+        factor.kind = Kind::Mul;
+        factor.b = term(connection(other));
+      } else {  // dz *= z_other
+        factor.kind = Kind::MulInto;
+        factor.a = term(connection(other));
+        factor.b = {};
+      }
       ops.push_back(factor);
       first = false;
     }

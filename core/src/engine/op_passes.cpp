@@ -89,8 +89,6 @@ void forwardFirstWriters(Program& program, const ParameterLayout& layout, int la
     for (Op& op : node.forwardAll) {
       if (op.kind == Kind::Fill && op.dst.buffer == Buffer::Factor) edits.drop.insert(&op);
       if (op.kind == Kind::Fill && op.connection < 0) sumFill[op.layer] = &op;
-    }
-    for (Op& op : node.forwardAll) {
       if (op.dst.buffer == Buffer::Factor && isTerm(op)) makeFirstWriter(op);
       if (writesSum(op)) writers[op.layer].push_back({&op, false});
     }
@@ -195,21 +193,20 @@ void foldInto(std::vector<Op>& ops, std::size_t at) {
 
 void readIdentityFactorsInPlace(Program& program, const CompiledPlan& plan) {
   const auto& connections = plan.graph().connections;
-  std::vector<char> inPlace(program.factors.size(), 0);
-  for (std::size_t z = 0; z < program.factors.size(); ++z) {
-    Factor& factor = program.factors[z];
+  for (Factor& factor : program.factors)
     factor.readsSource = connections[factor.connection].type == ConnectionType::Identity;
-    inPlace[z] = factor.readsSource;
-  }
+  const auto inPlace = [&](const Ref& ref) {
+    return ref.buffer == Buffer::Factor && program.factors[ref.index].readsSource;
+  };
   const auto replace = [&](Ref& ref) {
-    if (ref.buffer == Buffer::Factor && inPlace[ref.index]) ref = program.factors[ref.index].source;
+    if (inPlace(ref)) ref = program.factors[ref.index].source;
   };
   const auto rewrite = [&](std::vector<Op>& ops, bool forward) {
     std::vector<Op> out;
     out.reserve(ops.size());
     for (Op op : ops) {
       // Forward, the factor's fill and its one term go: nothing is copied.
-      if (forward && op.dst.buffer == Buffer::Factor && inPlace[op.dst.index]) continue;
+      if (forward && inPlace(op.dst)) continue;
       replace(op.a);
       replace(op.b);
       out.push_back(op);
