@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace rnnwb::cpu {
@@ -32,7 +33,7 @@ std::vector<StackedGroup> stack(const std::vector<ConnectionOp>& ops, std::vecto
                                                           groups.back().cols ==
                              op.weightOffset;
     if (!extends) {
-      groups.push_back({op.from, op.delay, {}, op.weightOffset, 0, op.cols});
+      groups.push_back({op.from, op.delay, op.delayY, {}, op.weightOffset, 0, op.cols});
     }
     groups.back().connections.push_back(c);
     groups.back().rows += op.rows;
@@ -43,7 +44,7 @@ std::vector<StackedGroup> stack(const std::vector<ConnectionOp>& ops, std::vecto
 void lowerRecurrentNode(const CompiledPlan& plan, const std::vector<ConnectionOp>& ops,
                         NodeOp& node) {
   const int nodeIndex = plan.nodeOfLayer(node.layers.front());
-  std::map<std::pair<int, int>, std::vector<int>> delayedFull;
+  std::map<std::tuple<int, int, int>, std::vector<int>> delayedFull;
   std::map<int, std::vector<int>> zeroFull;
   std::map<int, int> position;
   for (int p = 0; p < static_cast<int>(node.layers.size()); ++p) position[node.layers[p]] = p;
@@ -54,9 +55,9 @@ void lowerRecurrentNode(const CompiledPlan& plan, const std::vector<ConnectionOp
       const ConnectionOp& op = ops[c];
       if (plan.nodeOfLayer(op.from) != nodeIndex) {
         node.external.push_back(c);
-      } else if (op.delay > 0) {
+      } else if (op.delayed()) {
         if (op.type == ConnectionType::Full)
-          delayedFull[{op.from, op.delay}].push_back(c);
+          delayedFull[{op.from, op.delay, op.delayY}].push_back(c);
         else
           node.delayedOther.push_back(c);
       } else {
@@ -81,9 +82,17 @@ ConnectionOp connectionOp(const CompiledPlan& plan, int c) {
   op.from = plan.fromLayer(c);
   op.to = plan.toLayer(c);
   op.type = graph.connections[c].type;
-  op.delay = graph.connections[c].delay;
+  const Connection& connection = graph.connections[c];
+  op.delay = connection.delay;
+  op.delayY = connection.delayY;
   op.rows = graph.layers[op.to].size;
   op.cols = graph.layers[op.from].size;
+  if (op.type == ConnectionType::Block) {
+    op.blockX = connection.block[0];
+    op.blockY = connection.block[1];
+  }
+  op.reduce = connection.reduce != ReduceAxis::None;
+  op.trainable = connection.trainable;
   return op;
 }
 

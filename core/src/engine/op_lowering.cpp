@@ -31,15 +31,28 @@ Op make(Kind kind, int units, Ref dst, Ref a, const cpu::ConnectionOp& c) {
   return op;
 }
 
+/// A connection's source rows in `buffer` (its source layer's Value or ValueGrad): moved back by
+/// its delay, through a block's window or a reduce's sum over the rows.
+Ref sourceRef(const cpu::ConnectionOp& c, Buffer buffer) {
+  Ref ref{buffer, c.from, c.delay};
+  ref.shiftY = c.delayY;
+  if (c.type == ConnectionType::Block || c.reduce) {
+    ref.route = c.reduce ? Route::RowSum : Route::BlockWindow;
+    ref.via = c.index;
+  }
+  return ref;
+}
+
 /// A connection's forward rule: its term into `dst` (its target's sum, or its own factor).
 void emitForwardTerm(const cpu::ConnectionOp& c, Ref dst, std::vector<Op>& ops) {
-  const Ref source{Buffer::Value, c.from, c.delay};
+  const Ref source = sourceRef(c, Buffer::Value);
   switch (c.type) {
-    case ConnectionType::Full: {  // s += W x
+    case ConnectionType::Full:     // s += W x
+    case ConnectionType::Block: {  // s += W window(x): W [to, from, by, bx] is [to, inner]
       Op op = make(Kind::Product, c.rows, dst, source, c);
-      op.inner = c.cols;
+      op.inner = c.inner();
       op.weights = static_cast<std::int64_t>(c.weightOffset);
-      op.ldw = c.cols;
+      op.ldw = c.inner();
       op.transposeWeights = true;
       ops.push_back(op);
       return;
@@ -56,8 +69,6 @@ void emitForwardTerm(const cpu::ConnectionOp& c, Ref dst, std::vector<Op>& ops) 
     case ConnectionType::Complement:  // s += 1 - x
       ops.push_back(make(Kind::AddComplement, c.rows, dst, source, c));
       return;
-    case ConnectionType::Block:  // refused before an engine is built (engine_support.hpp)
-      throw std::logic_error("the op lowering has no rule for block connections yet");
   }
 }
 
@@ -73,7 +84,7 @@ class Lowering {
   Program run() {
     for (const cpu::ConnectionOp& c : m_groups.connections)
       if (c.zBuffer >= 0)
-        m_program.factors.push_back({c.index, c.rows, false, value(c.from, c.delay)});
+        m_program.factors.push_back({c.index, c.rows, false, sourceRef(c, Buffer::Value)});
     m_program.stackWidth = m_groups.widestGroupRows;
     for (const cpu::NodeOp& node : m_groups.nodes) m_program.nodes.push_back(lowerNode(node));
     return std::move(m_program);
@@ -132,7 +143,7 @@ void Lowering::forwardGroup(const cpu::StackedGroup& g, int column, std::vector<
   product.units = g.rows;
   product.inner = g.cols;
   product.dst = {Buffer::Stack, column, 0};
-  product.a = value(g.from, g.delay);
+  product.a = sourceRef(connection(g.connections.front()), Buffer::Value);
   product.weights = static_cast<std::int64_t>(g.weightOffset);
   product.ldw = g.cols;
   product.transposeWeights = true;
@@ -198,13 +209,14 @@ void Lowering::finishLayer(int layer, std::vector<Op>& ops) const {
 void Lowering::backwardTerm(const cpu::ConnectionOp& c, std::vector<Op>& ops) const {
   if (m_layers[c.from].isInput() && !m_options.inputGradients) return;
   const Ref grad = termGrad(c, sumGrad(c.to));
-  const Ref sourceGrad = valueGrad(c.from, c.delay);
+  const Ref sourceGrad = sourceRef(c, Buffer::ValueGrad);
   switch (c.type) {
-    case ConnectionType::Full: {  // dx += W^T dz
-      Op op = make(Kind::Product, c.cols, sourceGrad, grad, c);
+    case ConnectionType::Full:     // dx += W^T dz
+    case ConnectionType::Block: {  // window(dx) += W^T dz, added back into the window's rows
+      Op op = make(Kind::Product, c.inner(), sourceGrad, grad, c);
       op.inner = c.rows;
       op.weights = static_cast<std::int64_t>(c.weightOffset);
-      op.ldw = c.cols;
+      op.ldw = c.inner();
       ops.push_back(op);
       return;
     }
@@ -220,8 +232,6 @@ void Lowering::backwardTerm(const cpu::ConnectionOp& c, std::vector<Op>& ops) co
     case ConnectionType::Complement:  // dx -= dz
       ops.push_back(make(Kind::Subtract, c.rows, sourceGrad, grad, c));
       return;
-    case ConnectionType::Block:
-      throw std::logic_error("the op lowering has no rule for block connections yet");
   }
 }
 
@@ -239,7 +249,7 @@ void Lowering::backwardGroup(const cpu::StackedGroup& g, int column, std::vector
   product.kind = Kind::Product;
   product.units = g.cols;
   product.inner = g.rows;
-  product.dst = valueGrad(g.from, g.delay);
+  product.dst = sourceRef(connection(g.connections.front()), Buffer::ValueGrad);
   product.a = {Buffer::Stack, column, 0};
   product.weights = static_cast<std::int64_t>(g.weightOffset);
   product.ldw = g.cols;
@@ -263,6 +273,16 @@ void Lowering::finishLayerBackward(int layer, std::vector<Op>& ops) const {
   if (spec.loss == LossKind::CrossEntropy && !m_options.externalOutputGradients) {
     const auto& outputs = m_plan.outputLayers();
     op.kind = Kind::CrossEntropyOnSums;  // ds += y - onehot
+    op.dst = sumGrad(layer);
+    op.a = value(layer);
+    op.b = {};
+    op.output =
+        static_cast<int>(std::find(outputs.begin(), outputs.end(), layer) - outputs.begin());
+    ops.push_back(op);
+  }
+  if (spec.loss == LossKind::Ctc && !m_options.externalOutputGradients) {
+    const auto& outputs = m_plan.outputLayers();
+    op.kind = Kind::CtcOnSums;  // ds += the CTC loss's gradient (a softmax's sums)
     op.dst = sumGrad(layer);
     op.a = value(layer);
     op.b = {};
@@ -298,7 +318,8 @@ void Lowering::gradients(int layer, std::vector<Op>& ops) const {
   Op op;
   op.layer = layer;
   op.units = m_layers[layer].size;
-  if (const ParameterView* bias = m_layout.layerBias(layer)) {  // db = sum of ds
+  const ParameterView* bias = m_layout.layerBias(layer);
+  if (bias && bias->trainable) {  // db = sum of ds; a fixed bias has none
     op.kind = Kind::BiasGradient;
     op.a = sumGrad(layer);
     op.weights = static_cast<std::int64_t>(bias->offset);
@@ -306,13 +327,13 @@ void Lowering::gradients(int layer, std::vector<Op>& ops) const {
   }
   for (int index : m_plan.anterior(layer)) {
     const cpu::ConnectionOp& c = connection(index);
-    if (c.type != ConnectionType::Full && c.type != ConnectionType::Diagonal) continue;
-    // Full: dW = dz^T x; diagonal: dw = sum of dz * x.
-    Op grad =
-        make(c.type == ConnectionType::Full ? Kind::WeightGradient : Kind::DiagonalWeightGradient,
-             c.rows, {}, termGrad(c, sumGrad(layer)), c);
-    grad.inner = c.cols;
-    grad.b = value(c.from, c.delay);
+    if (!c.trainable || !m_plan.graph().connections[index].hasWeight()) continue;
+    // Full: dW = dz^T x; block: dW = dz^T window(x); diagonal: dw = sum of dz * x.
+    Op grad = make(
+        c.type == ConnectionType::Diagonal ? Kind::DiagonalWeightGradient : Kind::WeightGradient,
+        c.rows, {}, termGrad(c, sumGrad(layer)), c);
+    grad.inner = c.inner();
+    grad.b = sourceRef(c, Buffer::Value);
     grad.weights = static_cast<std::int64_t>(c.weightOffset);
     ops.push_back(grad);
   }

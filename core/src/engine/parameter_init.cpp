@@ -34,9 +34,13 @@ ParameterSet initParameters(const CompiledPlan& plan, std::uint64_t seed) {
       std::fill(values.begin(), values.end(), static_cast<float>(*connection.init));
       continue;
     }
-    const double fanIn = connection.type == ConnectionType::Full
-                             ? connection.density * static_cast<double>(view.shape[1])
-                             : 1.0;  // a diagonal weight: U(-1, 1)
+    // A full weight's fan-in is its source's size (times its density), a block's the window's
+    // from.size * by * bx (PyTorch's Conv2d default bound, 1/sqrt(fan-in)); a diagonal: U(-1, 1).
+    double fanIn = 1.0;
+    if (connection.type == ConnectionType::Full)
+      fanIn = connection.density * static_cast<double>(view.shape[1]);
+    else if (connection.type == ConnectionType::Block)
+      fanIn = static_cast<double>(view.shape[1] * view.shape[2] * view.shape[3]);
     SplitMix64 random(tensorSeed(seed, view.key));
     fillUniformFanIn(values, fanIn, random);
   }

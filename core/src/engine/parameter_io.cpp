@@ -81,6 +81,8 @@ ParameterSet parametersFromTensors(const CompiledPlan& plan, const TensorFile& f
 
 TensorMap gradientsToTensors(const ParameterSet& gradients, double loss) {
   TensorMap tensors = parametersToTensors(gradients, false);
+  for (const ParameterView& view : gradients.layout().views())
+    if (!view.trainable) tensors.erase(view.key);  // a fixed tensor has no gradient entry
   tensors["loss"] = Tensor::scalarF32(static_cast<float>(loss));
   return tensors;
 }

@@ -16,21 +16,36 @@ namespace {
 
 // Full connections that an engine may stack: same source, same delay, targets in the same node.
 // Grouped by that key in one pass (comparing every pair took minutes on a 200,000-layer chain).
-std::map<std::tuple<int, int, int>, std::vector<int>> stacks(const CompiledPlan& plan) {
-  std::map<std::tuple<int, int, int>, std::vector<int>> groups;
+using StackKey = std::tuple<int, int, int, int>;  // from, delay, delayY, node of the target
+
+StackKey stackKey(const CompiledPlan& plan, int c) {
+  const Connection& connection = plan.graph().connections[c];
+  return {plan.fromLayer(c), connection.delay, connection.delayY,
+          plan.nodeOfLayer(plan.toLayer(c))};
+}
+
+std::map<StackKey, std::vector<int>> stacks(const CompiledPlan& plan) {
+  std::map<StackKey, std::vector<int>> groups;
   const auto& connections = plan.graph().connections;
   for (int c = 0; c < static_cast<int>(connections.size()); ++c)
-    if (connections[c].type == ConnectionType::Full)
-      groups[{plan.fromLayer(c), connections[c].delay, plan.nodeOfLayer(plan.toLayer(c))}]
-          .push_back(c);
+    if (connections[c].type == ConnectionType::Full) groups[stackKey(plan, c)].push_back(c);
   return groups;
+}
+
+Shape weightShape(const Connection& connection, const Layer& from, const Layer& to) {
+  switch (connection.type) {
+    case ConnectionType::Full:
+      return {to.size, from.size};
+    case ConnectionType::Block:  // PyTorch's Conv2d layout
+      return {to.size, from.size, connection.block[1], connection.block[0]};
+    default:
+      return {to.size};
+  }
 }
 
 }  // namespace
 
 ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
-  // Block weights and fixed weights have no place in this layout yet; reading ahead is fine.
-  requireEngineSupport(plan, "the engine", false);
   const Graph& graph = plan.graph();
   const int connectionCount = static_cast<int>(graph.connections.size());
   m_viewOfConnection.assign(connectionCount, -1);
@@ -41,8 +56,8 @@ ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
     const Layer& to = graph.layers[plan.toLayer(c)];
     ParameterView view;
     view.key = "connections." + connection.id + ".weight";
-    view.shape =
-        connection.type == ConnectionType::Full ? Shape{to.size, from.size} : Shape{to.size};
+    view.shape = weightShape(connection, from, to);
+    view.trainable = connection.trainable;
     view.offset = m_size;
     view.size = static_cast<std::size_t>(elementCount(view.shape));
     view.connection = c;
@@ -59,9 +74,7 @@ ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
       addWeight(c);
       continue;
     }
-    for (int member :
-         groups.at({plan.fromLayer(c), connection.delay, plan.nodeOfLayer(plan.toLayer(c))}))
-      addWeight(member);
+    for (int member : groups.at(stackKey(plan, c))) addWeight(member);
   }
   for (int l = 0; l < static_cast<int>(graph.layers.size()); ++l) {
     const Layer& layer = graph.layers[l];
@@ -72,6 +85,7 @@ ParameterLayout::ParameterLayout(const CompiledPlan& plan) {
     view.offset = m_size;
     view.size = static_cast<std::size_t>(layer.size);
     view.layer = l;
+    view.trainable = layer.biasTrainable;
     addToSize(view.size);
     m_viewOfLayer[l] = static_cast<int>(m_views.size());
     m_views.push_back(std::move(view));

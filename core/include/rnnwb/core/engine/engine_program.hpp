@@ -16,15 +16,23 @@ struct ConnectionOp {
   int from = 0, to = 0;
   ConnectionType type = ConnectionType::Full;
   int delay = 0;
+  int delayY = 0;                // 2-D graphs: the delay along the height
   std::size_t weightOffset = 0;  // into the flat parameters; unused for identity
   int rows = 0, cols = 0;        // to.size, from.size
   int zBuffer = -1;              // into a multiplicative layer: its own z buffer, else -1
+  int blockX = 1, blockY = 1;    // a block connection's [bx, by]; 1 for every other type
+  bool reduce = false;           // sums its source over the rows (graph-format-v2.md)
+  bool trainable = true;         // false: a fixed weight, which has no gradient
+
+  bool delayed() const { return delay != 0 || delayY != 0; }
+  /// The source values one row of the term reads: from.size, times by * bx for a block.
+  int inner() const { return cols * blockX * blockY; }
 };
 
 /// Full connections with one source and one delay whose weights lie one after the other in the
 /// flat parameters: one matrix [rows, cols] = the weights stacked in `connections` order.
 struct StackedGroup {
-  int from = 0, delay = 0;
+  int from = 0, delay = 0, delayY = 0;
   std::vector<int> connections;  // into Program::connections
   std::size_t weightOffset = 0;
   int rows = 0, cols = 0;
@@ -35,8 +43,8 @@ struct NodeOp {
   std::vector<int> layers;    // the inner order (one layer for a plain node)
   std::vector<int> external;  // anterior connections from outside the node (all frames at once)
   // Recurrent nodes only, frame by frame:
-  std::vector<StackedGroup> delayedGroups;  // full, delay > 0, inside the node
-  std::vector<int> delayedOther;            // diagonal / identity, delay > 0, inside the node
+  std::vector<StackedGroup> delayedGroups;  // full, delay not 0, inside the node
+  std::vector<int> delayedOther;            // diagonal / identity, delay not 0, inside
   std::vector<std::vector<StackedGroup>> zeroGroups;  // per position in layers: full, delay 0
   std::vector<std::vector<int>> zeroOther;            // per position: diagonal / identity
 };

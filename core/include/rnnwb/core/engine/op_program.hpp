@@ -28,14 +28,30 @@ enum class Buffer : std::uint8_t {
   Zero,        // a row of zeros
 };
 
+/// How a reference's rows are found from the rows the op works on. Direct: the row of the same
+/// position moved back by the shift. The two others exist only in 2-D graphs and read a source
+/// layer on another grid (graph-format-v2.md), through connection `via`:
+///   BlockWindow: a block connection's window, [from.size, by, bx] per row (PyTorch's Conv2d
+///                column order c, i, l), zeros past the source grid's edge; written back by adding
+///                each column into its source row (col2im);
+///   RowSum:      a reduce connection's sum over the source's rows of the example at this column;
+///                written back by adding the row into every source row of that column.
+enum class Route : std::uint8_t { Direct, BlockWindow, RowSum };
+
 /// A row of a buffer: the row of the same stream `shift` frames earlier than the row the op
-/// works on (a connection's delay); 0 for the frame itself.
+/// works on (a connection's delay); 0 for the frame itself. In a 2-D graph (the grid engine),
+/// the position (x - shift, y - shiftY) of the same example; a position outside the example
+/// reads zeros and takes no writes. Shifts of any sign (a negative one reads ahead).
 struct Ref {
   Buffer buffer = Buffer::None;
   int index = -1;
   int shift = 0;
+  int shiftY = 0;
+  Route route = Route::Direct;
+  int via = -1;  // the connection whose geometry a BlockWindow or RowSum route follows
   bool operator==(const Ref& other) const {
-    return buffer == other.buffer && index == other.index && shift == other.shift;
+    return buffer == other.buffer && index == other.index && shift == other.shift &&
+           shiftY == other.shiftY && route == other.route && via == other.via;
   }
   bool operator!=(const Ref& other) const { return !(*this == other); }
 };
@@ -61,6 +77,7 @@ enum class Kind : std::uint8_t {
   AddActivate,         // dst = f(a + b), or f(a + w * b) with weights; a is left as it was
   ActivateBackward,    // dst = b * f'(y = a); softmax's Jacobian for softmax
   CrossEntropyOnSums,  // dst += a - onehot(the row's class) on the predicted frames
+  CtcOnSums,           // dst += d(CTC loss)/d(sums) of the row's example (a: y); the grid engine
   // A product over the rows: dst[rows, units] = beta * dst + a[rows, inner] * W^T (transposed,
   // W [units, inner]) or a * W (W [inner, units]); W at `weights`, leading dimension ldw.
   Product,

@@ -25,7 +25,8 @@ ParameterSet parametersFromTensors(const CompiledPlan& plan, const TensorFile& f
 void readParameterValues(const TensorFile& file, const std::string& prefix, ParameterSet& target);
 
 /// A gradient file: every weight and bias key with gradients in place of values, plus "loss"
-/// (F32 scalar, the summed loss). Masks are not repeated.
+/// (F32 scalar, the summed loss). Masks are not repeated; fixed weights and biases
+/// ("trainable": false) have no entry.
 TensorMap gradientsToTensors(const ParameterSet& gradients, double loss);
 
 }  // namespace rnnwb

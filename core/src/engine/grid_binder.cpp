@@ -1,0 +1,303 @@
+#include "grid_binder.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "fused_step.hpp"
+#include "rnnwb/core/engine/op_lowering.hpp"
+#include "rnnwb/core/engine/products.hpp"
+
+namespace rnnwb::grid {
+namespace {
+
+using op::Buffer;
+using op::Kind;
+using op::Route;
+
+bool isLayerBuffer(Buffer b) {
+  return b == Buffer::Value || b == Buffer::ValueGrad || b == Buffer::Sum ||
+         b == Buffer::SumGrad;
+}
+
+/// Kinds that only add into their destination, so that they may add through a row map.
+bool addsOnly(const op::Op& op) {
+  switch (op.kind) {
+    case Kind::Add:
+    case Kind::AddScaled:
+    case Kind::Subtract:
+    case Kind::AddComplement:
+      return true;
+    case Kind::Product:
+      return op.beta == 1.0f;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, const GridRows& rows,
+                       const ParameterSet& parameters)
+    : m_plan(plan), m_program(program), m_rows(rows), m_parameters(parameters) {
+  const auto& layers = plan.graph().layers;
+  m_layers.resize(layers.size());
+  int widest = 1;
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    LayerBuffers& b = m_layers[l];
+    b.size = layers[l].size;
+    widest = std::max(widest, b.size);
+    const std::size_t n = static_cast<std::size_t>(rows.rows(static_cast<int>(l))) * b.size;
+    b.y.assign(n, 0.0f);
+    b.dy.assign(n, 0.0f);
+    if (!op::sumIsValue(layers[l]) && !layers[l].isInput()) {
+      b.s.assign(n, 0.0f);
+      b.ds.assign(n, 0.0f);
+    }
+    if (layers[l].loss == LossKind::CrossEntropy || layers[l].loss == LossKind::Ctc)
+      b.lossGrad.assign(n, 0.0f);
+  }
+  for (const op::Factor& f : program.factors) {
+    const int to = plan.toLayer(f.connection);
+    const std::size_t n = static_cast<std::size_t>(rows.rows(to)) * f.units;
+    m_factors.emplace_back(n, 0.0f);
+    m_factorGrads.emplace_back(n, 0.0f);
+  }
+  int widestRange = 0;
+  for (std::size_t n = 0; n < plan.nodes().size(); ++n)
+    if (plan.nodes()[n].recurrent)
+      widestRange = std::max(widestRange, rows.node(static_cast<int>(n)).widestRange);
+  m_stack.assign(static_cast<std::size_t>(widestRange) * program.stackWidth, 0.0f);
+  m_zeros.assign(static_cast<std::size_t>(widest), 0.0f);
+}
+
+void GridBinder::clearGradients() {
+  for (LayerBuffers& b : m_layers) {
+    std::fill(b.dy.begin(), b.dy.end(), 0.0f);
+    std::fill(b.ds.begin(), b.ds.end(), 0.0f);
+  }
+  for (auto& dz : m_factorGrads) std::fill(dz.begin(), dz.end(), 0.0f);
+}
+
+void GridBinder::run(int node, const std::vector<op::Op>& ops, int first, int count,
+                     float* gradients) {
+  if (count <= 0) return;
+  for (const op::Op& op : ops) runOp(op, node, first, count, gradients);
+}
+
+// --- references ------------------------------------------------------------------------------
+
+std::vector<float>& GridBinder::buffer(const op::Ref& ref) {
+  switch (ref.buffer) {
+    case Buffer::Value:
+      return m_layers[ref.index].y;
+    case Buffer::ValueGrad:
+      return m_layers[ref.index].dy;
+    case Buffer::Sum:
+      return m_layers[ref.index].s;
+    case Buffer::SumGrad:
+      return m_layers[ref.index].ds;
+    case Buffer::Factor:
+      return m_factors[ref.index];
+    case Buffer::FactorGrad:
+      return m_factorGrads[ref.index];
+    default:
+      throw std::logic_error("the grid engine has no rows for this op reference");
+  }
+}
+
+int GridBinder::rowWidth(const op::Ref& ref) const {
+  if (ref.buffer == Buffer::Factor || ref.buffer == Buffer::FactorGrad)
+    return m_program.factors[ref.index].units;
+  return m_layers[ref.index].size;
+}
+
+bool GridBinder::isDirect(const op::Ref& ref, int node) const {
+  if (!isLayerBuffer(ref.buffer)) return true;
+  return ref.shift == 0 && ref.shiftY == 0 && ref.route == Route::Direct &&
+         m_rows.nodeOfLayer(ref.index) == node;
+}
+
+GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
+  switch (ref.buffer) {
+    case Buffer::None:
+      return {};
+    case Buffer::Zero:
+      return {m_zeros.data(), 0};
+    case Buffer::Bias: {
+      const ParameterView* bias = m_parameters.layout().layerBias(ref.index);
+      // Read only: the parameters are not written through an operand.
+      return {const_cast<float*>(m_parameters.values().data() + bias->offset), 0};
+    }
+    case Buffer::Stack:  // the step's own rows of the workspace, from its first row
+      return {m_stack.data() + ref.index, m_program.stackWidth};
+    default: {
+      const int width = rowWidth(ref);
+      return {buffer(ref).data() + static_cast<std::ptrdiff_t>(first) * width, width};
+    }
+  }
+}
+
+GridBinder::Operand GridBinder::read(const op::Ref& ref, int width, int node, int first,
+                                     int count, std::vector<float>& scratch) {
+  if (isDirect(ref, node)) return ownRows(ref, first);
+  scratch.assign(static_cast<std::size_t>(count) * width, 0.0f);
+  gather(map(ref, node), ref, first, count, scratch.data());
+  return {scratch.data(), width};
+}
+
+const GridBinder::RowMap& GridBinder::map(const op::Ref& ref, int node) {
+  const MapKey key{node, ref.index, ref.shift, ref.shiftY, static_cast<int>(ref.route), ref.via};
+  auto found = m_maps.find(key);
+  if (found != m_maps.end()) return found->second;
+  RowMap map;
+  const NodeRows& rows = m_rows.node(node);
+  if (ref.route == Route::RowSum) {
+    map.offsets.push_back(0);
+    for (const Position& p : rows.positions) {
+      const GridExtent extent = m_rows.extent(ref.index, p.example);
+      for (int y = 0; y < extent.height; ++y)
+        map.sources.push_back(m_rows.rowAt(ref.index, p.example, p.x, y));
+      map.offsets.push_back(static_cast<int>(map.sources.size()));
+    }
+  } else if (ref.route == Route::BlockWindow) {
+    const auto& block = m_plan.graph().connections[ref.via].block;
+    const int bx = block[0], by = block[1];
+    map.perRow = bx * by;
+    for (const Position& p : rows.positions)
+      for (int i = 0; i < by; ++i)
+        for (int l = 0; l < bx; ++l)
+          map.sources.push_back(m_rows.rowAt(ref.index, p.example, p.x * bx + l, p.y * by + i));
+  } else {
+    for (const Position& p : rows.positions)
+      map.sources.push_back(m_rows.rowAt(ref.index, p.example, p.x - ref.shift, p.y - ref.shiftY));
+  }
+  return m_maps.emplace(key, std::move(map)).first->second;
+}
+
+void GridBinder::gather(const RowMap& map, const op::Ref& ref, int first, int count, float* out) {
+  const float* source = buffer(ref).data();
+  const int size = rowWidth(ref);
+  for (int i = 0; i < count; ++i) {
+    const int r = first + i;
+    if (ref.route == Route::RowSum) {  // the sum over the rows of this column
+      float* row = out + static_cast<std::ptrdiff_t>(i) * size;
+      for (int k = map.offsets[r]; k < map.offsets[r + 1]; ++k) {
+        const float* from = source + static_cast<std::ptrdiff_t>(map.sources[k]) * size;
+        for (int u = 0; u < size; ++u) row[u] += from[u];
+      }
+      continue;
+    }
+    // Direct (perRow 1) or a block's window, column c * K + k of the row (Conv2d's order).
+    const int perRow = map.perRow;
+    float* row = out + static_cast<std::ptrdiff_t>(i) * size * perRow;
+    for (int k = 0; k < perRow; ++k) {
+      const int at = map.sources[static_cast<std::size_t>(r) * perRow + k];
+      if (at < 0) continue;  // outside the example: zeros
+      const float* from = source + static_cast<std::ptrdiff_t>(at) * size;
+      for (int c = 0; c < size; ++c) row[c * perRow + k] = from[c];
+    }
+  }
+}
+
+void GridBinder::scatterAdd(const RowMap& map, const op::Ref& ref, int first, int count,
+                            const float* in) {
+  float* target = buffer(ref).data();
+  const int size = rowWidth(ref);
+  for (int i = 0; i < count; ++i) {
+    const int r = first + i;
+    if (ref.route == Route::RowSum) {  // into every row of this column
+      const float* row = in + static_cast<std::ptrdiff_t>(i) * size;
+      for (int k = map.offsets[r]; k < map.offsets[r + 1]; ++k) {
+        float* to = target + static_cast<std::ptrdiff_t>(map.sources[k]) * size;
+        for (int u = 0; u < size; ++u) to[u] += row[u];
+      }
+      continue;
+    }
+    const int perRow = map.perRow;
+    const float* row = in + static_cast<std::ptrdiff_t>(i) * size * perRow;
+    for (int k = 0; k < perRow; ++k) {
+      const int at = map.sources[static_cast<std::size_t>(r) * perRow + k];
+      if (at < 0) continue;  // outside the example: no row takes it
+      float* to = target + static_cast<std::ptrdiff_t>(at) * size;
+      for (int c = 0; c < size; ++c) to[c] += row[c * perRow + k];
+    }
+  }
+}
+
+// --- ops -------------------------------------------------------------------------------------
+
+void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* gradients) {
+  const float* parameters = m_parameters.values().data();
+  switch (op.kind) {
+    case Kind::WeightGradient:
+    case Kind::DiagonalWeightGradient:
+    case Kind::BiasGradient: {
+      if (!gradients) return;
+      const Operand a = read(op.a, op.units, node, first, count, m_scratchA);
+      float* grad = gradients + op.weights;
+      if (op.kind == Kind::BiasGradient) {
+        for (int i = 0; i < count; ++i)
+          for (int u = 0; u < op.units; ++u) grad[u] += a.base[i * a.ld + u];
+        return;
+      }
+      const int bWidth = op.kind == Kind::WeightGradient ? op.inner : op.units;
+      const Operand b = read(op.b, bWidth, node, first, count, m_scratchB);
+      if (op.kind == Kind::WeightGradient) {  // dW[units, inner] += a^T b
+        sgemm(true, false, op.units, op.inner, count, 1.0f, a.base, static_cast<int>(a.ld),
+              b.base, static_cast<int>(b.ld), 1.0f, grad, op.inner);
+        return;
+      }
+      for (int i = 0; i < count; ++i)
+        for (int u = 0; u < op.units; ++u) grad[u] += a.base[i * a.ld + u] * b.base[i * b.ld + u];
+      return;
+    }
+    default:
+      break;
+  }
+  const bool mapped = !isDirect(op.dst, node);
+  if (mapped && !addsOnly(op))
+    throw std::logic_error("the grid engine cannot write this op through a row map");
+  Operand dst;
+  if (mapped) {
+    m_scratchDst.assign(static_cast<std::size_t>(count) * op.units, 0.0f);
+    dst = {m_scratchDst.data(), op.units};
+  } else {
+    dst = ownRows(op.dst, first);
+  }
+  if (op.kind == Kind::Product) {
+    const Operand a = read(op.a, op.inner, node, first, count, m_scratchA);
+    sgemm(false, op.transposeWeights, count, op.units, op.inner, 1.0f, a.base,
+          static_cast<int>(a.ld), parameters + op.weights, op.ldw, op.beta, dst.base,
+          static_cast<int>(dst.ld));
+  } else if (op.kind == Kind::CrossEntropyOnSums || op.kind == Kind::CtcOnSums) {
+    // The loss's gradient with respect to the sums, computed for whole examples after the
+    // forward (grid_losses.hpp), added row by row.
+    const LayerBuffers& out = m_layers[op.layer];
+    op::Op add = op;
+    add.kind = Kind::Add;
+    runElementwise(add, dst,
+                   {const_cast<float*>(out.lossGrad.data()) +
+                        static_cast<std::ptrdiff_t>(first) * out.size,
+                    out.size},
+                   {}, count);
+  } else {
+    const Operand a = read(op.a, op.units, node, first, count, m_scratchA);
+    const Operand b = read(op.b, op.units, node, first, count, m_scratchB);
+    runElementwise(op, dst, a, b, count);
+  }
+  if (mapped) scatterAdd(map(op.dst, node), op.dst, first, count, m_scratchDst.data());
+}
+
+void GridBinder::runElementwise(const op::Op& op, Operand dst, Operand a, Operand b, int count) {
+  cpu::FusedOp fused;
+  fused.kind = op.kind;
+  fused.activation = op.activation;
+  fused.units = op.units;
+  fused.dst = {dst.base, 0, dst.ld};
+  fused.a = {a.base, 0, a.ld};
+  fused.b = {b.base, 0, b.ld};
+  if (op.weights >= 0) fused.weights = m_parameters.values().data() + op.weights;
+  cpu::runOpRows(fused, 0, 0, count);
+}
+
+}  // namespace rnnwb::grid

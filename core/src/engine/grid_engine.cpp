@@ -1,0 +1,149 @@
+#include "rnnwb/core/engine/grid_engine.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "grid_binder.hpp"
+#include "grid_losses.hpp"
+#include "grid_rows.hpp"
+#include "rnnwb/core/engine/op_lowering.hpp"
+#include "rnnwb/core/packing/packers.hpp"
+
+namespace rnnwb {
+
+double GridForward::loss() const {
+  return std::accumulate(exampleLosses.begin(), exampleLosses.end(), 0.0);
+}
+
+struct GridEngine::Impl {
+  const CompiledPlan& plan;
+  GridEngineOptions options;
+  ParameterLayout layout;
+  op::Program program;
+
+  Impl(const CompiledPlan& p, GridEngineOptions o)
+      : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
+
+  /// Loads the inputs and runs every node forward, in schedule order.
+  void forward(grid::GridBinder& binder, const grid::GridRows& rows,
+               const ExampleBatch& batch) const;
+  /// Runs every node backward, in reverse schedule order, parameter gradients into `gradients`.
+  void backward(grid::GridBinder& binder, const grid::GridRows& rows, float* gradients) const;
+  std::vector<std::vector<Tensor>> outputs(const grid::GridBinder& binder,
+                                           const grid::GridRows& rows,
+                                           const ExampleBatch& batch) const;
+};
+
+void GridEngine::Impl::forward(grid::GridBinder& binder, const grid::GridRows& rows,
+                               const ExampleBatch& batch) const {
+  const int dimensions = plan.graph().dimensions;
+  for (std::size_t i = 0; i < plan.inputLayers().size(); ++i) {
+    const int layer = plan.inputLayers()[i];
+    grid::LayerBuffers& b = binder.layer(layer);
+    const grid::NodeRows& node = rows.node(rows.nodeOfLayer(layer));
+    for (int r = 0; r < node.rows(); ++r) {
+      const grid::Position& p = node.positions[r];
+      const Example& example = batch.examples[p.example];
+      const std::size_t cell =
+          static_cast<std::size_t>(p.y) * example.width(dimensions) + p.x;
+      const float* from = example.inputs[i].f32().data() + cell * b.size;
+      std::copy(from, from + b.size, b.y.begin() + static_cast<std::ptrdiff_t>(r) * b.size);
+    }
+  }
+  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
+    const op::NodeProgram& node = program.nodes[n];
+    if (!node.computes) continue;
+    const grid::NodeRows& nodeRows = rows.node(static_cast<int>(n));
+    binder.run(static_cast<int>(n), node.forwardAll, 0, nodeRows.rows(), nullptr);
+    if (!node.recurrent) continue;
+    for (std::size_t k = 0; k + 1 < nodeRows.starts.size(); ++k)
+      binder.run(static_cast<int>(n), node.forwardStep, nodeRows.starts[k],
+                 nodeRows.starts[k + 1] - nodeRows.starts[k], nullptr);
+  }
+}
+
+void GridEngine::Impl::backward(grid::GridBinder& binder, const grid::GridRows& rows,
+                                float* gradients) const {
+  for (std::size_t n = program.nodes.size(); n-- > 0;) {
+    const op::NodeProgram& node = program.nodes[n];
+    if (!node.computes) continue;
+    const int index = static_cast<int>(n);
+    const grid::NodeRows& nodeRows = rows.node(index);
+    if (node.recurrent) {
+      for (std::size_t k = nodeRows.starts.size() - 1; k-- > 0;)
+        binder.run(index, node.backwardStep, nodeRows.starts[k],
+                   nodeRows.starts[k + 1] - nodeRows.starts[k], gradients);
+    } else {
+      binder.run(index, node.backwardAll, 0, nodeRows.rows(), gradients);
+    }
+    binder.run(index, node.backwardExternal, 0, nodeRows.rows(), gradients);
+    binder.run(index, node.gradients, 0, nodeRows.rows(), gradients);
+  }
+}
+
+std::vector<std::vector<Tensor>> GridEngine::Impl::outputs(const grid::GridBinder& binder,
+                                                           const grid::GridRows& rows,
+                                                           const ExampleBatch& batch) const {
+  std::vector<std::vector<Tensor>> values(batch.examples.size());
+  for (int layer : plan.outputLayers()) {
+    const grid::LayerBuffers& b = binder.layer(layer);
+    const bool twoD = plan.grid(layer).dimensions == 2;
+    for (std::size_t e = 0; e < batch.examples.size(); ++e) {
+      const int example = static_cast<int>(e);
+      const GridExtent extent = rows.extent(layer, example);
+      Shape shape = twoD ? Shape{extent.height, extent.width} : Shape{extent.width};
+      shape.push_back(b.size);
+      std::vector<float> cells(static_cast<std::size_t>(extent.cells()) * b.size);
+      for (int y = 0; y < extent.height; ++y)
+        for (int x = 0; x < extent.width; ++x) {
+          const float* from =
+              b.y.data() + static_cast<std::ptrdiff_t>(rows.rowAt(layer, example, x, y)) * b.size;
+          std::copy(from, from + b.size,
+                    cells.begin() + (static_cast<std::ptrdiff_t>(y) * extent.width + x) * b.size);
+        }
+      values[e].push_back(Tensor::fromF32(std::move(shape), std::move(cells)));
+    }
+  }
+  return values;
+}
+
+GridEngine::GridEngine(const CompiledPlan& plan, GridEngineOptions options) {
+  const auto& names = packing::packerNames();
+  if (options.packer != "padded" &&
+      std::find(names.begin(), names.end(), options.packer) == names.end())
+    throw std::invalid_argument("unknown packer '" + options.packer +
+                                "' (the grid engine packs with baseline, shelf or padded)");
+  m_impl = std::make_unique<Impl>(plan, std::move(options));
+}
+
+GridEngine::~GridEngine() = default;
+
+GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBatch& batch,
+                                bool withLoss, bool withOutputs) const {
+  batch.check(m_impl->plan, withLoss);
+  const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
+  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters);
+  m_impl->forward(binder, rows, batch);
+  GridForward result;
+  if (withLoss) result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
+  if (withOutputs) result.outputs = m_impl->outputs(binder, rows, batch);
+  return result;
+}
+
+double GridEngine::forwardBackward(const ParameterSet& parameters, const ExampleBatch& batch,
+                                   ParameterSet& gradients) const {
+  if (!(gradients.layout() == m_impl->layout))
+    throw std::invalid_argument("the gradients' layout is not the graph's");
+  batch.check(m_impl->plan, true);
+  const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
+  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters);
+  m_impl->forward(binder, rows, batch);
+  binder.clearGradients();
+  const std::vector<double> losses = grid::computeLosses(m_impl->plan, batch, rows, binder, true);
+  m_impl->backward(binder, rows, gradients.values().data());
+  gradients.applyMasks();
+  return std::accumulate(losses.begin(), losses.end(), 0.0);
+}
+
+}  // namespace rnnwb
