@@ -1,14 +1,19 @@
-// What the engines cannot compute yet of graph format version 2 is refused at every entry point,
-// naming what is missing, instead of computing wrong numbers; `init` and `bias_init`, which they
-// can honour, are.
+// What the chunk engines cannot compute of graph format version 2 is refused at their entry
+// points, naming what is missing, instead of computing wrong numbers; the parameter layout, init
+// and `rnnwb grad` (through the grid engine) take every version 2 graph.
 #include <QtTest>
+
+#include <utility>
 
 #include "cli_run.hpp"
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/engine_support.hpp"
+#include "rnnwb/core/engine/grid_engine.hpp"
+#include "rnnwb/core/engine/parameter_io.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/safetensors.hpp"
 
 using namespace rnnwb;
 
@@ -49,7 +54,7 @@ class TestEngineSupport : public QObject {
   void readingAheadNeedsWholeSequences();
   void initialValuesAreHonoured();
   void complementIsComputed();
-  void commandsRefuseCleanly();
+  void commandsComputeVersionTwo();
   void trainingRefusesToStreamAGraphThatReadsAhead_data();
   void trainingRefusesToStreamAGraphThatReadsAhead();
 };
@@ -69,8 +74,10 @@ void TestEngineSupport::versionTwoFeaturesAreRefused() {
   const std::string cpu = refusal([&] { CpuBackend backend(plan); });
   QVERIFY2(cpu.starts_with("the CPU engine cannot compute graph 'g' yet:"), cpu.c_str());
   QVERIFY2(cpu.find(expected.toStdString()) != std::string::npos, cpu.c_str());
-  const std::string init = refusal([&] { initParameters(plan, 1); });
-  QVERIFY2(init.find(expected.toStdString()) != std::string::npos, init.c_str());
+  // The layout holds the fixed weight, with its value, marked as not trainable.
+  const ParameterSet params = initParameters(plan, 1);
+  QVERIFY(!params.layout().find("connections.x->h.weight")->trainable);
+  QVERIFY(params.layout().find("connections.h->y.weight")->trainable);
 }
 
 void TestEngineSupport::readingAheadNeedsWholeSequences() {
@@ -127,15 +134,51 @@ void TestEngineSupport::complementIsComputed() {
   QCOMPARE(y[1], 3.0f);
 }
 
-void TestEngineSupport::commandsRefuseCleanly() {
+void TestEngineSupport::commandsComputeVersionTwo() {
   QTemporaryDir dir;
+  // Two examples of their own sizes, numbered (graph-format-v2.md, "Data files").
+  const auto examples = [&](bool twoD, int inputs) {
+    TensorMap data;
+    for (int k = 0; k < 2; ++k) {
+      const std::int64_t h = 2 + k, w = 5 + k;
+      const Shape shape = twoD ? Shape{h, w, inputs} : Shape{w, inputs};
+      data["input." + std::to_string(k)] = Tensor::fromF32(
+          shape, std::vector<float>(static_cast<std::size_t>(elementCount(shape)), 0.5f - k));
+      data["target." + std::to_string(k)] = Tensor::fromI64({2}, {1, 3});
+    }
+    const QString path = dir.filePath(twoD ? "data2d.safetensors" : "data1d.safetensors");
+    writeSafetensors(path.toStdString(), data);
+    return path;
+  };
+  const QString data2d = examples(true, 1), data1d = examples(false, 4);
   for (const char* name : {"leaky-lp-2d.rnn.json", "leaky-lp-2d-cells-report.rnn.json",
                            "leaky-lp-2d-four-directions.rnn.json", "bidirectional-ctc.rnn.json"}) {
-    const auto r = rnnwb::testing::runCli({"init", example(name), "-o", dir.filePath("w")});
-    QCOMPARE(r.exitCode, 1);
-    QVERIFY2(r.err.contains("the engine cannot compute graph"), qPrintable(r.err));
-    QVERIFY2(r.err.contains(name[0] == 'b' ? "the ctc loss" : "2-D graphs"), qPrintable(r.err));
-    QVERIFY(!QFileInfo::exists(dir.filePath("w")));
+    const QString weights = dir.filePath("w.safetensors"), grads = dir.filePath("g.safetensors");
+    auto r = rnnwb::testing::runCli({"init", example(name), "-o", weights});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    r = rnnwb::testing::runCli({"grad", example(name), "--weights", weights, "--data",
+                                name[0] == 'b' ? data1d : data2d, "-o", grads});
+    QVERIFY2(r.exitCode == 0 && r.out.contains("over 2 examples"), qPrintable(r.out + r.err));
+    // The file holds the grid engine's gradients, which tst_gridengine checks against finite
+    // differences, to the bit.
+    const TensorFile file = readSafetensors(grads.toStdString());
+    const CompiledPlan plan(loadValidGraph(example(name).toStdString()));
+    const ParameterSet params = parametersFromTensors(plan, readSafetensors(weights.toStdString()));
+    ParameterSet want = ParameterSet::zerosLike(params);
+    const double loss = GridEngine(plan).forwardBackward(
+        params, examplesFromTensorFile(plan, readSafetensors((name[0] == 'b' ? data1d : data2d).toStdString())),
+        want);
+    QCOMPARE(file.at("loss").f32()[0], static_cast<float>(loss));
+    for (const ParameterView& view : want.layout().views()) {
+      const auto got = file.at(view.key).f32();
+      const std::span<const float> expect = std::as_const(want).view(view);
+      QVERIFY2(std::equal(got.begin(), got.end(), expect.begin(), expect.end()), view.key.c_str());
+    }
+    // A packer that does not exist is refused by name.
+    r = rnnwb::testing::runCli({"grad", example(name), "--weights", weights, "--data",
+                                name[0] == 'b' ? data1d : data2d, "-o", grads, "--packer",
+                                "tetris"});
+    QVERIFY2(r.exitCode != 0 && r.err.contains("tetris"), qPrintable(r.err));
   }
   // SnAp masks and RTRL refuse the nodes they cannot take, naming why.
   auto r = rnnwb::testing::runCli({"mask", example("leaky-lp-2d.rnn.json")});

@@ -95,6 +95,7 @@ std::vector<float> outputValues(const GridForward& forward, std::size_t example)
 /// The v2 graphs every test runs: the examples, and small graphs for what they lack.
 QStringList gridGraphs() {
   return {"leaky-lp-2d.rnn.json", "leaky-lp-2d-cells-report.rnn.json",
+          "leaky-lp-2d-one-output-gate.rnn.json",
           "leaky-lp-2d-four-directions.rnn.json", "bidirectional-ctc.rnn.json", "block-reduce",
           "long-delays", "cross-entropy-2d", "fixed-and-mse"};
 }

@@ -141,6 +141,7 @@ void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
                                         {"bidirectional-ctc.rnn.json", 2},
                                         {"leaky-lp-2d.rnn.json", 1},
                                         {"leaky-lp-2d-cells-report.rnn.json", 1},
+                                        {"leaky-lp-2d-one-output-gate.rnn.json", 1},
                                         {"leaky-lp-2d-four-directions.rnn.json", 4}};
   for (const QString& name : dir.entryList({QStringLiteral("*.rnn.json")})) {
     QVERIFY2(expected.count(name), qPrintable("add " + name + " to this table"));

@@ -37,8 +37,21 @@ bool addsOnly(const op::Op& op) {
 }  // namespace
 
 GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, const GridRows& rows,
-                       const ParameterSet& parameters)
-    : m_plan(plan), m_program(program), m_rows(rows), m_parameters(parameters) {
+                       const ParameterSet& parameters, GridWorkspace& workspace)
+    : m_plan(plan),
+      m_program(program),
+      m_rows(rows),
+      m_parameters(parameters),
+      m_layers(workspace.layers),
+      m_factors(workspace.factors),
+      m_factorGrads(workspace.factorGrads),
+      m_stack(workspace.stack),
+      m_zeros(workspace.zeros),
+      m_scratchA(workspace.scratchA),
+      m_scratchB(workspace.scratchB),
+      m_scratchDst(workspace.scratchDst) {
+  // Sizes only: every row of y, s, z and the loss gradients is written before it is read (a sum
+  // starts as a Fill), and the gradients are cleared before a backward.
   const auto& layers = plan.graph().layers;
   m_layers.resize(layers.size());
   int widest = 1;
@@ -47,26 +60,28 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
     b.size = layers[l].size;
     widest = std::max(widest, b.size);
     const std::size_t n = static_cast<std::size_t>(rows.rows(static_cast<int>(l))) * b.size;
-    b.y.assign(n, 0.0f);
-    b.dy.assign(n, 0.0f);
-    if (!op::sumIsValue(layers[l]) && !layers[l].isInput()) {
-      b.s.assign(n, 0.0f);
-      b.ds.assign(n, 0.0f);
-    }
-    if (layers[l].loss == LossKind::CrossEntropy || layers[l].loss == LossKind::Ctc)
-      b.lossGrad.assign(n, 0.0f);
+    b.y.resize(n);
+    b.dy.resize(n);
+    const bool ownSum = !op::sumIsValue(layers[l]) && !layers[l].isInput();
+    b.s.resize(ownSum ? n : 0);
+    b.ds.resize(ownSum ? n : 0);
+    const bool lossGrad =
+        layers[l].loss == LossKind::CrossEntropy || layers[l].loss == LossKind::Ctc;
+    b.lossGrad.resize(lossGrad ? n : 0);
   }
-  for (const op::Factor& f : program.factors) {
-    const int to = plan.toLayer(f.connection);
-    const std::size_t n = static_cast<std::size_t>(rows.rows(to)) * f.units;
-    m_factors.emplace_back(n, 0.0f);
-    m_factorGrads.emplace_back(n, 0.0f);
+  m_factors.resize(program.factors.size());
+  m_factorGrads.resize(program.factors.size());
+  for (std::size_t f = 0; f < program.factors.size(); ++f) {
+    const int to = plan.toLayer(program.factors[f].connection);
+    const std::size_t n = static_cast<std::size_t>(rows.rows(to)) * program.factors[f].units;
+    m_factors[f].resize(n);
+    m_factorGrads[f].resize(n);
   }
   int widestRange = 0;
   for (std::size_t n = 0; n < plan.nodes().size(); ++n)
     if (plan.nodes()[n].recurrent)
       widestRange = std::max(widestRange, rows.node(static_cast<int>(n)).widestRange);
-  m_stack.assign(static_cast<std::size_t>(widestRange) * program.stackWidth, 0.0f);
+  m_stack.resize(static_cast<std::size_t>(widestRange) * program.stackWidth);
   m_zeros.assign(static_cast<std::size_t>(widest), 0.0f);
 }
 

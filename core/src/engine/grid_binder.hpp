@@ -23,10 +23,18 @@ struct LayerBuffers {
   std::vector<float> y, dy, s, ds, lossGrad;
 };
 
+/// The buffers of a batch, kept between batches by the engine so that the next batch of about
+/// the same size reuses their memory (no fresh pages to fault in and clear on every update).
+struct GridWorkspace {
+  std::vector<LayerBuffers> layers;
+  std::vector<std::vector<float>> factors, factorGrads;
+  std::vector<float> stack, zeros, scratchA, scratchB, scratchDst;
+};
+
 class GridBinder {
  public:
   GridBinder(const CompiledPlan& plan, const op::Program& program, const GridRows& rows,
-             const ParameterSet& parameters);
+             const ParameterSet& parameters, GridWorkspace& workspace);
 
   LayerBuffers& layer(int l) { return m_layers[l]; }
   const LayerBuffers& layer(int l) const { return m_layers[l]; }
@@ -65,10 +73,10 @@ class GridBinder {
   const op::Program& m_program;
   const GridRows& m_rows;
   const ParameterSet& m_parameters;
-  std::vector<LayerBuffers> m_layers;
-  std::vector<std::vector<float>> m_factors, m_factorGrads;
-  std::vector<float> m_stack, m_zeros;
-  std::vector<float> m_scratchA, m_scratchB, m_scratchDst;
+  std::vector<LayerBuffers>& m_layers;
+  std::vector<std::vector<float>>&m_factors, &m_factorGrads;
+  std::vector<float>&m_stack, &m_zeros;
+  std::vector<float>&m_scratchA, &m_scratchB, &m_scratchDst;
   std::map<MapKey, RowMap> m_maps;
 };
 

@@ -21,6 +21,7 @@ struct GridEngine::Impl {
   GridEngineOptions options;
   ParameterLayout layout;
   op::Program program;
+  mutable grid::GridWorkspace workspace;  // reused by every call (grid_binder.hpp)
 
   Impl(const CompiledPlan& p, GridEngineOptions o)
       : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
@@ -123,7 +124,7 @@ GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBat
                                 bool withLoss, bool withOutputs) const {
   batch.check(m_impl->plan, withLoss);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
-  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters);
+  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
   m_impl->forward(binder, rows, batch);
   GridForward result;
   if (withLoss) result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
@@ -137,7 +138,7 @@ double GridEngine::forwardBackward(const ParameterSet& parameters, const Example
     throw std::invalid_argument("the gradients' layout is not the graph's");
   batch.check(m_impl->plan, true);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
-  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters);
+  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
   m_impl->forward(binder, rows, batch);
   binder.clearGradients();
   const std::vector<double> losses = grid::computeLosses(m_impl->plan, batch, rows, binder, true);

@@ -33,6 +33,7 @@ struct GridForward {
   double loss() const;
 };
 
+/// One engine computes one batch at a time: its calls share a workspace (not thread-safe).
 class GridEngine {
  public:
   /// Throws std::invalid_argument for an unknown packer.

@@ -1,0 +1,169 @@
+// A four-direction Leaky LP layer of 10 units, forward and backward, over packed batches of
+// synthetic words: the grid engine running examples/leaky-lp-2d-four-directions.rnn.json (the
+// layer, a reduce over the rows, softmax and ctc) against the fixed mdlstm layer of the word
+// recogniser (core/src/mdlstm: four scans of the same size on shelf-packed, skewed batches, a
+// stand-in output gradient), side by side in one run, alternating which goes first per batch.
+// Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json]. See docs/benchmarks.md.
+#include <cblas.h>
+#include <malloc.h>
+#include <time.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include <nlohmann/json.hpp>
+
+#include "bench_help.hpp"
+#include "rnnwb/core/engine/grid_engine.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/engine/products.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
+#include "rnnwb/core/packing/packers.hpp"
+#include "rnnwb/core/packing/word_images.hpp"
+
+extern "C" void openblas_set_num_threads(int threads);
+
+using namespace rnnwb;
+using namespace rnnwb::packing;
+using namespace rnnwb::mdlstm;
+
+namespace {
+
+struct Options {
+  int words = 2000, batch = 16;
+  std::string out = "bench_grid2d.json";
+};
+
+double cpuSeconds() {  // the machine is shared: CPU time of this process, not wall time
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+Example exampleOf(const FeatureMap& ink) {
+  std::vector<float> values(static_cast<std::size_t>(ink.height) * ink.width);
+  for (int y = 0; y < ink.height; ++y)
+    for (int x = 0; x < ink.width; ++x) values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
+  Example e;
+  e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(values)));
+  std::vector<std::int64_t> labels;  // 1 label per 8 columns, classes 1..4: always alignable
+  for (int x = 0; x + 8 <= ink.width; x += 8) labels.push_back(1 + (x / 8) % 4);
+  if (labels.empty()) labels.push_back(1);
+  e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())}, labels));
+  return e;
+}
+
+double timeFixed(const std::vector<Mdlstm2dParameters>& p, std::vector<Mdlstm2dParameters>& g,
+                 const std::vector<FeatureMap>& ink) {
+  const double start = cpuSeconds();
+  std::vector<ExampleSize> sizes;
+  for (const FeatureMap& m : ink) sizes.push_back({m.height, m.width});
+  const PackedLayout layout = packShelves(sizes);
+  const FeatureMap packed = pack(layout, ink);
+  for (int d = 0; d < 4; ++d) {
+    Mdlstm2dTape tape;
+    FeatureMap out = mdlstmForwardPacked(p[d], layout, packed, kScanDirections[d], tape);
+    for (float& v : out.data) v = v * 1e-3f + 1e-3f;  // a stand-in output gradient
+    mdlstmBackwardPacked(p[d], layout, kScanDirections[d], tape, out, g[d]);
+  }
+  return cpuSeconds() - start;
+}
+
+double timeGrid(const GridEngine& engine, const ParameterSet& params, ParameterSet& gradients,
+                const std::vector<FeatureMap>& ink) {
+  const double start = cpuSeconds();
+  ExampleBatch batch;
+  for (const FeatureMap& m : ink) batch.examples.push_back(exampleOf(m));
+  engine.forwardBackward(params, batch, gradients);
+  return cpuSeconds() - start;
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--words"))
+      o.words = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--batch"))
+      o.batch = std::stoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--out"))
+      o.out = argv[i + 1];
+    else
+      throw std::invalid_argument(std::string("unknown option ") + argv[i]);
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (answersBenchHelp(argc, argv,
+                       "Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json]\nA "
+                       "four-direction Leaky LP layer of 10 units, forward and backward: the grid "
+                       "engine against the fixed mdlstm layer, on the same shelf-packed batches.\n"))
+    return 0;
+  const Options o = parse(argc, argv);
+  openblas_set_num_threads(1);
+  setComputeThreads(1);
+  // As bench_packing: freed tensors stay in the heap, so neither side pays page faults again for
+  // its large short-lived buffers on every batch.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  const CompiledPlan plan(
+      loadValidGraph(std::string(RNNWB_SOURCE_DIR) + "/examples/leaky-lp-2d-four-directions.rnn.json"));
+  const ParameterSet params = initParameters(plan, 1);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  const GridEngine engine(plan);
+  std::vector<Mdlstm2dParameters> fixed, fixedGrads;
+  for (int d = 0; d < 4; ++d) {
+    fixed.emplace_back(1, 10);
+    fixed.back().initialize(1 + d);
+    fixedGrads.emplace_back(1, 10);
+  }
+  std::vector<FeatureMap> ink;
+  long long pixels = 0;
+  for (const WordImage& w : generateSyntheticWords(o.words)) {
+    ink.push_back(inkFeatures(w.image));
+    pixels += static_cast<long long>(w.image.height) * w.image.width;
+  }
+  double load[3] = {0, 0, 0};
+  getloadavg(load, 3);
+  double fixedSeconds = 0, gridSeconds = 0;
+  nlohmann::json rounds = nlohmann::json::array();
+  for (std::size_t first = 0, k = 0; first < ink.size(); first += o.batch, ++k) {
+    const std::vector<FeatureMap> batch(ink.begin() + first,
+                                        ink.begin() + std::min(ink.size(), first + o.batch));
+    double f, g;
+    if (k % 2 == 0) {  // alternate which goes first
+      f = timeFixed(fixed, fixedGrads, batch);
+      g = timeGrid(engine, params, gradients, batch);
+    } else {
+      g = timeGrid(engine, params, gradients, batch);
+      f = timeFixed(fixed, fixedGrads, batch);
+    }
+    fixedSeconds += f;
+    gridSeconds += g;
+    rounds.push_back({{"fixed", f}, {"grid", g}});
+  }
+  double loadAfter[3] = {0, 0, 0};
+  getloadavg(loadAfter, 3);
+  std::cout << o.words << " words (" << pixels << " pixels), batches of " << o.batch
+            << ", one thread, CPU s per epoch:\n  fixed mdlstm layer x 4 directions: " << fixedSeconds
+            << "\n  grid engine, four-direction graph: " << gridSeconds
+            << "\n  fixed / grid: " << fixedSeconds / gridSeconds << "  (load " << load[0] << " -> "
+            << loadAfter[0] << ")\n";
+  std::ofstream(o.out) << nlohmann::json{{"words", o.words},
+                                         {"pixels", pixels},
+                                         {"batch", o.batch},
+                                         {"load_before", load[0]},
+                                         {"load_after", loadAfter[0]},
+                                         {"products", productKernels()},
+                                         {"fixed_seconds", fixedSeconds},
+                                         {"grid_seconds", gridSeconds},
+                                         {"batches", rounds}}
+                              .dump(2)
+                       << '\n';
+  return 0;
+}
