@@ -47,6 +47,7 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
       m_factorGrads(workspace.factorGrads),
       m_stack(workspace.stack),
       m_zeros(workspace.zeros),
+      m_workspace(workspace),
       m_scratchA(workspace.scratchA),
       m_scratchB(workspace.scratchB),
       m_scratchDst(workspace.scratchDst) {
@@ -96,12 +97,13 @@ void GridBinder::clearGradients() {
 void GridBinder::run(int node, const std::vector<op::Op>& ops, int first, int count,
                      float* gradients) {
   if (count <= 0) return;
+  m_workspace.gatheredCount = 0;
   for (const op::Op& op : ops) runOp(op, node, first, count, gradients);
 }
 
 // --- references ------------------------------------------------------------------------------
 
-std::vector<float>& GridBinder::buffer(const op::Ref& ref) {
+RowBuffer& GridBinder::buffer(const op::Ref& ref) {
   switch (ref.buffer) {
     case Buffer::Value:
       return m_layers[ref.index].y;
@@ -153,9 +155,20 @@ GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
 }
 
 GridBinder::Operand GridBinder::read(const op::Ref& ref, int width, int node, int first,
-                                     int count, std::vector<float>& scratch) {
+                                     int count, RowBuffer& scratch) {
   if (isDirect(ref, node)) return ownRows(ref, first);
-  scratch.assign(static_cast<std::size_t>(count) * width, 0.0f);
+  if (ref.buffer == Buffer::Value) {  // once per run (GridWorkspace::gathered)
+    auto& cache = m_workspace.gathered;
+    for (std::size_t k = 0; k < m_workspace.gatheredCount; ++k)
+      if (cache[k].first == ref) return {cache[k].second.data(), width};
+    if (m_workspace.gatheredCount == cache.size()) cache.emplace_back();
+    auto& [key, rows] = cache[m_workspace.gatheredCount++];
+    key = ref;
+    rows.resize(static_cast<std::size_t>(count) * width);
+    gather(map(ref, node), ref, first, count, rows.data());
+    return {rows.data(), width};
+  }
+  scratch.resize(static_cast<std::size_t>(count) * width);  // gather writes every float of it
   gather(map(ref, node), ref, first, count, scratch.data());
   return {scratch.data(), width};
 }
@@ -196,6 +209,7 @@ void GridBinder::gather(const RowMap& map, const op::Ref& ref, int first, int co
     const int r = first + i;
     if (ref.route == Route::RowSum) {  // the sum over the rows of this column
       float* row = out + static_cast<std::ptrdiff_t>(i) * size;
+      std::fill(row, row + size, 0.0f);
       for (int k = map.offsets[r]; k < map.offsets[r + 1]; ++k) {
         const float* from = source + static_cast<std::ptrdiff_t>(map.sources[k]) * size;
         for (int u = 0; u < size; ++u) row[u] += from[u];
@@ -207,7 +221,10 @@ void GridBinder::gather(const RowMap& map, const op::Ref& ref, int first, int co
     float* row = out + static_cast<std::ptrdiff_t>(i) * size * perRow;
     for (int k = 0; k < perRow; ++k) {
       const int at = map.sources[static_cast<std::size_t>(r) * perRow + k];
-      if (at < 0) continue;  // outside the example: zeros
+      if (at < 0) {  // outside the example: zeros
+        for (int c = 0; c < size; ++c) row[c * perRow + k] = 0.0f;
+        continue;
+      }
       const float* from = source + static_cast<std::ptrdiff_t>(at) * size;
       for (int c = 0; c < size; ++c) row[c * perRow + k] = from[c];
     }
@@ -274,7 +291,8 @@ void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* 
     throw std::logic_error("the grid engine cannot write this op through a row map");
   Operand dst;
   if (mapped) {
-    m_scratchDst.assign(static_cast<std::size_t>(count) * op.units, 0.0f);
+    m_scratchDst.resize(static_cast<std::size_t>(count) * op.units);
+    std::fill(m_scratchDst.begin(), m_scratchDst.end(), 0.0f);  // the op adds into it
     dst = {m_scratchDst.data(), op.units};
   } else {
     dst = ownRows(op.dst, first);

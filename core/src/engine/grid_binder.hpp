@@ -6,7 +6,9 @@
 // position lies outside the example; a destination so referenced is computed into zeroed
 // scratch and added back into its rows after (only the backward's adds write there). So no value
 // crosses from one example into another, whatever the delay.
+#include <cstddef>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <vector>
 
@@ -16,19 +18,51 @@
 
 namespace rnnwb::grid {
 
+/// Floats whose contents a resize leaves undefined and whose memory it keeps: every buffer of
+/// the binder is written before it is read, so neither a memset nor fresh pages are paid per
+/// batch (a std::vector zeroes what it grows by).
+class RowBuffer {
+ public:
+  void resize(std::size_t n) {
+    if (n > m_capacity) {
+      m_capacity = n + n / 4;  // room for the next batch's few more rows
+      m_data.reset(new float[m_capacity]);
+    }
+    m_size = n;
+  }
+  float* data() { return m_data.get(); }
+  const float* data() const { return m_data.get(); }
+  float* begin() { return data(); }
+  float* end() { return data() + m_size; }
+  std::size_t size() const { return m_size; }
+  float& operator[](std::size_t i) { return m_data[i]; }
+  float operator[](std::size_t i) const { return m_data[i]; }
+
+ private:
+  std::unique_ptr<float[]> m_data;
+  std::size_t m_size = 0, m_capacity = 0;
+};
+
 /// A layer's rows in its node's order: y, s (when it is not y), their gradients, and, for an
 /// output layer with cross_entropy or ctc, the loss's gradient with respect to s.
 struct LayerBuffers {
   int size = 0;
-  std::vector<float> y, dy, s, ds, lossGrad;
+  RowBuffer y, dy, s, ds, lossGrad;
 };
 
 /// The buffers of a batch, kept between batches by the engine so that the next batch of about
 /// the same size reuses their memory (no fresh pages to fault in and clear on every update).
 struct GridWorkspace {
   std::vector<LayerBuffers> layers;
-  std::vector<std::vector<float>> factors, factorGrads;
-  std::vector<float> stack, zeros, scratchA, scratchB, scratchDst;
+  std::vector<RowBuffer> factors, factorGrads;
+  RowBuffer stack, scratchA, scratchB, scratchDst;
+  std::vector<float> zeros;
+  // The values gathered by the current run of a region, one per reference: a delayed source
+  // read by several ops of a step (c at [1, 0] by the lambda product and two peepholes) is
+  // gathered once. Values are not written by the rows a gather reads (earlier wavefronts,
+  // earlier nodes), so an entry stays right for the whole run.
+  std::vector<std::pair<op::Ref, RowBuffer>> gathered;
+  std::size_t gatheredCount = 0;
 };
 
 class GridBinder {
@@ -59,11 +93,10 @@ class GridBinder {
 
   void runOp(const op::Op& op, int node, int first, int count, float* gradients);
   void runElementwise(const op::Op& op, Operand dst, Operand a, Operand b, int count);
-  Operand read(const op::Ref& ref, int width, int node, int first, int count,
-               std::vector<float>& scratch);
+  Operand read(const op::Ref& ref, int width, int node, int first, int count, RowBuffer& scratch);
   bool isDirect(const op::Ref& ref, int node) const;
   Operand ownRows(const op::Ref& ref, int first);
-  std::vector<float>& buffer(const op::Ref& ref);
+  RowBuffer& buffer(const op::Ref& ref);
   int rowWidth(const op::Ref& ref) const;
   const RowMap& map(const op::Ref& ref, int node);
   void gather(const RowMap& map, const op::Ref& ref, int first, int count, float* out);
@@ -74,9 +107,11 @@ class GridBinder {
   const GridRows& m_rows;
   const ParameterSet& m_parameters;
   std::vector<LayerBuffers>& m_layers;
-  std::vector<std::vector<float>>&m_factors, &m_factorGrads;
-  std::vector<float>&m_stack, &m_zeros;
-  std::vector<float>&m_scratchA, &m_scratchB, &m_scratchDst;
+  std::vector<RowBuffer>&m_factors, &m_factorGrads;
+  RowBuffer& m_stack;
+  std::vector<float>& m_zeros;
+  GridWorkspace& m_workspace;
+  RowBuffer &m_scratchA, &m_scratchB, &m_scratchDst;
   std::map<MapKey, RowMap> m_maps;
 };
 
