@@ -45,5 +45,6 @@ void registerGrad(CLI::App& app, int& exitCode);
 void registerTrain(CLI::App& app, int& exitCode);
 void registerBudget(CLI::App& app, int& exitCode);
 void registerMetrics(CLI::App& app, int& exitCode);
+void registerNew(CLI::App& app, int& exitCode);
 void registerCompletion(CLI::App& app, int& exitCode);
 }  // namespace rnnwb::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerTrain(app, exitCode);
   rnnwb::cli::registerBudget(app, exitCode);
   rnnwb::cli::registerMetrics(app, exitCode);
+  rnnwb::cli::registerNew(app, exitCode);
   rnnwb::cli::registerCompletion(app, exitCode);  // last: it lists the commands above
   try {
     app.parse(argc, argv);

@@ -63,6 +63,7 @@ void ProgressPrinter::onStep(std::int64_t step, std::int64_t total) {
 void ProgressPrinter::onReport(const MetricsRecord& r, std::int64_t total) {
   if (r.validLoss) m_valid = "  valid " + lossText(*r.validLoss, r.validBpc);
   if (r.cer) m_valid += "  cer " + std::to_string(*r.cer).substr(0, 5);  // the words task
+  if (r.wer) m_valid += "  wer " + std::to_string(*r.wer).substr(0, 5);
   char rate[48];
   std::snprintf(rate, sizeof rate, "  %.0f frames/s", r.framesPerS);
   m_figures = "loss " + lossText(r.trainLoss, r.trainBpc) + m_valid + rate;
@@ -71,7 +72,8 @@ void ProgressPrinter::onReport(const MetricsRecord& r, std::int64_t total) {
                static_cast<long long>(r.step), static_cast<long long>(total),
                lossText(r.trainLoss, r.trainBpc).c_str(),
                r.validLoss ? ("  valid_loss " + lossText(*r.validLoss, r.validBpc) +
-                              (r.cer ? "  cer " + std::to_string(*r.cer).substr(0, 5) : ""))
+                              (r.cer ? "  cer " + std::to_string(*r.cer).substr(0, 5) : "") +
+                              (r.wer ? "  wer " + std::to_string(*r.wer).substr(0, 5) : ""))
                                  .c_str()
                            : "",
                r.gradNorm, r.lr, rate);

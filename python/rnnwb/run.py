@@ -32,7 +32,7 @@ def _settings(graph, task, settings: dict, extra: dict) -> dict:
             out["graph"] = f.name
     elif graph is not None:
         out["graph"] = os.path.abspath(os.fspath(graph))
-    for key in ("task.text", "task.model", "task.images", "task.word_list"):
+    for key in ("task.text", "task.images", "task.word_list"):
         if key in out and os.path.exists(str(out[key])):
             out[key] = os.path.abspath(str(out[key]))
     return out

@@ -5,6 +5,9 @@
 #include <QRegularExpression>
 #include <QtTest>
 
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/recognizer_graph.hpp"
+
 #include <signal.h>
 
 #include <chrono>
@@ -134,13 +137,16 @@ void TestDistTrain::initTestCase() {
   m_wideAddingGraph = m_dir.filePath("wide-adding.rnn.json");
   train_test::writeText(m_wideAddingGraph.toStdString(), train_test::elmanGraph(2, 300, 1, false));
   // A tiny recogniser (tst_words_train's): an update on small images takes milliseconds.
-  m_wordsModel = m_dir.filePath("tiny.json");
-  train_test::writeText(m_wordsModel.toStdString(),
-                        R"({"name": "tiny", "alphabet": "abcdefghijklmnopqrstuvwxyz",
-    "layers": [{"type": "block_conv", "block": [2, 2], "outputs": 4},
-               {"type": "mdlstm", "units": 3},
-               {"type": "block_conv", "block": [2, 1], "outputs": 6},
-               {"type": "mdlstm", "units": 4}]})");
+  m_wordsModel = m_dir.filePath("tiny.rnn.json");
+  {
+    rnnwb::RecognizerGraphOptions options;
+    options.name = "tiny";
+    options.cell = rnnwb::loadValidGraph(RNNWB_EXAMPLES_DIR "/leaky-lp-2d-one-output-gate.rnn.json");
+    options.sizes = {3, 4};
+    options.blocks = rnnwb::parseRecognizerBlocks("2x2:4,1x2:6");
+    options.classes = 27;
+    rnnwb::saveGraphFile(rnnwb::makeRecognizerGraph(options), m_wordsModel.toStdString());
+  }
   m_wordList = m_dir.filePath("word-list.txt");
   train_test::writeText(m_wordList.toStdString(), "cat\ndog\nsun\nmap\nink\npen\nbox\nhat\n");
 }
@@ -283,10 +289,9 @@ void TestDistTrain::wordsShareEachBatchByArea() {
   QFETCH(int, ranks);
   QFETCH(int, batch);
   const QStringList args = {"train",
+                            m_wordsModel,
                             "--task",
                             "words",
-                            "--model",
-                            m_wordsModel,
                             "--word-list",
                             m_wordList,
                             "--min-font-size",

@@ -9,7 +9,7 @@
 #include <random>
 
 #include "rnnwb/core/mdlstm/word_data.hpp"
-#include "rnnwb/core/mdlstm/word_recognizer.hpp"
+#include "word_recognizer.hpp"
 
 using namespace rnnwb::mdlstm;
 using rnnwb::packing::Image;
@@ -64,7 +64,7 @@ class TestWordRecognizer : public QObject {
 };
 
 void TestWordRecognizer::exampleConfigIsThePapersSmallModel() {
-  const RecognizerConfig c = readRecognizerConfig(RNNWB_EXAMPLES_DIR "/words-model.json");
+  const RecognizerConfig c = readRecognizerConfig(RNNWB_RETIRED_DIR "/words-model.json");
   std::vector<int> units;
   for (const RecognizerLayerConfig& l : c.layers)
     if (l.kind == RecognizerLayerConfig::Kind::Mdlstm) units.push_back(l.units);

@@ -267,7 +267,7 @@ void TestRunSpec::learnersSayWhichBackendsTheyRunOn() {
          const rnnwb::BackendOptions&) -> std::unique_ptr<rnnwb::Backend> { return nullptr; });
   TrainConfig words;
   words.task.kind = "words";
-  words.task.model = RNNWB_EXAMPLES_DIR "/words-model.json";
+  words.graph = RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json";
   words.steps = 1;
   words.backend = "second";
   TrainConfig rtrl;

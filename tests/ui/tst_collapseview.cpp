@@ -142,7 +142,9 @@ void TestCollapseView::foldsExactlyTheAnalysisComponents_data() {
                                         {"leaky-lp-2d.rnn.json", 1},
                                         {"leaky-lp-2d-cells-report.rnn.json", 1},
                                         {"leaky-lp-2d-one-output-gate.rnn.json", 1},
-                                        {"leaky-lp-2d-four-directions.rnn.json", 4}};
+                                        {"leaky-lp-2d-four-directions.rnn.json", 4},
+                                        {"mdlstm-words.rnn.json", 12},
+                                        {"mdlstm-words-small.rnn.json", 8}};
   for (const QString& name : dir.entryList({QStringLiteral("*.rnn.json")})) {
     QVERIFY2(expected.count(name), qPrintable("add " + name + " to this table"));
     QTest::newRow(qPrintable(name)) << dir.filePath(name) << expected.at(name);

@@ -216,7 +216,7 @@ void TestTrainForm::wordsTaskHasItsFields() {
   TrainForm form;
   train::TrainConfig c;
   c.task.kind = "words";
-  c.task.model = RNNWB_EXAMPLES_DIR "/words-model.json";
+  c.graph = RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json";
   c.task.batch = 8;
   c.task.packer = "shelf";
   c.backend = "cuda";  // the words learner runs on the cpu only: the form shows it fixed

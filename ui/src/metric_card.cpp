@@ -47,6 +47,7 @@ QString metricTitle(const QString& metric) {
       {QStringLiteral("train_bpc"), QStringLiteral("bits per character")},
       {QStringLiteral("valid_bpc"), QStringLiteral("bits per character, validation")},
       {QStringLiteral("cer"), QStringLiteral("character error rate, validation")},
+      {QStringLiteral("wer"), QStringLiteral("word error rate, validation")},
       {QStringLiteral("grad_norm"), QStringLiteral("gradient norm before clipping")},
       {QStringLiteral("lr"), QStringLiteral("learning rate")},
       {QStringLiteral("frames_per_s"), QStringLiteral("training throughput")}};

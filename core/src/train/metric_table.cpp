@@ -9,8 +9,8 @@ namespace rnnwb::train {
 
 namespace {
 
-const char* const kOwnMetrics[] = {"train_loss", "valid_loss", "train_bpc", "valid_bpc",
-                                   "cer",        "grad_norm",  "lr",        "frames_per_s"};
+const char* const kOwnMetrics[] = {"train_loss", "valid_loss", "train_bpc", "valid_bpc",   "cer",
+                                   "wer",        "grad_norm",  "lr",        "frames_per_s"};
 
 /// Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180).
 std::string csvField(const std::string& text) {
@@ -32,6 +32,7 @@ std::optional<double> metricValue(const MetricsRecord& r, const std::string& nam
   if (name == "train_bpc") return r.trainBpc;
   if (name == "valid_bpc") return r.validBpc;
   if (name == "cer") return r.cer;
+  if (name == "wer") return r.wer;
   if (name == "grad_norm") return r.gradNorm;
   if (name == "lr") return r.lr;
   if (name == "frames_per_s") return r.framesPerS;

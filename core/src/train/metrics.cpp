@@ -33,7 +33,7 @@ double number(const json& j, const char* key) { return optionalNumber(j, key).va
 bool isKnownKey(const std::string& key) {
   static const char* const kKnown[] = {
       "step",   "frames",    "train_loss", "valid_loss", "frames_per_s", "grad_norm", "lr",
-      "wall_s", "wall_time", "train_bpc",  "valid_bpc",  "cer",          "ranks"};
+      "wall_s", "wall_time", "train_bpc",  "valid_bpc",  "cer",          "wer",  "ranks"};
   for (const char* known : kKnown)
     if (key == known) return true;
   return false;
@@ -54,6 +54,7 @@ std::string toJsonLine(const MetricsRecord& r) {
   if (r.validLoss) j["valid_loss"] = *r.validLoss;
   if (r.validBpc) j["valid_bpc"] = *r.validBpc;
   if (r.cer) j["cer"] = *r.cer;
+  if (r.wer) j["wer"] = *r.wer;
   if (has("grad_norm")) j["grad_norm"] = r.gradNorm;
   if (has("lr")) j["lr"] = r.lr;
   if (has("frames_per_s")) j["frames_per_s"] = r.framesPerS;
@@ -85,6 +86,7 @@ std::optional<MetricsRecord> parseMetricsLine(const std::string& line) {
   r.trainBpc = optionalNumber(j, "train_bpc");
   r.validBpc = optionalNumber(j, "valid_bpc");
   r.cer = optionalNumber(j, "cer");
+  r.wer = optionalNumber(j, "wer");
   if (const auto n = j.find("ranks"); n != j.end() && n->is_number_integer())
     r.ranks = n->get<int>();
   for (const char* key : {"train_loss", "frames_per_s", "grad_norm", "lr", "wall_s"})

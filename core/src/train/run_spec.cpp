@@ -315,6 +315,12 @@ TrainConfig trainConfigFromJson(const json& j, const std::string& source,
   if (version != j.end() && *version != kTrainConfigVersion)
     throw std::invalid_argument(source + ": unknown config version " + version->dump() +
                                 " (this rnnwb reads " + std::to_string(kTrainConfigVersion) + ")");
+  if (const auto task = j.find("task"); task != j.end() && task->is_object() && task->contains("model"))
+    throw std::invalid_argument(
+        source + ": task.model: the fixed word recogniser and its model configs are retired; "
+                 "make the recogniser as a graph (rnnwb new mdlstm --cell "
+                 "examples/leaky-lp-2d.rnn.json -o words.rnn.json) and train it (rnnwb train "
+                 "words.rnn.json --task words)");
   TrainConfig c;
   readSettings(j, source, baseDir, c, {"format", "version"});
   return c;
@@ -323,8 +329,8 @@ TrainConfig trainConfigFromJson(const json& j, const std::string& source,
 TrainConfig resolveRunConfig(const std::string& configFile, const SettingValues& given) {
   TrainConfig c =
       withValues(configFile.empty() ? TrainConfig{} : loadTrainConfig(configFile), given);
-  if (c.task.kind == "words" && c.task.model.empty()) c.task.model = kDefaultWordsModel;
-  if (c.graph.empty() && c.task.kind != "words")
+  if (c.task.kind == "words" && c.graph.empty()) c.graph = kDefaultWordsGraph;
+  if (c.graph.empty())
     throw std::invalid_argument(configFile.empty()
                                     ? "give a GRAPH file (or --config FILE)"
                                     : configFile + ": no \"graph\" and no GRAPH given");

@@ -128,13 +128,12 @@ std::vector<Setting> taskRows() {
 
 std::vector<Setting> wordsRows() {
   std::vector<Setting> rows = {
-      bind({.key = "task.model",
-            .flag = "--model",
-            .type = T::Path,
-            .help = "words: the model config",
+      bind({.key = "task.word_alphabet",
+            .flag = "--word-alphabet",
+            .help = "words: the characters of the output's classes 1, 2, ... (class 0: the blank)",
             .tasks = kWords,
-            .defaultText = "examples/words-model.json (from the working directory)"},
-           FIELD(task.model)),
+            .defaultText = "a-z then A-Z, as many as the graph's output has classes"},
+           FIELD(task.wordAlphabet)),
       bind({.key = "task.images",
             .flag = "--images",
             .type = T::Path,
@@ -192,7 +191,7 @@ std::vector<Setting> wordsRows() {
             .help = "words: baseline, shelf or none (batch padding)",
             .tasks = kWords,
             .choices = {"baseline", "shelf", "none"},
-            .defaultText = "the model's"},
+            .defaultText = "shelf"},
            FIELD(task.packer)),
   };
   rows[1].writtenWhen = withImages;
@@ -362,7 +361,8 @@ std::vector<Setting> makeRunSpec() {
                                      .flag = "GRAPH",
                                      .type = T::Path,
                                      .help = "the graph file (*.rnn.json)",
-                                     .tasks = kSequenceTasks},
+                                     .tasks = kAllTasks,
+                                     .defaultText = "words: examples/mdlstm-words.rnn.json"},
                                     FIELD(graph))};
   for (auto part : {taskRows(), wordsRows(), shapeRows(), optimizerRows(), runRows()})
     rows.insert(rows.end(), part.begin(), part.end());

@@ -15,8 +15,6 @@ namespace rnnwb::train {
 namespace {
 
 void validateWordsTask(const TaskConfig& t) {
-  if (t.model.empty())
-    throw std::invalid_argument("the words task needs a model config (--model FILE)");
   auto atLeast = [](const char* key, int value, int least) {
     if (value < least)
       throw std::invalid_argument(std::string("task.") + key + " must be >= " +
@@ -91,7 +89,7 @@ bool isUtf8(std::string_view text) {
 void requireUtf8Paths(const TrainConfig& c) {
   const std::pair<const char*, const std::string*> paths[] = {{"graph", &c.graph},
                                                               {"task.text", &c.task.text},
-                                                              {"task.model", &c.task.model},
+                                                              {"task.word_alphabet", &c.task.wordAlphabet},
                                                               {"task.images", &c.task.images},
                                                               {"task.word_list", &c.task.wordList},
                                                               {"hostfile", &c.hostfile}};

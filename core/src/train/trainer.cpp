@@ -153,6 +153,7 @@ class Trainer::Loop {
     if (validate) {
       if (const std::optional<Evaluation> e = m_learner->evaluate()) {
         r.cer = e->cer;
+        r.wer = e->wer;
         m_reporter.acceptValidation(e->meanLoss, r, *m_optimizer);
       }
     }
@@ -202,7 +203,7 @@ void Trainer::setGradientReducer(GradientReducer* reducer) { m_loop->setGradient
 std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::path& runDir,
                                            TrainingObserver* observer, dist::Communicator* world) {
   validateTrainConfig(config);
-  if (config.graph.empty() && config.task.kind != "words")
+  if (config.graph.empty())
     throw std::invalid_argument("no graph file given");
   TrainConfig resolved = resolvedForNewRun(config);
   resolved.ranks = world ? world->size() : 1;
@@ -231,12 +232,7 @@ std::unique_ptr<Trainer> Trainer::resume(const fs::path& runDir, const ResumeOve
   const RunFolder folder(runDir);
   std::optional<TrainConfig> kept;  // the folder's config, read once
   if (fs::exists(folder.configPath())) kept = loadTrainConfig(folder.configPath());
-  const bool words = kept && kept->task.kind == "words";
-  if (words && !fs::exists(runDir / "model.json"))
-    throw std::runtime_error(runDir.string() +
-                             " holds no words run to resume (no config.json of "
-                             "task words and model.json)");
-  if (!words && !folder.holdsRun())
+  if (!folder.holdsRun())
     throw std::runtime_error(runDir.string() +
                              " holds no run to resume (no config.json and "
                              "graph.rnn.json)");

@@ -1,79 +1,118 @@
 #include "words_learner.hpp"
 
 #include <cmath>
-#include <map>
+#include <set>
 
 #include "data_parallel.hpp"
 #include "rnnwb/core/dist/sharding.hpp"
 #include "rnnwb/core/folder_file.hpp"
-#include "rnnwb/core/mdlstm/recognizer_config.hpp"
-#include "rnnwb/core/safetensors.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/mdlstm/ctc_loss.hpp"
+#include "rnnwb/core/packing/image_io.hpp"
+#include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 
 namespace rnnwb::train {
 namespace fs = std::filesystem;
-using mdlstm::WordRecognizer;
 
 namespace {
 
-constexpr const char* kWordsMarker = "rnnwb.words-checkpoint";
-
-fs::path modelCopyPath(const RunFolder& folder) { return folder.dir() / "model.json"; }
-
-mdlstm::RecognizerConfig modelFor(const TrainConfig& c) {
-  mdlstm::RecognizerConfig model = mdlstm::readRecognizerConfig(c.task.model);
-  if (!c.task.packer.empty()) model.packer = c.task.packer;
-  return model;
+/// The graph's one output layer, which must have the ctc loss over a 1-D grid, and its one input
+/// layer of 1 channel (the ink).
+int ctcOutput(const CompiledPlan& plan, const std::string& path) {
+  const Graph& g = plan.graph();
+  const std::string what = "the words task: graph " + path + ": ";
+  if (g.dimensions != 2) throw std::invalid_argument(what + "it is 1-D; the words task needs a 2-D graph");
+  if (plan.inputLayers().size() != 1 || g.layers[plan.inputLayers()[0]].size != 1)
+    throw std::invalid_argument(what + "the words task needs one input layer of size 1 (the ink)");
+  if (plan.outputLayers().size() != 1 || g.layers[plan.outputLayers()[0]].loss != LossKind::Ctc)
+    throw std::invalid_argument(what + "the words task needs one output layer, with the ctc loss");
+  return plan.outputLayers()[0];
 }
 
-/// The model's tensors as one flat buffer and back (the optimizers work on flat buffers).
-void gather(const std::vector<std::vector<float>*>& tensors, std::vector<float>& flat) {
-  flat.clear();
-  for (const std::vector<float>* t : tensors) flat.insert(flat.end(), t->begin(), t->end());
+GridEngineOptions engineOptions(const TaskConfig& task) {
+  GridEngineOptions options;
+  if (task.packer == "none") options.packer = "padded";  // batch padding, each word alone
+  else if (!task.packer.empty()) options.packer = task.packer;
+  return options;
 }
 
-void scatter(const std::vector<float>& flat, const std::vector<std::vector<float>*>& tensors) {
-  std::size_t at = 0;
-  for (std::vector<float>* t : tensors) {
-    std::copy_n(flat.begin() + static_cast<std::ptrdiff_t>(at), t->size(), t->begin());
-    at += t->size();
-  }
-}
-
-/// The name of the first tensor with a NaN or infinity, or nothing.
-std::optional<std::string> firstNonFiniteIn(const std::vector<std::vector<float>*>& tensors,
-                                            const std::vector<std::string>& names) {
-  for (std::size_t t = 0; t < tensors.size(); ++t)
-    for (float v : *tensors[t])
-      if (!std::isfinite(v)) return names[t];
-  return std::nullopt;
+Example exampleOf(const packing::Image& image, const std::vector<int>& labels) {
+  const packing::FeatureMap ink = packing::inkFeatures(image);
+  std::vector<float> values(static_cast<std::size_t>(ink.height) * ink.width);
+  for (int y = 0; y < ink.height; ++y)
+    for (int x = 0; x < ink.width; ++x)
+      values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
+  Example e;
+  e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(values)));
+  e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())},
+                                      std::vector<std::int64_t>(labels.begin(), labels.end())));
+  return e;
 }
 
 }  // namespace
 
+std::string wordsAlphabet(const TaskConfig& task, int classes) {
+  static const std::string kLetters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  std::string alphabet = task.wordAlphabet;
+  if (alphabet.empty()) {
+    if (classes - 1 > static_cast<int>(kLetters.size()))
+      throw std::invalid_argument(
+          "the words task: the graph's output has " + std::to_string(classes) +
+          " classes, more than a-z and A-Z give (52 and the blank); set task.word_alphabet");
+    alphabet = kLetters.substr(0, static_cast<std::size_t>(std::max(0, classes - 1)));
+  }
+  if (std::set<char>(alphabet.begin(), alphabet.end()).size() != alphabet.size())
+    throw std::invalid_argument("task.word_alphabet: '" + alphabet + "' repeats a character");
+  if (static_cast<int>(alphabet.size()) != classes - 1)
+    throw std::invalid_argument("the words task: the alphabet has " +
+                                std::to_string(alphabet.size()) + " characters, so the output needs " +
+                                std::to_string(alphabet.size() + 1) +
+                                " classes (with the blank); the graph's has " +
+                                std::to_string(classes));
+  return alphabet;
+}
+
 WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks)
     : m_config(config),
       m_ranks(ranks && !ranks->single() ? ranks : nullptr),
-      m_model(std::make_unique<WordRecognizer>(modelFor(config), config.seed)),
-      m_names(m_model->parameterNames()),
-      m_data(loadWordsData(config.task, m_model->config().alphabet, config.seed)) {
-  gather(m_model->parameters(), m_params);
-  m_grads.assign(m_params.size(), 0.0f);  // a rank with no example of a batch sums these zeros
+      m_plan(loadValidGraph(config.graph)),
+      m_alphabet(wordsAlphabet(config.task, m_plan.graph().layers[ctcOutput(m_plan, config.graph)].size)),
+      m_engine(std::make_unique<GridEngine>(m_plan, engineOptions(config.task))),
+      m_params(initParameters(m_plan, config.seed)),
+      m_grads(ParameterSet::zerosLike(m_params)),
+      m_data(loadWordsData(config.task, m_alphabet, config.seed)) {
+  // Every transcription must be written in the alphabet: found now, before a run folder exists.
+  const auto check = [&](const std::vector<mdlstm::WordExample>& words, const char* set) {
+    for (std::size_t i = 0; i < words.size(); ++i)
+      for (char c : words[i].text)
+        if (m_alphabet.find(c) == std::string::npos)
+          throw std::invalid_argument(
+              "the words task: " + std::string(set) + " example " + std::to_string(i) + " ('" +
+              words[i].text + "', " + m_data.source + "): character '" + std::string(1, c) +
+              "' is not in the alphabet '" + m_alphabet +
+              "' of the graph's output; give --word-alphabet or a word list in it");
+  };
+  check(m_data.train, "training");
+  check(m_data.valid, "validation");
 }
 
-void WordsLearner::parametersChanged() { scatter(m_params, m_model->parameters()); }
+WordsLearner::~WordsLearner() = default;
 
 std::string WordsLearner::firstNonFinite(bool inGradients) const {
-  auto* model = m_model.get();
-  return firstNonFiniteIn(inGradients ? model->gradients() : model->parameters(), m_names)
-      .value_or("?");
+  const ParameterSet& set = inGradients ? m_grads : m_params;
+  for (const ParameterView& view : set.layout().views())
+    for (float v : set.view(view))
+      if (!std::isfinite(v)) return view.key;
+  return "?";
 }
 
-std::vector<mdlstm::WordExample> WordsLearner::myShare(const std::vector<int>& indices) const {
-  std::vector<mdlstm::WordExample> batch;
+std::vector<const mdlstm::WordExample*> WordsLearner::myShare(const std::vector<int>& indices) const {
+  std::vector<const mdlstm::WordExample*> batch;
   if (!m_ranks) {
-    for (int i : indices) batch.push_back(m_data.train[static_cast<std::size_t>(i)]);
+    for (int i : indices) batch.push_back(&m_data.train[static_cast<std::size_t>(i)]);
     return batch;
   }
   // The paper's example-list data parallelism: every rank a share of about the same area, so
@@ -85,74 +124,126 @@ std::vector<mdlstm::WordExample> WordsLearner::myShare(const std::vector<int>& i
   }
   const auto shares = dist::splitByPackedArea(areas, m_ranks->ranks());
   for (int k : shares[static_cast<std::size_t>(m_ranks->world().rank())])
-    batch.push_back(m_data.train[static_cast<std::size_t>(indices[static_cast<std::size_t>(k)])]);
+    batch.push_back(&m_data.train[static_cast<std::size_t>(indices[static_cast<std::size_t>(k)])]);
+  return batch;
+}
+
+ExampleBatch WordsLearner::batchOf(const std::vector<const mdlstm::WordExample*>& words,
+                                   int& skipped, std::vector<std::vector<int>>* labels) const {
+  const int output = m_plan.outputLayers()[0];
+  ExampleBatch batch;
+  skipped = 0;
+  for (const mdlstm::WordExample* word : words) {
+    std::vector<int> classes;
+    for (char c : word->text) {
+      const auto at = m_alphabet.find(c);
+      if (at == std::string::npos)
+        throw std::invalid_argument("the words task: '" + word->text + "': character '" +
+                                    std::string(1, c) + "' is not in the alphabet '" +
+                                    m_alphabet + "'");
+      classes.push_back(static_cast<int>(at) + 1);
+    }
+    int repeats = 0;  // an alignment needs a blank between equal neighbours
+    for (std::size_t i = 1; i < classes.size(); ++i) repeats += classes[i] == classes[i - 1];
+    const int frames = layerExtent(m_plan, output, word->image.height, word->image.width).width;
+    if (static_cast<int>(classes.size()) + repeats > frames) {
+      ++skipped;
+      continue;
+    }
+    batch.examples.push_back(exampleOf(word->image, classes));
+    if (labels) labels->push_back(std::move(classes));
+  }
   return batch;
 }
 
 BatchGradient WordsLearner::computeGradient(const TrainingPosition& at, std::int64_t step) {
   const int batchSize = m_config.task.batch;
-  const std::vector<mdlstm::WordExample> batch = myShare(wordsBatchIndices(
-      at.cursor, batchSize, static_cast<int>(m_data.train.size()), m_config.seed));
-  if (batch.empty()) {  // more ranks than examples: this rank adds nothing to the sum
-    std::fill(m_grads.begin(), m_grads.end(), 0.0f);
-    BatchGradient none;
-    none.consumed = none.cursorAdvance = batchSize;
-    none.teaches = false;
-    return none;
-  }
-  const mdlstm::RecognizerReport r = m_model->computeGradients(batch);
-  if (!std::isfinite(r.loss))
-    throw NonFiniteError(step, "the training loss is " + std::to_string(r.loss));
-  if (const auto bad = firstNonFiniteIn(m_model->gradients(), m_names))
-    throw NonFiniteError(step, "the gradient of '" + *bad + "' is NaN or infinite");
-  gather(m_model->gradients(), m_grads);
-  const int counted = r.examples - r.skipped;
+  int skipped = 0;
+  const ExampleBatch batch = batchOf(
+      myShare(wordsBatchIndices(at.cursor, batchSize, static_cast<int>(m_data.train.size()),
+                                m_config.seed)),
+      skipped);
+  m_grads.fill(0.0f);
   BatchGradient b;
-  b.lossSum = r.loss * counted;
+  b.consumed = b.cursorAdvance = batchSize;
+  if (batch.examples.empty()) {  // a rank with none, or no alignable example: nothing to learn
+    b.teaches = false;
+    return b;
+  }
+  const double loss = m_engine->forwardBackward(m_params, batch, m_grads);
+  if (!std::isfinite(loss))
+    throw NonFiniteError(step, "the training loss is " + std::to_string(loss));
+  if (!m_grads.allFinite())
+    throw NonFiniteError(step, "the gradient of '" + firstNonFinite(true) + "' is NaN or infinite");
+  const int counted = static_cast<int>(batch.examples.size());
+  // The gradient of the mean loss over the examples that have an alignment.
+  for (float& g : m_grads.values()) g /= static_cast<float>(counted);
+  b.lossSum = loss;
   b.predicted = counted;
-  b.consumed = batchSize;
-  b.cursorAdvance = batchSize;
-  b.teaches = counted > 0;  // a batch without any alignable example teaches nothing
   return b;
 }
 
 std::optional<Evaluation> WordsLearner::evaluate() {
   if (m_data.valid.empty()) return std::nullopt;
-  double lossSum = 0.0;
-  long long counted = 0, edits = 0, characters = 0;
+  // Sums: loss over the alignable examples and their count; edits and characters of greedy
+  // decoding, and wrong and all words, over every example (one that has no alignment is still
+  // read, and counts as wrong where its decoding differs).
+  double sums[6] = {0, 0, 0, 0, 0, 0};
   const std::size_t batch = static_cast<std::size_t>(m_config.task.batch);
   const std::size_t ranks = m_ranks ? static_cast<std::size_t>(m_ranks->ranks()) : 1;
   const std::size_t rank = m_ranks ? static_cast<std::size_t>(m_ranks->world().rank()) : 0;
+  const int classes = m_plan.graph().layers[m_plan.outputLayers()[0]].size;
   // Rank r evaluates the validation batches r, r + R, ...; the sums are added below. A huge
   // validation set must not outlast a Ctrl-C; the stop checks are collective in a data-parallel
   // run, so every rank makes one per round of R batches, with or without a batch of its own.
   const StopCheck checkStop("validation", validationGrace(),
                             m_ranks ? m_ranks->stopAgreement() : StopAgreement());
+  const auto score = [&](const GridForward& result, const std::vector<std::vector<int>>& truth) {
+    for (std::size_t e = 0; e < truth.size(); ++e) {
+      const Tensor& y = result.outputs[e][0];
+      const int frames = static_cast<int>(y.shape()[0]);
+      const std::vector<float> probabilities(y.f32().begin(), y.f32().end());
+      const std::vector<int> decoded = mdlstm::ctcGreedyDecode(probabilities, frames, classes);
+      const int edits = mdlstm::editDistance(decoded, truth[e]);
+      sums[2] += edits;
+      sums[3] += static_cast<double>(truth[e].size());
+      sums[4] += edits > 0;
+      sums[5] += 1;
+    }
+  };
   for (std::size_t round = 0; round < m_data.valid.size(); round += ranks * batch) {
     checkStop();
     const std::size_t first = round + rank * batch;
     if (first >= m_data.valid.size()) continue;
-    const std::size_t end = std::min(m_data.valid.size(), first + batch);
-    const std::vector<mdlstm::WordExample> part(m_data.valid.begin() + first,
-                                                m_data.valid.begin() + end);
-    const mdlstm::RecognizerReport v = m_model->evaluate(part);
-    lossSum += v.loss * (v.examples - v.skipped);
-    counted += v.examples - v.skipped;
-    edits += v.edits;
-    characters += v.characters;
+    std::vector<const mdlstm::WordExample*> alignable, rest;
+    for (std::size_t i = first; i < std::min(m_data.valid.size(), first + batch); ++i) {
+      int skipped = 0;
+      batchOf({&m_data.valid[i]}, skipped);
+      (skipped ? rest : alignable).push_back(&m_data.valid[i]);
+    }
+    int skipped = 0;
+    std::vector<std::vector<int>> labels;
+    if (!alignable.empty()) {
+      const ExampleBatch part = batchOf(alignable, skipped, &labels);
+      const GridForward result = m_engine->forward(m_params, part);
+      sums[0] += result.loss();
+      sums[1] += static_cast<double>(part.examples.size());
+      score(result, labels);
+    }
+    for (const mdlstm::WordExample* word : rest) {  // decoded, without a loss
+      ExampleBatch one;
+      one.examples.push_back(exampleOf(word->image, {}));
+      one.examples.back().targets.clear();
+      std::vector<int> truth;
+      for (char c : word->text) truth.push_back(static_cast<int>(m_alphabet.find(c)) + 1);
+      score(m_engine->forward(m_params, one, false), {truth});
+    }
   }
-  if (m_ranks) {
-    double sums[4] = {lossSum, static_cast<double>(counted), static_cast<double>(edits),
-                      static_cast<double>(characters)};
-    m_ranks->world().allreduceSumHost(sums);
-    lossSum = sums[0];
-    counted = static_cast<long long>(sums[1]);
-    edits = static_cast<long long>(sums[2]);
-    characters = static_cast<long long>(sums[3]);
-  }
+  if (m_ranks) m_ranks->world().allreduceSumHost(sums);
   Evaluation e;
-  e.cer = characters > 0 ? static_cast<double>(edits) / static_cast<double>(characters) : 0.0;
-  e.meanLoss = lossSum / static_cast<double>(std::max<long long>(1, counted));
+  e.meanLoss = sums[0] / std::max(1.0, sums[1]);
+  e.cer = sums[3] > 0 ? sums[2] / sums[3] : 0.0;
+  e.wer = sums[5] > 0 ? sums[4] / sums[5] : 0.0;
   return e;
 }
 
@@ -168,8 +259,9 @@ std::int64_t WordsLearner::framesAfter(std::int64_t step) const {
 }
 
 std::string WordsLearner::describe(std::int64_t totalSteps) const {
-  return "task words, model '" + m_model->config().name + "' (" + std::to_string(m_params.size()) +
-         " parameters, packer " + m_model->config().packer + "), " + m_data.source + ", " +
+  return "task words, graph '" + m_plan.graph().name + "' (" + std::to_string(m_params.size()) +
+         " parameters, alphabet of " + std::to_string(m_alphabet.size()) + ", grid engine, packer " +
+         engineOptions(m_config.task).packer + "), " + m_data.source + ", " +
          std::to_string(m_data.train.size()) + " training / " +
          std::to_string(m_data.valid.size()) + " validation examples, batch " +
          std::to_string(m_config.task.batch) + ", " +
@@ -179,68 +271,29 @@ std::string WordsLearner::describe(std::int64_t totalSteps) const {
 
 TrainConfig WordsLearner::writeRunFiles(const RunFolder& folder,
                                         const TrainConfig& resolved) const {
-  removeLinkAt(modelCopyPath(folder));  // copy_file would write through a link
-  fs::copy_file(resolved.task.model, modelCopyPath(folder), fs::copy_options::overwrite_existing);
+  writeFolderFile(folder.graphPath(), serializeGraph(m_plan.graph()));
   return keptConfig(folder, resolved);
 }
 
 TrainConfig WordsLearner::keptConfig(const RunFolder& folder, const TrainConfig& config) const {
-  TrainConfig kept = config;  // the run stands alone: it names its own copy of the model
-  kept.task.model = modelCopyPath(folder).filename().string();
+  TrainConfig kept = config;  // the run stands alone: it names its own copy of the graph
+  kept.graph = folder.graphPath().filename().string();
   return kept;
 }
 
 void WordsLearner::saveCheckpoint(const fs::path& path, const OptimizerState& state,
                                   const TrainingPosition& position) const {
   if (m_ranks && !m_ranks->writes()) return;  // every rank holds the same; rank 0 writes
-  const auto tensors = m_model->parameters();
-  TensorMap out;
-  auto putAll = [&](const std::string& prefix, const std::vector<float>& flat) {
-    std::size_t at = 0;
-    for (std::size_t t = 0; t < tensors.size(); ++t) {
-      const std::size_t n = tensors[t]->size();
-      out[prefix + m_names[t]] =
-          Tensor::fromF32({static_cast<std::int64_t>(n)},
-                          std::vector<float>(flat.begin() + static_cast<std::ptrdiff_t>(at),
-                                             flat.begin() + static_cast<std::ptrdiff_t>(at + n)));
-      at += n;
-    }
-  };
-  putAll("", m_params);
-  for (const auto& [name, values] : state.buffers) putAll("optimizer." + name + ".", values);
-  std::map<std::string, std::string> metadata = checkpointMetadata(position, state);
-  metadata[kWordsMarker] = "1";
-  writeFolderFile(path, serializeSafetensors(out, metadata));
+  train::saveCheckpoint(path, m_plan, {m_params, state, StreamState(), position});
 }
 
 TrainingPosition WordsLearner::restoreCheckpoint(const fs::path& path, Optimizer& optimizer) {
-  const TensorFile file = readSafetensors(path);
-  if (!file.metadata.count(kWordsMarker))
-    throw std::runtime_error(path.string() + ": not a checkpoint of the words task");
-  std::vector<std::string> bufferNames;
-  OptimizerState state;
-  const TrainingPosition position =
-      readCheckpointPosition(file, m_config.optimizer.kind, bufferNames, state.updates);
-  const auto tensors = m_model->parameters();
-  auto readAll = [&](const std::string& prefix) {
-    std::vector<float> flat;
-    for (std::size_t t = 0; t < tensors.size(); ++t) {
-      const Tensor& v = file.require(prefix + m_names[t], DType::F32,
-                                     {static_cast<std::int64_t>(tensors[t]->size())});
-      flat.insert(flat.end(), v.f32().begin(), v.f32().end());
-    }
-    return flat;
-  };
-  std::vector<float> params = readAll("");
-  for (const std::string& name : bufferNames)
-    state.buffers.emplace_back(name, readAll("optimizer." + name + "."));
-  // Every tensor must be one this model reads, as for a graph's checkpoint: another model's
-  // file that happens to hold these names too is not silently half-read. Before anything changes.
-  file.rejectUnread("a checkpoint of this words model", {});
-  m_params = std::move(params);
-  scatter(m_params, tensors);
-  optimizer.restore(state);
-  return position;
+  Checkpoint c = loadCheckpoint(path, m_plan, 1, m_config.optimizer.kind);
+  if (!c.streams.empty())
+    throw std::runtime_error(path.string() + ": a checkpoint with streams, not of the words task");
+  std::copy(c.parameters.values().begin(), c.parameters.values().end(), m_params.values().begin());
+  optimizer.restore(c.optimizer);
+  return c.position;
 }
 
 }  // namespace rnnwb::train

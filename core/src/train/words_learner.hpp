@@ -1,20 +1,22 @@
 #pragma once
-// Private to rnnwb_train: the learner of the words task (docs/training.md, "The words task"): a
-// word recogniser (mdlstm::WordRecognizer, its architecture from a model config such as
-// examples/words-model.json) trained on word images with CTC.
+// Private to rnnwb_train: the learner of the words task (docs/training.md, "The words task"): any
+// 2-D graph whose one output layer has the ctc loss (such as the recogniser `rnnwb new mdlstm`
+// makes), computed by the grid engine (grid_engine.hpp) on packed batches of word images.
 //
-// Its run folder holds model.json (a copy of the model config; config.json's task.model names
-// it) instead of a graph; metrics count examples as frames (frames_per_s is examples per second)
-// and add cer, the validation character error rate by greedy decoding.
+// The graph's input layer takes the ink (1 channel, [H, W, 1]); its output has one class per
+// character of the alphabet plus the blank (class 0). An example whose transcription needs more
+// frames than the output has is left out of its batch (no CTC alignment) and counted.
 //
-// A checkpoint holds every parameter under its name (WordRecognizer::parameterNames, F32, flat),
-// the optimizer's buffers as optimizer.<buffer>.<name>, and the position metadata of
-// checkpoint.hpp (cursor = training examples handed out).
+// Metrics count examples as frames (frames_per_s is examples per second) and add cer and wer,
+// the validation character and word error rates of greedy decoding. Checkpoints are a graph
+// run's (checkpoint.hpp), without streams.
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "rnnwb/core/mdlstm/word_recognizer.hpp"
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/grid_engine.hpp"
+#include "rnnwb/core/engine/parameter_set.hpp"
 #include "rnnwb/core/train/learner.hpp"
 #include "rnnwb/core/train/words_data.hpp"
 
@@ -24,15 +26,15 @@ class DataParallel;
 
 class WordsLearner final : public Learner {
  public:
-  /// Reads the model config and the data (synthetic words or an IAM folder). `ranks` (null: one
-  /// process, not owned): as one rank of a data-parallel run it computes the gradient of its
-  /// share of every batch, the examples split by packed area (dist::splitByPackedArea), and of
-  /// its share of the validation batches; rank 0 alone writes checkpoints.
+  /// Reads the graph and the data (synthetic words or an IAM folder), and checks that they fit.
+  /// `ranks` (null: one process, not owned): as one rank of a data-parallel run it computes the
+  /// gradient of its share of every batch, the examples split by packed area
+  /// (dist::splitByPackedArea), and of its share of the validation batches.
   explicit WordsLearner(const TrainConfig& config, DataParallel* ranks = nullptr);
+  ~WordsLearner() override;
 
-  std::span<float> parameters() override { return m_params; }
-  std::span<float> gradients() override { return m_grads; }
-  void parametersChanged() override;
+  std::span<float> parameters() override { return m_params.values(); }
+  std::span<float> gradients() override { return m_grads.values(); }
   std::string firstNonFinite(bool inGradients) const override;
   BatchGradient computeGradient(const TrainingPosition& position, std::int64_t step) override;
   std::optional<Evaluation> evaluate() override;
@@ -48,14 +50,23 @@ class WordsLearner final : public Learner {
 
  private:
   /// This rank's examples of the batch at `indices` of the training set.
-  std::vector<mdlstm::WordExample> myShare(const std::vector<int>& indices) const;
+  std::vector<const mdlstm::WordExample*> myShare(const std::vector<int>& indices) const;
+  /// The examples that have a CTC alignment, as the engine's batch; `skipped` counts the others.
+  ExampleBatch batchOf(const std::vector<const mdlstm::WordExample*>& words, int& skipped,
+                       std::vector<std::vector<int>>* labels = nullptr) const;
 
   TrainConfig m_config;
   DataParallel* m_ranks;
-  std::unique_ptr<mdlstm::WordRecognizer> m_model;
-  std::vector<std::string> m_names;
+  CompiledPlan m_plan;
+  std::string m_alphabet;
+  std::unique_ptr<GridEngine> m_engine;
+  ParameterSet m_params, m_grads;
   WordsData m_data;
-  std::vector<float> m_params, m_grads;
 };
+
+/// The alphabet of a words run: task.word_alphabet, or, when it is empty, the first
+/// `classes - 1` letters of a-z then A-Z. Throws std::invalid_argument when it does not give
+/// exactly `classes - 1` distinct characters.
+std::string wordsAlphabet(const TaskConfig& task, int classes);
 
 }  // namespace rnnwb::train

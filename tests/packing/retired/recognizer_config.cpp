@@ -1,4 +1,4 @@
-#include "rnnwb/core/mdlstm/recognizer_config.hpp"
+#include "recognizer_config.hpp"
 
 #include <fstream>
 #include <stdexcept>

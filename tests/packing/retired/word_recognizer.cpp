@@ -1,4 +1,4 @@
-#include "rnnwb/core/mdlstm/word_recognizer.hpp"
+#include "word_recognizer.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,8 +1,10 @@
 #pragma once
-// A small word recogniser: block-strided convolutions and 2-D LSTM layers (four directions, on
-// packed batches) from a RecognizerConfig, columns summed over the height, a fully connected
-// layer and CTC. One call trains one step; this is the core API `rnnwb train --task words`
-// is to call (the train command itself lives with the training infrastructure).
+// RETIRED from the product: the fixed word recogniser that `rnnwb train --task words` ran before
+// the recogniser became a graph (`rnnwb new mdlstm`, core/include/rnnwb/core/recognizer_graph.hpp).
+// Kept here, in the tests only, as the oracle that the graph built with the same cell
+// (examples/leaky-lp-2d-one-output-gate.rnn.json) and sizes computes the same numbers.
+// Block-strided convolutions and 2-D LSTM layers (four directions, on packed batches) from a
+// RecognizerConfig, columns summed over the height, a fully connected layer and CTC.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -10,15 +12,11 @@
 
 #include "rnnwb/core/mdlstm/block_conv.hpp"
 #include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
-#include "rnnwb/core/mdlstm/recognizer_config.hpp"
+#include "recognizer_config.hpp"
+#include "rnnwb/core/mdlstm/word_data.hpp"
 #include "rnnwb/core/packing/image_io.hpp"
 
 namespace rnnwb::mdlstm {
-
-struct WordExample {
-  packing::Image image;  // gray, white paper
-  std::string text;      // every character must be in the alphabet
-};
 
 struct RecognizerReport {
   double loss = 0.0;         // mean CTC loss over the examples that have an alignment

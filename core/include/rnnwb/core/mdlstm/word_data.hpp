@@ -5,9 +5,14 @@
 #include <string>
 #include <vector>
 
-#include "rnnwb/core/mdlstm/word_recognizer.hpp"
+#include "rnnwb/core/packing/image_io.hpp"
 
 namespace rnnwb::mdlstm {
+
+struct WordExample {
+  packing::Image image;  // gray, white paper
+  std::string text;      // every character must be in the alphabet
+};
 
 /// The entries of an IAM folder's words.txt / lines.txt (packing::findIamTranscriptions) whose
 /// segmentation is "ok" and whose transcription uses only `alphabet`, with their images, in file

@@ -6,7 +6,7 @@
 //   SequenceLearner  the sequence tasks (char-lm, adding, copy) over N streams: truncated
 //                    BPTT(h; h') on any Backend, or RTRL / SnAp-n (algo rtrl, snapN) whose engine
 //                    carries Ĵ as its own state, saved and restored with its checkpoints
-//   WordsLearner     the words task: the 2-D LSTM recogniser with packing and CTC
+//   WordsLearner     the words task: a 2-D graph with a ctc output on the grid engine
 //
 // A learner owns its parameters (one flat buffer the optimizer steps), computes the gradient of
 // the next batch into its gradient buffer, evaluates the validation set, writes and reads the
@@ -45,6 +45,7 @@ struct BatchGradient {
 struct Evaluation {
   double meanLoss = 0.0;
   std::optional<double> cer;
+  std::optional<double> wer;  // the word error rate, where the task has one
 };
 
 class Learner {

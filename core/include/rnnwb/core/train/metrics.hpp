@@ -35,6 +35,7 @@ struct MetricsRecord {
   std::optional<double> trainBpc;
   std::optional<double> validBpc;
   std::optional<double> cer;            // words: validation character error rate (when validated)
+  std::optional<double> wer;            // words: validation word error rate (when validated)
   std::optional<int> ranks;             // the processes of a data-parallel run; absent: one
   std::map<std::string, double> extra;  // other numeric keys, by name
   // Of train_loss, frames_per_s, grad_norm, lr and wall_s, those the line did not hold as

@@ -97,7 +97,7 @@ using SettingValues = std::map<std::string, nlohmann::json>;
 TrainConfig withValues(TrainConfig base, const SettingValues& values);
 
 /// The config of a new run: the config file (when not empty; relative paths resolve against its
-/// folder), `given` over it, and the words task's default model. Throws std::invalid_argument when
+/// folder), `given` over it, and the words task's default graph. Throws std::invalid_argument when
 /// a sequence task has no graph.
 TrainConfig resolveRunConfig(const std::string& configFile, const SettingValues& given);
 

@@ -18,9 +18,9 @@ inline constexpr int kTrainConfigVersion = 1;
 /// The most threads a run may ask for (`threads`): far more than any machine this runs on has
 /// cores, small enough that a typo (100000) is refused instead of starting that many threads.
 inline constexpr int kMaxThreads = 256;
-/// The words task's model config when none is given (relative to the working directory, as in
-/// the examples of docs/training.md).
-inline constexpr const char* kDefaultWordsModel = "examples/words-model.json";
+/// The words task's graph when none is given (relative to the working directory, as in the
+/// examples of docs/training.md): the paper's smaller recogniser, made by `rnnwb new mdlstm`.
+inline constexpr const char* kDefaultWordsGraph = "examples/mdlstm-words.rnn.json";
 
 struct TaskConfig {
   std::string kind = "char-lm";  // "char-lm", "adding", "copy"
@@ -31,8 +31,8 @@ struct TaskConfig {
   int delay = 20;                // copy: frames from the last symbol to the delimiter, inclusive
   int alphabet = 8;              // copy: K symbols
   int validSequences = 256;      // adding, copy: sequences in the validation set
-  // words (docs/training.md, "The words task"): the recogniser and its data.
-  std::string model;          // the model config (examples/words-model.json)
+  // words (docs/training.md, "The words task"): the recogniser's alphabet and its data.
+  std::string wordAlphabet;   // one character per class after the blank; empty: a-z then A-Z
   std::string images;         // an IAM folder; empty: synthetic words
   int syntheticWords = 2000;  // synthetic: training words
   int validWords = 64;        // examples held out for validation (after the training ones)
@@ -40,12 +40,12 @@ struct TaskConfig {
   int minFontSize = 16;       // synthetic: pixel sizes drawn log-uniform in [min, max]
   int maxFontSize = 165;
   int batch = 16;      // examples per update
-  std::string packer;  // baseline, shelf or none (batch padding); empty: the model's
+  std::string packer;  // baseline, shelf or none (batch padding); empty: shelf
   bool operator==(const TaskConfig&) const = default;
 };
 
 struct TrainConfig {
-  std::string graph;  // the graph file (not used by the words task)
+  std::string graph;  // the graph file
   TaskConfig task;
   int streams = 16;  // N
   int h = 0;         // frames back-propagated per update; 0 means 2 * hPrime
@@ -87,8 +87,7 @@ TrainConfig loadTrainConfig(const std::filesystem::path& path);
 
 /// Throws std::invalid_argument with a message that names the option for any value out of range
 /// or any combination that cannot run (h < h', neither steps nor epochs, epochs on a task whose
-/// data never ends, an unknown task or backend, a char-lm task without a text, a words task
-/// without a model config).
+/// data never ends, an unknown task or backend, a char-lm task without a text).
 void validateTrainConfig(const TrainConfig& config);
 
 std::optional<OptimizerKind> optimizerKindFromString(std::string_view text);

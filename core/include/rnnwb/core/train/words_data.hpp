@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "rnnwb/core/mdlstm/word_recognizer.hpp"
+#include "rnnwb/core/mdlstm/word_data.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 
 namespace rnnwb::train {
