@@ -26,8 +26,8 @@ struct GradOptions {
 
 void writeGradients(const std::string& path, const ParameterSet& gradients, double loss) {
   if (!std::isfinite(loss) || !gradients.allFinite())
-    throw std::runtime_error("the loss (" + std::to_string(loss) + ") or a gradient is not finite; " +
-                             path + " not written");
+    throw std::runtime_error("the loss (" + std::to_string(loss) +
+                             ") or a gradient is not finite; " + path + " not written");
   writeSafetensors(path, gradientsToTensors(gradients, loss));
 }
 

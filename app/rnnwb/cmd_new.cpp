@@ -47,9 +47,9 @@ int runNewMdlstm(const NewMdlstmOptions& o) {
   const Graph graph = makeRecognizerGraph(options);
   const CompiledPlan plan(graph);  // what it writes is valid
   saveGraphFile(graph, o.output);
-  std::cout << o.output << ": " << graph.layers.size() << " layers, "
-            << graph.connections.size() << " connections (" << o.sizes << " units per direction, cell '"
-            << options.cell.name << "')\n";
+  std::cout << o.output << ": " << graph.layers.size() << " layers, " << graph.connections.size()
+            << " connections (" << o.sizes << " units per direction, cell '" << options.cell.name
+            << "')\n";
   return 0;
 }
 
@@ -65,12 +65,15 @@ void registerNew(CLI::App& app, int& exitCode) {
                  "four-direction 2-D layer and a block-strided layer, a sum over the rows, softmax "
                  "and ctc) with any cell and sizes",
                  exitCode, [o] { return runNewMdlstm(*o); });
-  requireExistingFile(
-      mdlstm->add_option("--cell", o->cell, "The cell: a 2-D graph with one input and one output layer")
-          ->required());
-  mdlstm->add_option("--sizes", o->sizes, "Units per direction of each stage")->capture_default_str();
-  mdlstm->add_option("--blocks", o->blocks,
-                     "The block-strided layer before each stage, <bx>x<by>:<outputs>")
+  requireExistingFile(mdlstm
+                          ->add_option("--cell", o->cell,
+                                       "The cell: a 2-D graph with one input and one output layer")
+                          ->required());
+  mdlstm->add_option("--sizes", o->sizes, "Units per direction of each stage")
+      ->capture_default_str();
+  mdlstm
+      ->add_option("--blocks", o->blocks,
+                   "The block-strided layer before each stage, <bx>x<by>:<outputs>")
       ->capture_default_str();
   mdlstm->add_option("--classes", o->classes, "Output classes, the blank (class 0) included")
       ->check(CLI::Range(2, 1 << 20))

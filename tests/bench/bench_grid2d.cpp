@@ -46,7 +46,8 @@ double cpuSeconds() {  // the machine is shared: CPU time of this process, not w
 Example exampleOf(const FeatureMap& ink) {
   std::vector<float> values(static_cast<std::size_t>(ink.height) * ink.width);
   for (int y = 0; y < ink.height; ++y)
-    for (int x = 0; x < ink.width; ++x) values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
+    for (int x = 0; x < ink.width; ++x)
+      values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
   Example e;
   e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(values)));
   std::vector<std::int64_t> labels;  // 1 label per 8 columns, classes 1..4: always alignable
@@ -99,10 +100,11 @@ Options parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (answersBenchHelp(argc, argv,
-                       "Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json]\nA "
-                       "four-direction Leaky LP layer of 10 units, forward and backward: the grid "
-                       "engine against the fixed mdlstm layer, on the same shelf-packed batches.\n"))
+  if (answersBenchHelp(
+          argc, argv,
+          "Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json]\nA "
+          "four-direction Leaky LP layer of 10 units, forward and backward: the grid "
+          "engine against the fixed mdlstm layer, on the same shelf-packed batches.\n"))
     return 0;
   const Options o = parse(argc, argv);
   openblas_set_num_threads(1);
@@ -111,8 +113,8 @@ int main(int argc, char** argv) {
   // its large short-lived buffers on every batch.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  const CompiledPlan plan(
-      loadValidGraph(std::string(RNNWB_SOURCE_DIR) + "/examples/leaky-lp-2d-four-directions.rnn.json"));
+  const CompiledPlan plan(loadValidGraph(std::string(RNNWB_SOURCE_DIR) +
+                                         "/examples/leaky-lp-2d-four-directions.rnn.json"));
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   const GridEngine engine(plan);
@@ -150,8 +152,8 @@ int main(int argc, char** argv) {
   double loadAfter[3] = {0, 0, 0};
   getloadavg(loadAfter, 3);
   std::cout << o.words << " words (" << pixels << " pixels), batches of " << o.batch
-            << ", one thread, CPU s per epoch:\n  fixed mdlstm layer x 4 directions: " << fixedSeconds
-            << "\n  grid engine, four-direction graph: " << gridSeconds
+            << ", one thread, CPU s per epoch:\n  fixed mdlstm layer x 4 directions: "
+            << fixedSeconds << "\n  grid engine, four-direction graph: " << gridSeconds
             << "\n  fixed / grid: " << fixedSeconds / gridSeconds << "  (load " << load[0] << " -> "
             << loadAfter[0] << ")\n";
   std::ofstream(o.out) << nlohmann::json{{"words", o.words},

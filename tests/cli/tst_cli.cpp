@@ -105,9 +105,8 @@ void TestCli::validateAndAnalyzeVersion2Examples_data() {
                                << "scan: diagonal wavefront: x forward, y forward, σ = (1, 1)";
   QTest::newRow("cells-report") << "leaky-lp-2d-cells-report.rnn.json"
                                 << "scan: diagonal wavefront: x forward, y forward, σ = (1, 1)";
-  QTest::newRow("one output gate")
-      << "leaky-lp-2d-one-output-gate.rnn.json"
-      << "scan: diagonal wavefront: x forward, y forward, σ = (1, 1)";
+  QTest::newRow("one output gate") << "leaky-lp-2d-one-output-gate.rnn.json"
+                                   << "scan: diagonal wavefront: x forward, y forward, σ = (1, 1)";
   QTest::newRow("four directions")
       << "leaky-lp-2d-four-directions.rnn.json"
       << "scan: diagonal wavefront: x backward, y backward, σ = (-1, -1)";

@@ -141,7 +141,8 @@ void TestDistTrain::initTestCase() {
   {
     rnnwb::RecognizerGraphOptions options;
     options.name = "tiny";
-    options.cell = rnnwb::loadValidGraph(RNNWB_EXAMPLES_DIR "/leaky-lp-2d-one-output-gate.rnn.json");
+    options.cell =
+        rnnwb::loadValidGraph(RNNWB_EXAMPLES_DIR "/leaky-lp-2d-one-output-gate.rnn.json");
     options.sizes = {3, 4};
     options.blocks = rnnwb::parseRecognizerBlocks("2x2:4,1x2:6");
     options.classes = 27;

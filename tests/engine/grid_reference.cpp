@@ -43,7 +43,8 @@ double ctc(const std::vector<double>& s, int frames, int classes, const std::vec
   const int states = static_cast<int>(ext.size());
   std::vector<double> alpha(states, -INFINITY), next(states);
   for (int t = 0; t < frames; ++t) {
-    const std::vector<double> ly = logSoftmax(s.data() + static_cast<std::size_t>(t) * classes, classes);
+    const std::vector<double> ly =
+        logSoftmax(s.data() + static_cast<std::size_t>(t) * classes, classes);
     for (int k = 0; k < states; ++k) {
       double v;
       if (t == 0) {
@@ -107,14 +108,16 @@ struct Evaluator {
         for (int ch = 0; ch < cols; ++ch)
           for (int i = 0; i < by; ++i)
             for (int l = 0; l < bx; ++l)
-              z[o] += params[w->offset + ((static_cast<std::size_t>(o) * cols + ch) * by + i) * bx + l] *
+              z[o] += params[w->offset + ((static_cast<std::size_t>(o) * cols + ch) * by + i) * bx +
+                             l] *
                       at(from, x * bx + l, yy * by + i, ch);
       return z;
     }
     const std::vector<double> v = source(c, x, yy);
     for (int o = 0; o < rows; ++o) {
       if (connection.type == ConnectionType::Full) {
-        for (int k = 0; k < cols; ++k) z[o] += params[w->offset + static_cast<std::size_t>(o) * cols + k] * v[k];
+        for (int k = 0; k < cols; ++k)
+          z[o] += params[w->offset + static_cast<std::size_t>(o) * cols + k] * v[k];
       } else if (connection.type == ConnectionType::Diagonal) {
         z[o] = params[w->offset + o] * v[o];
       } else {
@@ -164,7 +167,8 @@ struct Evaluator {
       for (int yy = 0; yy < e.height; ++yy)
         for (int x = 0; x < e.width; ++x) {
           long long key = 0;
-          if (!node.scan.empty()) key = node.scan[0] * x + (node.scan.size() > 1 ? node.scan[1] * yy : 0);
+          if (!node.scan.empty())
+            key = node.scan[0] * x + (node.scan.size() > 1 ? node.scan[1] * yy : 0);
           order.push_back({key, {x, yy}});
         }
       std::stable_sort(order.begin(), order.end(),

@@ -10,8 +10,8 @@
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/engine_support.hpp"
 #include "rnnwb/core/engine/grid_engine.hpp"
-#include "rnnwb/core/engine/parameter_io.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/engine/parameter_io.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/safetensors.hpp"
 
@@ -166,7 +166,9 @@ void TestEngineSupport::commandsComputeVersionTwo() {
     const ParameterSet params = parametersFromTensors(plan, readSafetensors(weights.toStdString()));
     ParameterSet want = ParameterSet::zerosLike(params);
     const double loss = GridEngine(plan).forwardBackward(
-        params, examplesFromTensorFile(plan, readSafetensors((name[0] == 'b' ? data1d : data2d).toStdString())),
+        params,
+        examplesFromTensorFile(plan,
+                               readSafetensors((name[0] == 'b' ? data1d : data2d).toStdString())),
         want);
     QCOMPARE(file.at("loss").f32()[0], static_cast<float>(loss));
     for (const ParameterView& view : want.layout().views()) {

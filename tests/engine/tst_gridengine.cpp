@@ -29,12 +29,12 @@ std::string graph2d(const std::string& layers, const std::string& connections, i
 Example example(const CompiledPlan& plan, int height, int width, std::vector<float> values) {
   Example e;
   const bool twoD = plan.graph().dimensions == 2;
-  e.inputs.push_back(Tensor::fromF32(twoD ? Shape{height, width, 1} : Shape{width, 1},
-                                     std::move(values)));
+  e.inputs.push_back(
+      Tensor::fromF32(twoD ? Shape{height, width, 1} : Shape{width, 1}, std::move(values)));
   for (int l : plan.outputLayers()) {
     const GridExtent extent = layerExtent(plan, l, height, width);
-    Shape shape = plan.grid(l).dimensions == 2 ? Shape{extent.height, extent.width}
-                                               : Shape{extent.width};
+    Shape shape =
+        plan.grid(l).dimensions == 2 ? Shape{extent.height, extent.width} : Shape{extent.width};
     shape.push_back(plan.graph().layers[l].size);
     e.targets.push_back(Tensor::zerosF32(shape));
   }
@@ -65,11 +65,12 @@ ExampleBatch randomExamples(const CompiledPlan& plan, int count, std::uint64_t s
     for (int l : plan.outputLayers()) {
       const Layer& spec = plan.graph().layers[l];
       const GridExtent extent = layerExtent(plan, l, height, width);
-      Shape grid = plan.grid(l).dimensions == 2 ? Shape{extent.height, extent.width}
-                                                : Shape{extent.width};
+      Shape grid =
+          plan.grid(l).dimensions == 2 ? Shape{extent.height, extent.width} : Shape{extent.width};
       if (spec.loss == LossKind::Ctc) {  // at most one label per two frames: always alignable
         std::vector<std::int64_t> labels;
-        for (int t = 0; t < (extent.width + 1) / 2; ++t) labels.push_back(uniform(1, spec.size - 1));
+        for (int t = 0; t < (extent.width + 1) / 2; ++t)
+          labels.push_back(uniform(1, spec.size - 1));
         e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())}, labels));
       } else if (spec.loss == LossKind::CrossEntropy) {
         std::vector<std::int64_t> classes(static_cast<std::size_t>(extent.cells()));
@@ -94,10 +95,15 @@ std::vector<float> outputValues(const GridForward& forward, std::size_t example)
 
 /// The v2 graphs every test runs: the examples, and small graphs for what they lack.
 QStringList gridGraphs() {
-  return {"leaky-lp-2d.rnn.json", "leaky-lp-2d-cells-report.rnn.json",
+  return {"leaky-lp-2d.rnn.json",
+          "leaky-lp-2d-cells-report.rnn.json",
           "leaky-lp-2d-one-output-gate.rnn.json",
-          "leaky-lp-2d-four-directions.rnn.json", "bidirectional-ctc.rnn.json", "block-reduce",
-          "long-delays", "cross-entropy-2d", "fixed-and-mse"};
+          "leaky-lp-2d-four-directions.rnn.json",
+          "bidirectional-ctc.rnn.json",
+          "block-reduce",
+          "long-delays",
+          "cross-entropy-2d",
+          "fixed-and-mse"};
 }
 
 Graph gridGraph(const QString& name) {
@@ -182,7 +188,8 @@ void TestGridEngine::handComputedValues_data() {
   const auto recurrence = [&](const char* name, const QString& delays, QVector<float> expected) {
     QString connections = R"({"from": "x", "to": "h", "type": "identity"})";
     for (const QString& d : delays.split(';'))
-      connections += QString(R"(, {"from": "h", "to": "h", "type": "identity", "delay": [%1]})").arg(d);
+      connections +=
+          QString(R"(, {"from": "h", "to": "h", "type": "identity", "delay": [%1]})").arg(d);
     QTest::newRow(name) << sum << connections << 2 << expected;
   };
   recurrence("rows at once, x forward", "1, 0", {1, 3, 6, 4, 9, 15});
@@ -195,15 +202,12 @@ void TestGridEngine::handComputedValues_data() {
   // h = x + h(x - 1, y) + h(x, y - 1): σ = (1, 1)
   recurrence("diagonal, two delays", "1, 0;0, 1", {1, 3, 6, 5, 13, 25});
   QTest::newRow("complement reads 1 outside")
-      << sum
-      << R"({"from": "x", "to": "h", "type": "identity"},
+      << sum << R"({"from": "x", "to": "h", "type": "identity"},
             {"from": "h", "to": "h", "type": "complement", "delay": [1, 0]})"
       << 2 << QVector<float>{2, 1, 3, 5, 1, 6};
-  QTest::newRow("diagonal weight, fixed")
-      << sum
-      << R"({"from": "x", "to": "h", "type": "identity"},
+  QTest::newRow("diagonal weight, fixed") << sum << R"({"from": "x", "to": "h", "type": "identity"},
             {"from": "h", "to": "h", "type": "diagonal", "delay": [1, 0], "init": 2, "trainable": false})"
-      << 2 << QVector<float>{1, 4, 11, 4, 13, 32};
+                                          << 2 << QVector<float>{1, 4, 11, 4, 13, 32};
   QTest::newRow("block 2 x 2, past the edge")
       << sum << R"({"from": "x", "to": "h", "type": "block", "block": [2, 2], "init": 1})" << 2
       << QVector<float>{12, 9};
@@ -213,11 +217,9 @@ void TestGridEngine::handComputedValues_data() {
   QTest::newRow("reduce over the rows")
       << sum << R"({"from": "x", "to": "h", "type": "identity", "reduce": "y"})" << 2
       << QVector<float>{5, 7, 9};
-  QTest::newRow("1-D, reads ahead")
-      << sum
-      << R"({"from": "x", "to": "h", "type": "identity"},
+  QTest::newRow("1-D, reads ahead") << sum << R"({"from": "x", "to": "h", "type": "identity"},
             {"from": "h", "to": "h", "type": "identity", "delay": -1})"
-      << 1 << QVector<float>{21, 20, 18, 15, 11, 6};
+                                    << 1 << QVector<float>{21, 20, 18, 15, 11, 6};
 }
 
 void TestGridEngine::handComputedValues() {
@@ -225,7 +227,8 @@ void TestGridEngine::handComputedValues() {
   QFETCH(QString, connections);
   QFETCH(int, dimensions);
   QFETCH(QVector<float>, expected);
-  const CompiledPlan plan(graphFromJson(graph2d(layers.toStdString(), connections.toStdString(), dimensions)));
+  const CompiledPlan plan(
+      graphFromJson(graph2d(layers.toStdString(), connections.toStdString(), dimensions)));
   const ParameterSet params = ParameterSet(plan);  // zeros; only fixed "init" weights matter
   ParameterSet weights = params;
   for (const ParameterView& view : weights.layout().views()) {
@@ -263,14 +266,20 @@ void TestGridEngine::matchesReference() {
     const GridReference want = gridReference(plan, params.layout(), values, batch.examples[e]);
     QVERIFY2(std::abs(forward.exampleLosses[e] - want.loss) <= 1e-5 * (1 + std::abs(want.loss)),
              qPrintable(QString("example %1: loss %2, reference %3")
-                            .arg(e).arg(forward.exampleLosses[e], 0, 'g', 10).arg(want.loss, 0, 'g', 10)));
+                            .arg(e)
+                            .arg(forward.exampleLosses[e], 0, 'g', 10)
+                            .arg(want.loss, 0, 'g', 10)));
     for (std::size_t o = 0; o < plan.outputLayers().size(); ++o) {
       const auto got = forward.outputs[e][o].f32();
       const auto& expect = want.values[plan.outputLayers()[o]];
       QCOMPARE(got.size(), expect.size());
       for (std::size_t i = 0; i < got.size(); ++i)
         QVERIFY2(std::abs(got[i] - expect[i]) <= 1e-5,
-                 qPrintable(QString("example %1, value %2: %3, reference %4").arg(e).arg(i).arg(got[i]).arg(expect[i])));
+                 qPrintable(QString("example %1, value %2: %3, reference %4")
+                                .arg(e)
+                                .arg(i)
+                                .arg(got[i])
+                                .arg(expect[i])));
     }
   }
 }
@@ -289,8 +298,9 @@ void TestGridEngine::gradientsMatchFiniteDifferences() {
   engine.forwardBackward(params, batch, gradients);
   const std::vector<double> numeric = gridNumericGradient(plan, params, batch);
   const double error = relativeError(gradients.values(), numeric);
-  QVERIFY2(error <= 1e-4, qPrintable(QString("relative error %1 over %2 parameters")
-                                         .arg(error).arg(numeric.size())));
+  QVERIFY2(
+      error <= 1e-4,
+      qPrintable(QString("relative error %1 over %2 parameters").arg(error).arg(numeric.size())));
 }
 
 void TestGridEngine::packingIsInvisible_data() {
@@ -319,16 +329,19 @@ void TestGridEngine::packingIsInvisible() {
     QVERIFY2(std::abs(single.exampleLosses[0] - together.exampleLosses[e]) <=
                  1e-6 * (1 + std::abs(single.exampleLosses[0])),
              qPrintable(QString("example %1: loss %2 alone, %3 packed")
-                            .arg(e).arg(single.exampleLosses[0], 0, 'g', 10)
+                            .arg(e)
+                            .arg(single.exampleLosses[0], 0, 'g', 10)
                             .arg(together.exampleLosses[e], 0, 'g', 10)));
     const std::vector<float> a = outputValues(single, 0), b = outputValues(together, e);
     for (std::size_t i = 0; i < a.size(); ++i)
-      QVERIFY2(std::abs(a[i] - b[i]) <= 1e-6, qPrintable(QString("example %1, value %2").arg(e).arg(i)));
+      QVERIFY2(std::abs(a[i] - b[i]) <= 1e-6,
+               qPrintable(QString("example %1, value %2").arg(e).arg(i)));
     engine.forwardBackward(params, one, alone);
   }
   const std::vector<double> want(alone.values().begin(), alone.values().end());
   QVERIFY2(relativeError(summed.values(), want) <= 1e-5,
-           qPrintable(QString("gradients: relative error %1").arg(relativeError(summed.values(), want))));
+           qPrintable(
+               QString("gradients: relative error %1").arg(relativeError(summed.values(), want))));
 }
 
 void TestGridEngine::oneDimensionalMatchesChunkEngine_data() {
@@ -340,7 +353,8 @@ void TestGridEngine::oneDimensionalMatchesChunkEngine_data() {
 
 void TestGridEngine::oneDimensionalMatchesChunkEngine() {
   QFETCH(QString, graph);
-  const CompiledPlan plan(withLayerSize(loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + graph.toStdString()), 5));
+  const CompiledPlan plan(withLayerSize(
+      loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + graph.toStdString()), 5));
   ParameterSet params(plan);
   randomizeParameters(params, 17);
   const SequenceBatch sequences = randomBatch(plan, 7, 3, 19);
@@ -349,12 +363,16 @@ void TestGridEngine::oneDimensionalMatchesChunkEngine() {
   const double chunkLoss = chunks.forwardBackward(params, sequences, {}, nullptr, &chunkGradients);
   const GridEngine engine(plan);
   ParameterSet gridGradients = ParameterSet::zerosLike(params);
-  const double gridLoss = engine.forwardBackward(params, examplesFromSequences(sequences), gridGradients);
+  const double gridLoss =
+      engine.forwardBackward(params, examplesFromSequences(sequences), gridGradients);
   QVERIFY2(std::abs(gridLoss - chunkLoss) <= 1e-5 * (1 + std::abs(chunkLoss)),
-           qPrintable(QString("loss %1, chunk engine %2").arg(gridLoss, 0, 'g', 10).arg(chunkLoss, 0, 'g', 10)));
+           qPrintable(QString("loss %1, chunk engine %2")
+                          .arg(gridLoss, 0, 'g', 10)
+                          .arg(chunkLoss, 0, 'g', 10)));
   const std::vector<double> want(chunkGradients.values().begin(), chunkGradients.values().end());
-  QVERIFY2(relativeError(gridGradients.values(), want) <= 1e-5,
-           qPrintable(QString("relative error %1").arg(relativeError(gridGradients.values(), want))));
+  QVERIFY2(
+      relativeError(gridGradients.values(), want) <= 1e-5,
+      qPrintable(QString("relative error %1").arg(relativeError(gridGradients.values(), want))));
 }
 
 void TestGridEngine::fixedTensorsHaveNoGradient() {
@@ -410,13 +428,15 @@ void TestGridEngine::badExamplesAreRefused() {
   };
   ExampleBatch batch = randomExamples(plan, 2, 3);
   batch.examples[1].inputs[0] = Tensor::zerosF32({2, 3, 5});
-  QVERIFY2(refusal(batch).contains("example 1: the input of layer 'x' is"), qPrintable(refusal(batch)));
+  QVERIFY2(refusal(batch).contains("example 1: the input of layer 'x' is"),
+           qPrintable(refusal(batch)));
   batch = randomExamples(plan, 2, 3);
   batch.examples[0].targets[0].i64()[0] = 3;
   QVERIFY2(refusal(batch).contains("example 0: layer 'y': class 3"), qPrintable(refusal(batch)));
   batch = randomExamples(plan, 2, 3);
   batch.examples[1].targets[0] = Tensor::zerosI64({1, 1, 1});
-  QVERIFY2(refusal(batch).contains("example 1: the target of layer 'y'"), qPrintable(refusal(batch)));
+  QVERIFY2(refusal(batch).contains("example 1: the target of layer 'y'"),
+           qPrintable(refusal(batch)));
   QVERIFY_THROWS_EXCEPTION(std::invalid_argument, GridEngine(plan, {"tetris"}));
 }
 

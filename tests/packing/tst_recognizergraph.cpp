@@ -61,7 +61,8 @@ std::string handBuilt() {
   };
   const auto s1 = stage("s1", 1, "s1-block", {"x"}, 2, 2, 2);
   const auto s2 = stage("s2", 2, "s2-block", s1, 1, 2, 3);
-  layers += R"(, {"id": "out", "kind": "additive", "size": 5, "activation": "softmax", "loss": "ctc"})";
+  layers +=
+      R"(, {"id": "out", "kind": "additive", "size": 5, "activation": "softmax", "loss": "ctc"})";
   for (const std::string& h : s2)
     connections += R"(, {"from": ")" + h + R"(", "to": "out", "reduce": "y"})";
   return R"({"format": "rnnwb.graph", "version": 2, "name": "hand", "dimensions": 2, "layers": [)" +
@@ -146,14 +147,16 @@ void TestRecognizerGraph::sameLossAsTheRetiredRecognizer() {
     const int bh = block.blockHeight, bw = block.blockWidth, sources = stage == 1 ? 1 : 4;
     const int per = inputs / sources;
     for (int d = 0; d < sources; ++d) {
-      const std::string from = stage == 1 ? "x" : "s" + std::to_string(stage - 1) + "-" + dirs[d] + "-h";
+      const std::string from =
+          stage == 1 ? "x" : "s" + std::to_string(stage - 1) + "-" + dirs[d] + "-h";
       auto dst = params.at("connections." + from + "->" + name + "-block.weight");
       for (int o = 0; o < block.outputs; ++o)
         for (int c = 0; c < per; ++c)
           for (int dy = 0; dy < bh; ++dy)
             for (int dx = 0; dx < bw; ++dx)
               dst[((static_cast<std::size_t>(o) * per + c) * bh + dy) * bw + dx] =
-                  w[static_cast<std::size_t>(o) * bh * bw * inputs + (dx * bh + dy) * inputs + d * per + c];
+                  w[static_cast<std::size_t>(o) * bh * bw * inputs + (dx * bh + dy) * inputs +
+                    d * per + c];
     }
     std::copy(b.begin(), b.end(), params.at("layers." + name + "-block.bias").begin());
     for (int d = 0; d < 4; ++d) {
@@ -167,8 +170,9 @@ void TestRecognizerGraph::sameLossAsTheRetiredRecognizer() {
       for (int g = 0; g < 5; ++g) {
         const std::string gate = p + gates[g];
         const auto rows = [&](const std::vector<float>& all, int cols) {
-          return std::vector<float>(all.begin() + static_cast<std::ptrdiff_t>(g) * units * cols,
-                                    all.begin() + static_cast<std::ptrdiff_t>(g + 1) * units * cols);
+          return std::vector<float>(
+              all.begin() + static_cast<std::ptrdiff_t>(g) * units * cols,
+              all.begin() + static_cast<std::ptrdiff_t>(g + 1) * units * cols);
         };
         const auto put = [&](const std::string& key, const std::vector<float>& v) {
           auto dst = params.at(key);
@@ -189,7 +193,8 @@ void TestRecognizerGraph::sameLossAsTheRetiredRecognizer() {
     auto dst = params.at(std::string("connections.s2-") + dirs[d] + "-h->out.weight");
     for (int k = 0; k < classes; ++k)
       for (int c = 0; c < n; ++c)
-        dst[static_cast<std::size_t>(k) * n + c] = out[static_cast<std::size_t>(k) * 4 * n + d * n + c];
+        dst[static_cast<std::size_t>(k) * n + c] =
+            out[static_cast<std::size_t>(k) * 4 * n + d * n + c];
   }
   std::copy(tensors[t]->begin(), tensors[t]->end(), params.at("layers.out.bias").begin());
 
@@ -201,7 +206,8 @@ void TestRecognizerGraph::sameLossAsTheRetiredRecognizer() {
     const packing::FeatureMap ink = packing::inkFeatures(w.image);
     std::vector<float> v(static_cast<std::size_t>(ink.height) * ink.width);
     for (int y = 0; y < ink.height; ++y)
-      for (int x = 0; x < ink.width; ++x) v[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
+      for (int x = 0; x < ink.width; ++x)
+        v[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
     Example e;
     e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(v)));
     std::vector<std::int64_t> labels;
@@ -213,13 +219,17 @@ void TestRecognizerGraph::sameLossAsTheRetiredRecognizer() {
   ParameterSet grads = ParameterSet::zerosLike(params);
   const double loss = GridEngine(plan).forwardBackward(params, examples, grads) / batch.size();
   QVERIFY2(std::abs(loss - report.loss) <= 1e-4 * std::abs(report.loss),
-           qPrintable(QString("graph %1, retired recogniser %2").arg(loss, 0, 'g', 9).arg(report.loss, 0, 'g', 9)));
+           qPrintable(QString("graph %1, retired recogniser %2")
+                          .arg(loss, 0, 'g', 9)
+                          .arg(report.loss, 0, 'g', 9)));
   double norm = 0, oldNorm = 0;
   for (float g : grads.values()) norm += double(g) * g / (batch.size() * batch.size());
   for (const auto* g : old.gradients())
     for (float v : *g) oldNorm += double(v) * v;
-  QVERIFY2(std::abs(std::sqrt(norm) - std::sqrt(oldNorm)) <= 1e-3 * std::sqrt(oldNorm),
-           qPrintable(QString("gradient norm %1, retired %2").arg(std::sqrt(norm)).arg(std::sqrt(oldNorm))));
+  QVERIFY2(
+      std::abs(std::sqrt(norm) - std::sqrt(oldNorm)) <= 1e-3 * std::sqrt(oldNorm),
+      qPrintable(
+          QString("gradient norm %1, retired %2").arg(std::sqrt(norm)).arg(std::sqrt(oldNorm))));
 }
 
 QTEST_APPLESS_MAIN(TestRecognizerGraph)

@@ -77,19 +77,31 @@ void TestWordsTrain::initTestCase() {
 }
 
 QStringList TestWordsTrain::wordsArgs(const QString& runDir) const {
-  return {"train", m_model,
-          "--task", "words",
+  return {"train",
+          m_model,
+          "--task",
+          "words",
           "--word-list",
-          m_words, "--min-font-size",
-          "12",    "--max-font-size",
-          "16",    "--synthetic-words",
-          "24",    "--valid-words",
-          "8",     "--batch",
-          "4",     "--report-every",
-          "2",     "--valid-every",
-          "3",     "--checkpoint-every",
-          "3",     "--threads",
-          "1",     "--run-dir",
+          m_words,
+          "--min-font-size",
+          "12",
+          "--max-font-size",
+          "16",
+          "--synthetic-words",
+          "24",
+          "--valid-words",
+          "8",
+          "--batch",
+          "4",
+          "--report-every",
+          "2",
+          "--valid-every",
+          "3",
+          "--checkpoint-every",
+          "3",
+          "--threads",
+          "1",
+          "--run-dir",
           runDir};
 }
 
@@ -217,12 +229,12 @@ void TestWordsTrain::errorsAreClear_data() {
   const QString dir = m_dir.filePath("errors");
   const QString missing = m_dir.filePath("no-such-folder");
   QTest::newRow("missing IAM folder")
-      << QStringList{"train", m_model, "--task", "words", "--images", missing, "--steps", "1",
-                     "--run-dir", dir}
+      << QStringList{"train", m_model,   "--task", "words",     "--images",
+                     missing, "--steps", "1",      "--run-dir", dir}
       << "rnnwb train: error: --images " + missing + ": no such folder";
   QTest::newRow("not an IAM folder")
-      << QStringList{"train", m_model, "--task", "words", "--images", m_dir.path(), "--steps", "1",
-                     "--run-dir", dir}
+      << QStringList{"train",      m_model,   "--task", "words",     "--images",
+                     m_dir.path(), "--steps", "1",      "--run-dir", dir}
       << "rnnwb train: error: --images " + m_dir.path() + ": no words.txt or lines.txt";
   // A config of the retired fixed recogniser names the generator that replaces it.
   const QString oldConfig = m_dir.filePath("old-words.json");
@@ -235,17 +247,18 @@ void TestWordsTrain::errorsAreClear_data() {
          "recogniser as a graph (rnnwb new mdlstm --cell examples/leaky-lp-2d.rnn.json -o "
          "words.rnn.json)";
   QTest::newRow("a graph without ctc")
-      << QStringList{"train", RNNWB_EXAMPLES_DIR "/elman.rnn.json", "--task", "words", "--steps",
-                     "1", "--run-dir", dir}
+      << QStringList{"train",     RNNWB_EXAMPLES_DIR "/elman.rnn.json",
+                     "--task",    "words",
+                     "--steps",   "1",
+                     "--run-dir", dir}
       << "the words task needs a 2-D graph";
   QTest::newRow("alphabet and classes differ")
-      << QStringList{"train", m_model, "--task", "words", "--word-alphabet", "abc", "--steps", "1",
-                     "--run-dir", dir}
+      << QStringList{"train", m_model,   "--task", "words",     "--word-alphabet",
+                     "abc",   "--steps", "1",      "--run-dir", dir}
       << "the alphabet has 3 characters, so the output needs 4 classes (with the blank); the "
          "graph's has 27";
-  QTest::newRow("bad packer") << QStringList{"train",    m_model, "--task",  "words",
-                                             "--packer", "tight", "--steps", "1",
-                                             "--run-dir", dir}
+  QTest::newRow("bad packer") << QStringList{"train", m_model,   "--task", "words",     "--packer",
+                                             "tight", "--steps", "1",      "--run-dir", dir}
                               << "rnnwb train: error: task.packer: unknown packer 'tight' (use "
                                  "baseline, shelf or none)";
   QTest::newRow("resume changes the data")
@@ -269,9 +282,11 @@ void TestWordsTrain::nonFiniteNamesTheStep() {
   const Run r = runCli(wordsArgs(dir) + QStringList{"--steps", "5", "--optimizer", "sgd", "--lr",
                                                     "1e39", "--clip", "0"});
   QCOMPARE(r.exitCode, 1);
-  QVERIFY2(r.err.contains("rnnwb train: error: step 1: the update made 'connections.x->s1-block.weight' NaN or "
-                          "infinite"),
-           qPrintable(r.err));
+  QVERIFY2(
+      r.err.contains(
+          "rnnwb train: error: step 1: the update made 'connections.x->s1-block.weight' NaN or "
+          "infinite"),
+      qPrintable(r.err));
   QVERIFY2(r.err.contains("No checkpoint had been written yet"), qPrintable(r.err));
   QVERIFY(rnnwb::train::readMetricsFile((dir + "/metrics.jsonl").toStdString()).empty());
 }

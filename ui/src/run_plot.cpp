@@ -41,11 +41,10 @@ std::uint32_t nameHash(const QString& name) {
 }
 
 const QStringList& ownMetricOrder() {
-  static const QStringList kOrder = {QStringLiteral("train_loss"), QStringLiteral("valid_loss"),
-                                     QStringLiteral("train_bpc"),  QStringLiteral("valid_bpc"),
-                                     QStringLiteral("cer"),        QStringLiteral("wer"),
-                                     QStringLiteral("grad_norm"),
-                                     QStringLiteral("lr"),         QStringLiteral("frames_per_s")};
+  static const QStringList kOrder = {
+      QStringLiteral("train_loss"), QStringLiteral("valid_loss"), QStringLiteral("train_bpc"),
+      QStringLiteral("valid_bpc"),  QStringLiteral("cer"),        QStringLiteral("wer"),
+      QStringLiteral("grad_norm"),  QStringLiteral("lr"),         QStringLiteral("frames_per_s")};
   return kOrder;
 }
 

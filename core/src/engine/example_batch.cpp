@@ -108,7 +108,8 @@ void ExampleBatch::check(const CompiledPlan& plan, bool needTargets) const {
 }
 
 bool holdsNumberedExamples(const CompiledPlan& plan, const TensorFile& file) {
-  return file.contains(numberedKey(plan, "input", plan.inputLayers(), plan.inputLayers().front(), 0));
+  return file.contains(
+      numberedKey(plan, "input", plan.inputLayers(), plan.inputLayers().front(), 0));
 }
 
 ExampleBatch examplesFromTensorFile(const CompiledPlan& plan, const TensorFile& file,
@@ -127,9 +128,11 @@ ExampleBatch examplesFromTensorFile(const CompiledPlan& plan, const TensorFile& 
   for (std::size_t k = 0; file.contains(numberedKey(plan, "input", inputs, inputs.front(), k));
        ++k) {
     Example example;
-    for (int l : inputs) example.inputs.push_back(file.at(numberedKey(plan, "input", inputs, l, k)));
+    for (int l : inputs)
+      example.inputs.push_back(file.at(numberedKey(plan, "input", inputs, l, k)));
     if (withTargets)
-      for (int l : outputs) example.targets.push_back(file.at(numberedKey(plan, "target", outputs, l, k)));
+      for (int l : outputs)
+        example.targets.push_back(file.at(numberedKey(plan, "target", outputs, l, k)));
     batch.examples.push_back(std::move(example));
   }
   try {

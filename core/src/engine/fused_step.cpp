@@ -172,7 +172,7 @@ RNNWB_INTO_CLONES void runKernel(const FusedOp& op, Out dst, In a, In b, int n,
       for (int i = 0; i < n; ++i) dst[i] += a[i];
       dst[op.classes[row]] -= 1.0f;
       break;
-    case FusedKind::Product:  // not element-wise: the binder runs these
+    case FusedKind::Product:    // not element-wise: the binder runs these
     case FusedKind::CtcOnSums:  // a whole example's: the grid engine adds it (grid_losses.hpp)
     case FusedKind::WeightGradient:
     case FusedKind::DiagonalWeightGradient:

@@ -15,8 +15,7 @@ using op::Kind;
 using op::Route;
 
 bool isLayerBuffer(Buffer b) {
-  return b == Buffer::Value || b == Buffer::ValueGrad || b == Buffer::Sum ||
-         b == Buffer::SumGrad;
+  return b == Buffer::Value || b == Buffer::ValueGrad || b == Buffer::Sum || b == Buffer::SumGrad;
 }
 
 /// Kinds that only add into their destination, so that they may add through a row map.
@@ -154,8 +153,8 @@ GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
   }
 }
 
-GridBinder::Operand GridBinder::read(const op::Ref& ref, int width, int node, int first,
-                                     int count, RowBuffer& scratch) {
+GridBinder::Operand GridBinder::read(const op::Ref& ref, int width, int node, int first, int count,
+                                     RowBuffer& scratch) {
   if (isDirect(ref, node)) return ownRows(ref, first);
   if (ref.buffer == Buffer::Value) {  // once per run (GridWorkspace::gathered)
     auto& cache = m_workspace.gathered;
@@ -275,8 +274,8 @@ void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* 
       const int bWidth = op.kind == Kind::WeightGradient ? op.inner : op.units;
       const Operand b = read(op.b, bWidth, node, first, count, m_scratchB);
       if (op.kind == Kind::WeightGradient) {  // dW[units, inner] += a^T b
-        sgemm(true, false, op.units, op.inner, count, 1.0f, a.base, static_cast<int>(a.ld),
-              b.base, static_cast<int>(b.ld), 1.0f, grad, op.inner);
+        sgemm(true, false, op.units, op.inner, count, 1.0f, a.base, static_cast<int>(a.ld), b.base,
+              static_cast<int>(b.ld), 1.0f, grad, op.inner);
         return;
       }
       for (int i = 0; i < count; ++i)
@@ -308,11 +307,11 @@ void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* 
     const LayerBuffers& out = m_layers[op.layer];
     op::Op add = op;
     add.kind = Kind::Add;
-    runElementwise(add, dst,
-                   {const_cast<float*>(out.lossGrad.data()) +
-                        static_cast<std::ptrdiff_t>(first) * out.size,
-                    out.size},
-                   {}, count);
+    runElementwise(
+        add, dst,
+        {const_cast<float*>(out.lossGrad.data()) + static_cast<std::ptrdiff_t>(first) * out.size,
+         out.size},
+        {}, count);
   } else {
     const Operand a = read(op.a, op.units, node, first, count, m_scratchA);
     const Operand b = read(op.b, op.units, node, first, count, m_scratchB);

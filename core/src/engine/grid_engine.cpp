@@ -46,8 +46,7 @@ void GridEngine::Impl::forward(grid::GridBinder& binder, const grid::GridRows& r
     for (int r = 0; r < node.rows(); ++r) {
       const grid::Position& p = node.positions[r];
       const Example& example = batch.examples[p.example];
-      const std::size_t cell =
-          static_cast<std::size_t>(p.y) * example.width(dimensions) + p.x;
+      const std::size_t cell = static_cast<std::size_t>(p.y) * example.width(dimensions) + p.x;
       const float* from = example.inputs[i].f32().data() + cell * b.size;
       std::copy(from, from + b.size, b.y.begin() + static_cast<std::ptrdiff_t>(r) * b.size);
     }
@@ -127,7 +126,8 @@ GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBat
   grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
   m_impl->forward(binder, rows, batch);
   GridForward result;
-  if (withLoss) result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
+  if (withLoss)
+    result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
   if (withOutputs) result.outputs = m_impl->outputs(binder, rows, batch);
   return result;
 }

@@ -44,8 +44,7 @@ void positionLosses(const CompiledPlan& plan, int output, int layer, const Examp
 }
 
 void ctcLosses(const CompiledPlan& plan, int output, int layer, const ExampleBatch& batch,
-               const GridRows& rows, LayerBuffers& b, bool gradients,
-               std::vector<double>& losses) {
+               const GridRows& rows, LayerBuffers& b, bool gradients, std::vector<double>& losses) {
   const Layer& spec = plan.graph().layers[layer];
   const int size = b.size;
   for (std::size_t e = 0; e < batch.examples.size(); ++e) {
@@ -53,7 +52,8 @@ void ctcLosses(const CompiledPlan& plan, int output, int layer, const ExampleBat
     const int frames = rows.extent(layer, example).width;
     std::vector<float> logits(static_cast<std::size_t>(frames) * size);
     for (int t = 0; t < frames; ++t) {
-      const float* s = b.s.data() + static_cast<std::ptrdiff_t>(rows.rowAt(layer, example, t, 0)) * size;
+      const float* s =
+          b.s.data() + static_cast<std::ptrdiff_t>(rows.rowAt(layer, example, t, 0)) * size;
       std::copy(s, s + size, logits.begin() + static_cast<std::ptrdiff_t>(t) * size);
     }
     const auto labels64 = batch.examples[e].targets[output].i64();
@@ -65,8 +65,8 @@ void ctcLosses(const CompiledPlan& plan, int output, int layer, const ExampleBat
       throw std::invalid_argument(
           "example " + std::to_string(e) + ": its " + std::to_string(labels.size()) +
           " labels (with " + std::to_string(repeats) + " repeated neighbours) need " +
-          std::to_string(labels.size() + repeats) + " frames, and layer '" + spec.id +
-          "' has " + std::to_string(frames) + ": no alignment exists for the ctc loss");
+          std::to_string(labels.size() + repeats) + " frames, and layer '" + spec.id + "' has " +
+          std::to_string(frames) + ": no alignment exists for the ctc loss");
     }
     losses[e] += result.loss;
     if (!gradients) continue;

@@ -40,9 +40,7 @@ class GridRows {
   const NodeRows& node(int node) const { return m_nodes[node]; }
   int nodeOfLayer(int layer) const { return m_plan.nodeOfLayer(layer); }
   int rows(int layer) const { return m_nodes[nodeOfLayer(layer)].rows(); }
-  GridExtent extent(int layer, int example) const {
-    return m_extents[nodeOfLayer(layer)][example];
-  }
+  GridExtent extent(int layer, int example) const { return m_extents[nodeOfLayer(layer)][example]; }
   /// The row of `layer` at (x, y) of the example, or -1 outside the example's grid there.
   int rowAt(int layer, int example, int x, int y) const;
 
@@ -52,9 +50,9 @@ class GridRows {
 
   const CompiledPlan& m_plan;
   std::vector<NodeRows> m_nodes;
-  std::vector<std::vector<GridExtent>> m_extents;        // per node, per example
-  std::vector<std::vector<long long>> m_firstCell;       // per node, per example
-  std::vector<std::vector<int>> m_rowOfCell;             // per node: cell -> row
+  std::vector<std::vector<GridExtent>> m_extents;   // per node, per example
+  std::vector<std::vector<long long>> m_firstCell;  // per node, per example
+  std::vector<std::vector<int>> m_rowOfCell;        // per node: cell -> row
 };
 
 }  // namespace rnnwb::grid

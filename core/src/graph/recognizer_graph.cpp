@@ -42,7 +42,8 @@ CellShape inspectCell(const Graph& cell) {
   for (const Connection& c : cell.connections)
     if (c.to == shape.output) shape.state = c.from;
   if (shape.state.empty() || shape.size == 0)
-    throw std::invalid_argument("the cell '" + cell.name + "' has no layer between its input and its output");
+    throw std::invalid_argument("the cell '" + cell.name +
+                                "' has no layer between its input and its output");
   return shape;
 }
 
@@ -124,7 +125,8 @@ class Builder {
     for (const Connection& c : m_o.cell.connections) {
       if (c.to == m_cell.output) continue;
       const int cellDelay[2] = {c.delay, c.delayY};
-      const bool defaultId = c.id == defaultConnectionId(c.from, c.to, std::span<const int>(cellDelay, 2));
+      const bool defaultId =
+          c.id == defaultConnectionId(c.from, c.to, std::span<const int>(cellDelay, 2));
       Connection copy = c;
       copy.from = rename(c.from);
       copy.to = rename(c.to);
@@ -144,7 +146,8 @@ class Builder {
     std::map<std::string, std::pair<double, double>> cellAt;
     double width = 0, height = 0;
     int k = 0;
-    const nlohmann::json* given = m_o.cell.ui.contains("positions") ? &m_o.cell.ui["positions"] : nullptr;
+    const nlohmann::json* given =
+        m_o.cell.ui.contains("positions") ? &m_o.cell.ui["positions"] : nullptr;
     for (const Layer& l : m_o.cell.layers) {
       if (l.isInput() || l.isOutput()) continue;
       std::pair<double, double> at{170.0 * k++, 0.0};
@@ -155,7 +158,8 @@ class Builder {
       height = std::max(height, at.second);
     }
     double left = 1e300, top = 1e300;
-    for (const auto& [id, at] : cellAt) left = std::min(left, at.first), top = std::min(top, at.second);
+    for (const auto& [id, at] : cellAt)
+      left = std::min(left, at.first), top = std::min(top, at.second);
     const double stageWidth = width - left + 400, cellHeight = height - top + 160;
     nlohmann::json positions = nlohmann::json::object();
     positions["x"] = {0, 1.5 * cellHeight};
@@ -188,8 +192,8 @@ std::vector<RecognizerBlock> parseRecognizerBlocks(const std::string& text) {
     RecognizerBlock b;
     char x = 0, colon = 0;
     std::istringstream in(item);
-    if (!(in >> b.bx >> x >> b.by >> colon >> b.outputs) || x != 'x' || colon != ':' ||
-        b.bx < 1 || b.by < 1 || b.outputs < 1 || !(in >> std::ws).eof())
+    if (!(in >> b.bx >> x >> b.by >> colon >> b.outputs) || x != 'x' || colon != ':' || b.bx < 1 ||
+        b.by < 1 || b.outputs < 1 || !(in >> std::ws).eof())
       throw std::invalid_argument("block layer '" + item +
                                   "': expected <bx>x<by>:<outputs>, such as 2x2:4");
     blocks.push_back(b);

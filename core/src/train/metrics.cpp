@@ -33,7 +33,7 @@ double number(const json& j, const char* key) { return optionalNumber(j, key).va
 bool isKnownKey(const std::string& key) {
   static const char* const kKnown[] = {
       "step",   "frames",    "train_loss", "valid_loss", "frames_per_s", "grad_norm", "lr",
-      "wall_s", "wall_time", "train_bpc",  "valid_bpc",  "cer",          "wer",  "ranks"};
+      "wall_s", "wall_time", "train_bpc",  "valid_bpc",  "cer",          "wer",       "ranks"};
   for (const char* known : kKnown)
     if (key == known) return true;
   return false;

@@ -315,12 +315,14 @@ TrainConfig trainConfigFromJson(const json& j, const std::string& source,
   if (version != j.end() && *version != kTrainConfigVersion)
     throw std::invalid_argument(source + ": unknown config version " + version->dump() +
                                 " (this rnnwb reads " + std::to_string(kTrainConfigVersion) + ")");
-  if (const auto task = j.find("task"); task != j.end() && task->is_object() && task->contains("model"))
+  if (const auto task = j.find("task");
+      task != j.end() && task->is_object() && task->contains("model"))
     throw std::invalid_argument(
-        source + ": task.model: the fixed word recogniser and its model configs are retired; "
-                 "make the recogniser as a graph (rnnwb new mdlstm --cell "
-                 "examples/leaky-lp-2d.rnn.json -o words.rnn.json) and train it (rnnwb train "
-                 "words.rnn.json --task words)");
+        source +
+        ": task.model: the fixed word recogniser and its model configs are retired; "
+        "make the recogniser as a graph (rnnwb new mdlstm --cell "
+        "examples/leaky-lp-2d.rnn.json -o words.rnn.json) and train it (rnnwb train "
+        "words.rnn.json --task words)");
   TrainConfig c;
   readSettings(j, source, baseDir, c, {"format", "version"});
   return c;

@@ -87,12 +87,13 @@ bool isUtf8(std::string_view text) {
 // config.json is JSON, which holds only UTF-8 text: a path that is not UTF-8 is refused by name
 // (writing the config failed with nlohmann's "[json.exception.type_error.316]").
 void requireUtf8Paths(const TrainConfig& c) {
-  const std::pair<const char*, const std::string*> paths[] = {{"graph", &c.graph},
-                                                              {"task.text", &c.task.text},
-                                                              {"task.word_alphabet", &c.task.wordAlphabet},
-                                                              {"task.images", &c.task.images},
-                                                              {"task.word_list", &c.task.wordList},
-                                                              {"hostfile", &c.hostfile}};
+  const std::pair<const char*, const std::string*> paths[] = {
+      {"graph", &c.graph},
+      {"task.text", &c.task.text},
+      {"task.word_alphabet", &c.task.wordAlphabet},
+      {"task.images", &c.task.images},
+      {"task.word_list", &c.task.wordList},
+      {"hostfile", &c.hostfile}};
   for (const auto& [key, path] : paths)
     if (!isUtf8(*path))
       throw std::invalid_argument(*path + ": " + key +

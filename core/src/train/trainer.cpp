@@ -203,8 +203,7 @@ void Trainer::setGradientReducer(GradientReducer* reducer) { m_loop->setGradient
 std::unique_ptr<Trainer> Trainer::startNew(const TrainConfig& config, const fs::path& runDir,
                                            TrainingObserver* observer, dist::Communicator* world) {
   validateTrainConfig(config);
-  if (config.graph.empty())
-    throw std::invalid_argument("no graph file given");
+  if (config.graph.empty()) throw std::invalid_argument("no graph file given");
   TrainConfig resolved = resolvedForNewRun(config);
   resolved.ranks = world ? world->size() : 1;
   // Everything that can be wrong with the graph, the data or the options is found before the

@@ -5,8 +5,8 @@
 
 #include "data_parallel.hpp"
 #include "rnnwb/core/dist/sharding.hpp"
-#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/mdlstm/ctc_loss.hpp"
 #include "rnnwb/core/packing/image_io.hpp"
@@ -24,7 +24,8 @@ namespace {
 int ctcOutput(const CompiledPlan& plan, const std::string& path) {
   const Graph& g = plan.graph();
   const std::string what = "the words task: graph " + path + ": ";
-  if (g.dimensions != 2) throw std::invalid_argument(what + "it is 1-D; the words task needs a 2-D graph");
+  if (g.dimensions != 2)
+    throw std::invalid_argument(what + "it is 1-D; the words task needs a 2-D graph");
   if (plan.inputLayers().size() != 1 || g.layers[plan.inputLayers()[0]].size != 1)
     throw std::invalid_argument(what + "the words task needs one input layer of size 1 (the ink)");
   if (plan.outputLayers().size() != 1 || g.layers[plan.outputLayers()[0]].loss != LossKind::Ctc)
@@ -34,8 +35,10 @@ int ctcOutput(const CompiledPlan& plan, const std::string& path) {
 
 GridEngineOptions engineOptions(const TaskConfig& task) {
   GridEngineOptions options;
-  if (task.packer == "none") options.packer = "padded";  // batch padding, each word alone
-  else if (!task.packer.empty()) options.packer = task.packer;
+  if (task.packer == "none")
+    options.packer = "padded";  // batch padding, each word alone
+  else if (!task.packer.empty())
+    options.packer = task.packer;
   return options;
 }
 
@@ -67,11 +70,10 @@ std::string wordsAlphabet(const TaskConfig& task, int classes) {
   if (std::set<char>(alphabet.begin(), alphabet.end()).size() != alphabet.size())
     throw std::invalid_argument("task.word_alphabet: '" + alphabet + "' repeats a character");
   if (static_cast<int>(alphabet.size()) != classes - 1)
-    throw std::invalid_argument("the words task: the alphabet has " +
-                                std::to_string(alphabet.size()) + " characters, so the output needs " +
-                                std::to_string(alphabet.size() + 1) +
-                                " classes (with the blank); the graph's has " +
-                                std::to_string(classes));
+    throw std::invalid_argument(
+        "the words task: the alphabet has " + std::to_string(alphabet.size()) +
+        " characters, so the output needs " + std::to_string(alphabet.size() + 1) +
+        " classes (with the blank); the graph's has " + std::to_string(classes));
   return alphabet;
 }
 
@@ -79,7 +81,8 @@ WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks)
     : m_config(config),
       m_ranks(ranks && !ranks->single() ? ranks : nullptr),
       m_plan(loadValidGraph(config.graph)),
-      m_alphabet(wordsAlphabet(config.task, m_plan.graph().layers[ctcOutput(m_plan, config.graph)].size)),
+      m_alphabet(
+          wordsAlphabet(config.task, m_plan.graph().layers[ctcOutput(m_plan, config.graph)].size)),
       m_engine(std::make_unique<GridEngine>(m_plan, engineOptions(config.task))),
       m_params(initParameters(m_plan, config.seed)),
       m_grads(ParameterSet::zerosLike(m_params)),
@@ -109,7 +112,8 @@ std::string WordsLearner::firstNonFinite(bool inGradients) const {
   return "?";
 }
 
-std::vector<const mdlstm::WordExample*> WordsLearner::myShare(const std::vector<int>& indices) const {
+std::vector<const mdlstm::WordExample*> WordsLearner::myShare(
+    const std::vector<int>& indices) const {
   std::vector<const mdlstm::WordExample*> batch;
   if (!m_ranks) {
     for (int i : indices) batch.push_back(&m_data.train[static_cast<std::size_t>(i)]);
@@ -139,8 +143,8 @@ ExampleBatch WordsLearner::batchOf(const std::vector<const mdlstm::WordExample*>
       const auto at = m_alphabet.find(c);
       if (at == std::string::npos)
         throw std::invalid_argument("the words task: '" + word->text + "': character '" +
-                                    std::string(1, c) + "' is not in the alphabet '" +
-                                    m_alphabet + "'");
+                                    std::string(1, c) + "' is not in the alphabet '" + m_alphabet +
+                                    "'");
       classes.push_back(static_cast<int>(at) + 1);
     }
     int repeats = 0;  // an alignment needs a blank between equal neighbours
@@ -159,10 +163,10 @@ ExampleBatch WordsLearner::batchOf(const std::vector<const mdlstm::WordExample*>
 BatchGradient WordsLearner::computeGradient(const TrainingPosition& at, std::int64_t step) {
   const int batchSize = m_config.task.batch;
   int skipped = 0;
-  const ExampleBatch batch = batchOf(
-      myShare(wordsBatchIndices(at.cursor, batchSize, static_cast<int>(m_data.train.size()),
-                                m_config.seed)),
-      skipped);
+  const ExampleBatch batch =
+      batchOf(myShare(wordsBatchIndices(at.cursor, batchSize, static_cast<int>(m_data.train.size()),
+                                        m_config.seed)),
+              skipped);
   m_grads.fill(0.0f);
   BatchGradient b;
   b.consumed = b.cursorAdvance = batchSize;
@@ -260,9 +264,9 @@ std::int64_t WordsLearner::framesAfter(std::int64_t step) const {
 
 std::string WordsLearner::describe(std::int64_t totalSteps) const {
   return "task words, graph '" + m_plan.graph().name + "' (" + std::to_string(m_params.size()) +
-         " parameters, alphabet of " + std::to_string(m_alphabet.size()) + ", grid engine, packer " +
-         engineOptions(m_config.task).packer + "), " + m_data.source + ", " +
-         std::to_string(m_data.train.size()) + " training / " +
+         " parameters, alphabet of " + std::to_string(m_alphabet.size()) +
+         ", grid engine, packer " + engineOptions(m_config.task).packer + "), " + m_data.source +
+         ", " + std::to_string(m_data.train.size()) + " training / " +
          std::to_string(m_data.valid.size()) + " validation examples, batch " +
          std::to_string(m_config.task.batch) + ", " +
          std::string(toString(m_config.optimizer.kind)) + ", " + std::to_string(totalSteps) +

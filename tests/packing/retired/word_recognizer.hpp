@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "recognizer_config.hpp"
 #include "rnnwb/core/mdlstm/block_conv.hpp"
 #include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
-#include "recognizer_config.hpp"
 #include "rnnwb/core/mdlstm/word_data.hpp"
 #include "rnnwb/core/packing/image_io.hpp"
 

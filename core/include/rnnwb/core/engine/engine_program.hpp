@@ -43,8 +43,8 @@ struct NodeOp {
   std::vector<int> layers;    // the inner order (one layer for a plain node)
   std::vector<int> external;  // anterior connections from outside the node (all frames at once)
   // Recurrent nodes only, frame by frame:
-  std::vector<StackedGroup> delayedGroups;  // full, delay not 0, inside the node
-  std::vector<int> delayedOther;            // diagonal / identity, delay not 0, inside
+  std::vector<StackedGroup> delayedGroups;            // full, delay not 0, inside the node
+  std::vector<int> delayedOther;                      // diagonal / identity, delay not 0, inside
   std::vector<std::vector<StackedGroup>> zeroGroups;  // per position in layers: full, delay 0
   std::vector<std::vector<int>> zeroOther;            // per position: diagonal / identity
 };

@@ -26,7 +26,7 @@ namespace rnnwb {
 /// Where one named tensor lives in the flat buffer.
 struct ParameterView {
   std::string key;         // "connections.<id>.weight" or "layers.<id>.bias"
-  Shape shape;  // [rows, cols] full, [to, from, by, bx] block, [size] otherwise
+  Shape shape;             // [rows, cols] full, [to, from, by, bx] block, [size] otherwise
   std::size_t offset = 0;  // first element in the flat buffer
   std::size_t size = 0;    // number of elements
   int connection = -1;     // index into graph().connections for a weight, else -1

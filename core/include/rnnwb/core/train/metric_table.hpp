@@ -12,8 +12,9 @@
 namespace rnnwb::train {
 
 /// The metrics that at least one record carries: the trainer's own in a fixed order (losses
-/// first: train_loss, valid_loss, train_bpc, valid_bpc, cer, wer, grad_norm, lr, frames_per_s), then
-/// extra keys by name. Every record counts as carrying train_loss, grad_norm, lr and frames_per_s.
+/// first: train_loss, valid_loss, train_bpc, valid_bpc, cer, wer, grad_norm, lr, frames_per_s),
+/// then extra keys by name. Every record counts as carrying train_loss, grad_norm, lr and
+/// frames_per_s.
 std::vector<std::string> metricNames(const std::vector<MetricsRecord>& records);
 
 /// A record's value of a metric; nothing when the record does not carry it.
