@@ -23,6 +23,7 @@
 #include "rnnwb/core/mdlstm/mdlstm_layer.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/word_images.hpp"
+#include "rnnwb/core/train/words_data.hpp"
 
 extern "C" void openblas_set_num_threads(int threads);
 
@@ -43,18 +44,12 @@ double cpuSeconds() {  // the machine is shared: CPU time of this process, not w
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-Example exampleOf(const FeatureMap& ink) {
-  std::vector<float> values(static_cast<std::size_t>(ink.height) * ink.width);
-  for (int y = 0; y < ink.height; ++y)
-    for (int x = 0; x < ink.width; ++x)
-      values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
-  Example e;
-  e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(values)));
-  std::vector<std::int64_t> labels;  // 1 label per 8 columns, classes 1..4: always alignable
+// 1 label per 8 columns, classes 1..4: always alignable.
+std::vector<int> labelsFor(const FeatureMap& ink) {
+  std::vector<int> labels;
   for (int x = 0; x + 8 <= ink.width; x += 8) labels.push_back(1 + (x / 8) % 4);
   if (labels.empty()) labels.push_back(1);
-  e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())}, labels));
-  return e;
+  return labels;
 }
 
 double timeFixed(const std::vector<Mdlstm2dParameters>& p, std::vector<Mdlstm2dParameters>& g,
@@ -77,7 +72,7 @@ double timeGrid(const GridEngine& engine, const ParameterSet& params, ParameterS
                 const std::vector<FeatureMap>& ink) {
   const double start = cpuSeconds();
   ExampleBatch batch;
-  for (const FeatureMap& m : ink) batch.examples.push_back(exampleOf(m));
+  for (const FeatureMap& m : ink) batch.examples.push_back(train::inkExample(m, labelsFor(m)));
   engine.forwardBackward(params, batch, gradients);
   return cpuSeconds() - start;
 }

@@ -11,6 +11,7 @@
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/recognizer_graph.hpp"
+#include "rnnwb/core/train/words_data.hpp"
 #include "word_recognizer.hpp"
 
 using namespace rnnwb;
@@ -203,17 +204,8 @@ void TestRecognizerGraph::sameLossAsTheRetiredRecognizer() {
   const RecognizerReport report = old.computeGradients(batch);
   ExampleBatch examples;
   for (const WordExample& w : batch) {
-    const packing::FeatureMap ink = packing::inkFeatures(w.image);
-    std::vector<float> v(static_cast<std::size_t>(ink.height) * ink.width);
-    for (int y = 0; y < ink.height; ++y)
-      for (int x = 0; x < ink.width; ++x)
-        v[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
-    Example e;
-    e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(v)));
-    std::vector<std::int64_t> labels;
-    for (int c : old.encode(w.text, 0)) labels.push_back(c);
-    e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())}, labels));
-    examples.examples.push_back(std::move(e));
+    examples.examples.push_back(
+        train::inkExample(packing::inkFeatures(w.image), old.encode(w.text, 0)));
   }
   QCOMPARE(report.skipped, 0);
   ParameterSet grads = ParameterSet::zerosLike(params);

@@ -270,19 +270,12 @@ void Lowering::finishLayerBackward(int layer, std::vector<Op>& ops) const {
     op.b = valueGrad(layer);
     ops.push_back(op);
   }
-  if (spec.loss == LossKind::CrossEntropy && !m_options.externalOutputGradients) {
+  // The built-in losses' gradients with respect to the sums: cross-entropy's y - onehot, row by
+  // row; ctc's, per example (the grid engine computes it after the forward).
+  const bool ownLoss = spec.loss == LossKind::CrossEntropy || spec.loss == LossKind::Ctc;
+  if (ownLoss && !m_options.externalOutputGradients) {
     const auto& outputs = m_plan.outputLayers();
-    op.kind = Kind::CrossEntropyOnSums;  // ds += y - onehot
-    op.dst = sumGrad(layer);
-    op.a = value(layer);
-    op.b = {};
-    op.output =
-        static_cast<int>(std::find(outputs.begin(), outputs.end(), layer) - outputs.begin());
-    ops.push_back(op);
-  }
-  if (spec.loss == LossKind::Ctc && !m_options.externalOutputGradients) {
-    const auto& outputs = m_plan.outputLayers();
-    op.kind = Kind::CtcOnSums;  // ds += the CTC loss's gradient (a softmax's sums)
+    op.kind = spec.loss == LossKind::Ctc ? Kind::CtcOnSums : Kind::CrossEntropyOnSums;
     op.dst = sumGrad(layer);
     op.a = value(layer);
     op.b = {};

@@ -89,4 +89,18 @@ std::vector<int> wordsBatchIndices(std::int64_t cursor, int batch, int trainCoun
   return indices;
 }
 
+Example inkExample(const packing::FeatureMap& ink, const std::vector<int>& labels,
+                   bool withTarget) {
+  std::vector<float> values(static_cast<std::size_t>(ink.height) * ink.width);
+  for (int y = 0; y < ink.height; ++y)  // a FeatureMap runs column by column, a tensor row by row
+    for (int x = 0; x < ink.width; ++x)
+      values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
+  Example e;
+  e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(values)));
+  if (withTarget)
+    e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())},
+                                        std::vector<std::int64_t>(labels.begin(), labels.end())));
+  return e;
+}
+
 }  // namespace rnnwb::train

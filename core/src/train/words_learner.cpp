@@ -42,19 +42,6 @@ GridEngineOptions engineOptions(const TaskConfig& task) {
   return options;
 }
 
-Example exampleOf(const packing::Image& image, const std::vector<int>& labels) {
-  const packing::FeatureMap ink = packing::inkFeatures(image);
-  std::vector<float> values(static_cast<std::size_t>(ink.height) * ink.width);
-  for (int y = 0; y < ink.height; ++y)
-    for (int x = 0; x < ink.width; ++x)
-      values[static_cast<std::size_t>(y) * ink.width + x] = ink.at(y, x);
-  Example e;
-  e.inputs.push_back(Tensor::fromF32({ink.height, ink.width, 1}, std::move(values)));
-  e.targets.push_back(Tensor::fromI64({static_cast<std::int64_t>(labels.size())},
-                                      std::vector<std::int64_t>(labels.begin(), labels.end())));
-  return e;
-}
-
 }  // namespace
 
 std::string wordsAlphabet(const TaskConfig& task, int classes) {
@@ -154,7 +141,7 @@ ExampleBatch WordsLearner::batchOf(const std::vector<const mdlstm::WordExample*>
       ++skipped;
       continue;
     }
-    batch.examples.push_back(exampleOf(word->image, classes));
+    batch.examples.push_back(inkExample(packing::inkFeatures(word->image), classes));
     if (labels) labels->push_back(std::move(classes));
   }
   return batch;
@@ -236,8 +223,7 @@ std::optional<Evaluation> WordsLearner::evaluate() {
     }
     for (const mdlstm::WordExample* word : rest) {  // decoded, without a loss
       ExampleBatch one;
-      one.examples.push_back(exampleOf(word->image, {}));
-      one.examples.back().targets.clear();
+      one.examples.push_back(inkExample(packing::inkFeatures(word->image), {}, false));
       std::vector<int> truth;
       for (char c : word->text) truth.push_back(static_cast<int>(m_alphabet.find(c)) + 1);
       score(m_engine->forward(m_params, one, false), {truth});

@@ -11,7 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "rnnwb/core/engine/example_batch.hpp"
 #include "rnnwb/core/mdlstm/word_data.hpp"
+#include "rnnwb/core/packing/feature_map.hpp"
 #include "rnnwb/core/train/train_config.hpp"
 
 namespace rnnwb::train {
@@ -29,6 +31,12 @@ struct WordsData {
 /// the option when the folder is missing, is not an IAM folder, or leaves fewer than
 /// task.batch training examples.
 WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std::uint64_t seed);
+
+/// A word as the grid engine's example: its ink (packing::inkFeatures: 0 = paper, 1 = ink) as the
+/// input [H, W, 1], its classes (alphabet index + 1) as the ctc target; no target when `labels`
+/// is empty and `withTarget` false.
+Example inkExample(const packing::FeatureMap& ink, const std::vector<int>& labels,
+                   bool withTarget = true);
 
 /// Whole updates in one pass over `trainCount` examples (at least 1).
 std::int64_t wordsStepsPerEpoch(int trainCount, int batch);
