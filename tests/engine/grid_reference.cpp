@@ -62,7 +62,7 @@ double ctc(const std::vector<double>& s, int frames, int classes, const std::vec
   return -last;
 }
 
-struct Evaluator {
+struct GridEvaluator {
   const CompiledPlan& plan;
   const ParameterLayout& layout;
   const std::vector<double>& params;
@@ -210,7 +210,7 @@ struct Evaluator {
 
 GridReference gridReference(const CompiledPlan& plan, const ParameterLayout& layout,
                             const std::vector<double>& params, const Example& example) {
-  Evaluator evaluator{plan, layout, params, example};
+  GridEvaluator evaluator{plan, layout, params, example};
   evaluator.run();
   return {evaluator.y, evaluator.loss()};
 }

@@ -86,11 +86,10 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
 }
 
 void GridBinder::clearGradients() {
-  for (LayerBuffers& b : m_layers) {
-    std::fill(b.dy.begin(), b.dy.end(), 0.0f);
-    std::fill(b.ds.begin(), b.ds.end(), 0.0f);
-  }
-  for (auto& dz : m_factorGrads) std::fill(dz.begin(), dz.end(), 0.0f);
+  // Only dy takes adds from several ops. A layer's own ds is first written by its activation's
+  // backward (ds = dy * f'(y), then the loss's terms add), and every factor's dz by the product
+  // rule's Copy or Mul, before anything reads them, row by row.
+  for (LayerBuffers& b : m_layers) std::fill(b.dy.begin(), b.dy.end(), 0.0f);
 }
 
 void GridBinder::run(int node, const std::vector<op::Op>& ops, int first, int count,

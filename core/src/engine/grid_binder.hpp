@@ -72,7 +72,7 @@ class GridBinder {
 
   LayerBuffers& layer(int l) { return m_layers[l]; }
   const LayerBuffers& layer(int l) const { return m_layers[l]; }
-  /// Zeroes every gradient buffer (before a backward).
+  /// Zeroes what a backward adds into before it is written (dy).
   void clearGradients();
   /// Runs `ops` of node `node` on its rows [first, first + count). Parameter gradients add into
   /// `gradients` (laid out like the parameters) when it is given.
