@@ -35,8 +35,8 @@ QPainterPath selfLoop(const LayerItem* layer, int lane) {
 }  // namespace
 
 ConnectionItem::ConnectionItem(int index, const Connection& connection, const LayerItem* from,
-                               const LayerItem* to)
-    : m_index(index), m_connection(connection), m_from(from), m_to(to) {
+                               const LayerItem* to, bool twoD)
+    : m_index(index), m_connection(connection), m_from(from), m_to(to), m_twoD(twoD) {
   setFlags(ItemIsSelectable);
   setZValue(0);
   setToolTip(QString::fromStdString(connection.id));
@@ -47,6 +47,7 @@ ConnectionItem::ConnectionItem(int index, const Connection& connection, const La
 void ConnectionItem::hoverEnterEvent(QGraphicsSceneHoverEvent* event) {
   // Made when asked for: counting a sparse connection's weights draws its mask.
   QString tip = QString::fromStdString(m_connection.id) + QStringLiteral(": ") + label();
+  if (const QString words = meaning(); !words.isEmpty()) tip += QLatin1Char('\n') + words;
   if (const auto* graph = qobject_cast<GraphScene*>(scene())) {
     const Graph& g = graph->document()->graph();
     if (m_index < static_cast<int>(g.connections.size()) && g.connections[m_index] == m_connection)
@@ -266,11 +267,21 @@ QString ConnectionItem::label() const {
           QStringLiteral("block %1\u00d7%2").arg(m_connection.block[0]).arg(m_connection.block[1]);
       break;
   }
-  // Any delay but 0 shows as it is (version 2 allows any sign); a 2-D one as [dx, dy].
-  if (m_connection.delayY != 0)
-    text += QStringLiteral(" d=[%1,%2]").arg(m_connection.delay).arg(m_connection.delayY);
-  else if (m_connection.delay != 0)
+  // Any delay but 0 shows as it is (version 2 allows any sign); a 2-D one as the direction the
+  // recurrence carries values in, with its count: dx = 1 reads x - 1, so it carries rightwards.
+  if (m_twoD || m_connection.delayY != 0) {
+    const auto arrow = [](int d, QChar forward, QChar backward) {
+      return d == 0 ? QString()
+                    : QString(d > 0 ? forward : backward) + QString::number(std::abs(d));
+    };
+    const QString arrows = arrow(m_connection.delay, QChar(0x2192), QChar(0x2190)) +
+                           arrow(m_connection.delayY, QChar(0x2193), QChar(0x2191));
+    if (!arrows.isEmpty()) text += QLatin1Char(' ') + arrows;
+  } else if (m_connection.delay != 0) {
     text += QStringLiteral(" d=%1").arg(m_connection.delay);
+  }
+  if (m_connection.reduce == ReduceAxis::Y) text += QStringLiteral(" \u03a3y");
+  if (!m_connection.trainable) text += QStringLiteral(" fixed");
   if (!m_from)
     text += QStringLiteral(" · no layer '%1'").arg(QString::fromStdString(m_connection.from));
   if (!m_to)
@@ -278,17 +289,49 @@ QString ConnectionItem::label() const {
   return text;
 }
 
+QString ConnectionItem::meaning() const {
+  QStringList lines;
+  const Connection& c = m_connection;
+  if (c.type == ConnectionType::Complement)
+    lines << QStringLiteral("complement: adds 1 \u2212 source, unit by unit (no weight)");
+  if (c.type == ConnectionType::Block)
+    lines << QStringLiteral(
+                 "block %1\u00d7%2: each target pixel reads one %1\u00d7%2 block of the "
+                 "source (a Conv2d with kernel = stride)")
+                 .arg(c.block[0])
+                 .arg(c.block[1]);
+  if (c.reduce == ReduceAxis::Y)
+    lines << QStringLiteral("reduce y: sums the source over its rows into a 1-D layer");
+  if (m_twoD && c.isDelayed())
+    lines << QStringLiteral("delay [%1, %2]: reads the source at (x \u2212 %1, y \u2212 %2)")
+                 .arg(c.delay)
+                 .arg(c.delayY);
+  if (!c.trainable) lines << QStringLiteral("fixed: its weights are not trained");
+  if (c.init) lines << QStringLiteral("every weight starts at %1").arg(*c.init);
+  return lines.join(QLatin1Char('\n'));
+}
+
 QPen ConnectionItem::pen() const {
   QColor color = m_problem || !m_from || !m_to ? canvas::line(kProblem)
-                 : m_connection.delay > 0      ? canvas::line(kDelayed)
+                 : m_connection.isDelayed()    ? canvas::line(kDelayed)
                                                : canvas::plainLine();
-  double width = m_connection.type == ConnectionType::Identity ? 1.2 : 1.8;
+  double width = m_connection.type == ConnectionType::Identity     ? 1.2
+                 : m_connection.type == ConnectionType::Complement ? 1.5
+                 : m_connection.type == ConnectionType::Block      ? 3.2
+                                                                   : 1.8;
   if (m_attached && !m_problem && m_from && m_to) {
     color = canvas::line(QColor(0x1e, 0x88, 0xe5));
     width += 1.0;
   }
   QPen pen(color, isSelected() ? width + 1.5 : width);
-  if (m_connection.delay != 0) pen.setStyle(Qt::DashLine);
+  // Dashes say "delayed" and win over the other two, which a delay cannot hide: a complement is
+  // thin, a block thick, and a reduce ends in its Sigma label.
+  if (m_connection.isDelayed())
+    pen.setStyle(Qt::DashLine);
+  else if (m_connection.type == ConnectionType::Complement)
+    pen.setStyle(Qt::DotLine);
+  else if (m_connection.reduce == ReduceAxis::Y)
+    pen.setStyle(Qt::DashDotLine);
   return pen;
 }
 

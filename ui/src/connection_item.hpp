@@ -1,7 +1,10 @@
 #pragma once
-// The canvas arrow of one connection: its type as a label ("full", "diag", "id", with the
-// density of a sparse one), delayed connections dashed and labelled with their delay, so loops
-// show at a glance. Its path follows the two LayerItems it joins.
+// The canvas arrow of one connection: its type as a label ("full", "diag", "id", "1−y",
+// "block 2×2", with the density of a sparse one and "Σy" for a reduce over the rows),
+// delayed connections dashed and labelled with their delay (a 2-D one as arrows with counts,
+// "→1↓1"), so loops show at a glance. Complement connections are dotted, block ones thick,
+// reduces dash-dotted; the tooltip says what each does. Its path follows the two LayerItems it
+// joins.
 #include <array>
 
 #include <QGraphicsPathItem>
@@ -18,8 +21,9 @@ class ConnectionItem : public QGraphicsPathItem {
 
   /// `from` and `to` must outlive the item (GraphScene deletes connections first); either is
   /// null when the connection names a layer that does not exist (drawn as a stub to a marker).
+  /// `twoD`: the graph is 2-D, so delays show as arrows with counts (→ ← ↓ ↑).
   ConnectionItem(int index, const Connection& connection, const LayerItem* from,
-                 const LayerItem* to);
+                 const LayerItem* to, bool twoD = false);
   int type() const override { return Type; }
 
   int connectionIndex() const { return m_index; }
@@ -43,6 +47,10 @@ class ConnectionItem : public QGraphicsPathItem {
   QRectF labelRect() const;
   /// How it is drawn: dashed when delayed (any delay but 0), red with a problem.
   QPen pen() const;
+  /// The text drawn on the arrow.
+  QString label() const;
+  /// What the connection computes, in words, for its tooltip (empty for a plain one).
+  QString meaning() const;
 
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
@@ -58,7 +66,6 @@ class ConnectionItem : public QGraphicsPathItem {
   void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
 
  private:
-  QString label() const;
   /// A forward connection: a gentle S, bent around boxes in its way.
   QPainterPath forwardPath() const;
   /// The boxes of the visible layers (scene units): what a backward connection goes around.
@@ -75,6 +82,7 @@ class ConnectionItem : public QGraphicsPathItem {
   const LayerItem* m_to;
   int m_lane = 0;
   int m_loopLane = 0;
+  bool m_twoD = false;
   bool m_problem = false;
   bool m_attached = false;
   bool m_retargeting = false;  // an end is being dragged

@@ -208,6 +208,15 @@ RenameGraphCommand::RenameGraphCommand(GraphDocument* document, std::string name
 void RenameGraphCommand::redo() { m_document->setName(m_after); }
 void RenameGraphCommand::undo() { m_document->setName(m_before); }
 
+SetDimensionsCommand::SetDimensionsCommand(GraphDocument* document, int dimensions)
+    : m_document(document), m_before(document->graph().dimensions), m_after(dimensions) {
+  setText(dimensions == 2 ? QStringLiteral("Make the graph 2-D")
+                          : QStringLiteral("Make the graph 1-D"));
+}
+
+void SetDimensionsCommand::redo() { m_document->setDimensions(m_after); }
+void SetDimensionsCommand::undo() { m_document->setDimensions(m_before); }
+
 SetFramesCommand::SetFramesCommand(GraphDocument* document, std::vector<LayerFrame> before,
                                    std::vector<LayerFrame> after, const QString& text)
     : QUndoCommand(text),

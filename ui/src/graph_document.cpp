@@ -253,6 +253,11 @@ void GraphDocument::setName(const std::string& name) {
   m_graph.name = name;
 }
 
+void GraphDocument::setDimensions(int dimensions) {
+  EditScope scope(*this);
+  m_graph.dimensions = dimensions;
+}
+
 void GraphDocument::setPositions(const PositionMap& positions) {
   QStringList moved;
   for (const auto& [id, p] : positions) {

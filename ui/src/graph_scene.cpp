@@ -144,8 +144,9 @@ void GraphScene::rebuildConnections() {
     const Connection& c = graph.connections[i];
     // A connection naming a missing layer is drawn too, so that it can be selected and fixed.
     const auto from = m_layers.find(c.from), to = m_layers.find(c.to);
-    auto* item = new ConnectionItem(i, c, from == m_layers.end() ? nullptr : from->second,
-                                    to == m_layers.end() ? nullptr : to->second);
+    auto* item =
+        new ConnectionItem(i, c, from == m_layers.end() ? nullptr : from->second,
+                           to == m_layers.end() ? nullptr : to->second, graph.dimensions == 2);
     addItem(item);
     // Parallel connections (either direction between the same two layers) get their own lane.
     const auto key = std::minmax(c.from, c.to);

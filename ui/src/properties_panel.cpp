@@ -14,33 +14,13 @@
 #include <QVBoxLayout>
 
 #include "parameter_count.hpp"
+#include "properties_fields.hpp"
 #include "rnnwb/ui/graph_commands.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
 namespace rnnwb::ui {
-namespace {
 
-QString q(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())); }
-
-// A refused id's message, in the row under the id field (where the eye is).
-QLabel* messageRow(QWidget* form, QFormLayout* layout, const QString& name) {
-  auto* label = new QLabel(form);
-  label->setObjectName(name);
-  label->setWordWrap(true);
-  label->setForegroundRole(QPalette::BrightText);
-  label->setStyleSheet(QStringLiteral("color: #d0202c"));
-  label->hide();
-  layout->addRow(label);
-  return label;
-}
-
-QComboBox* comboOf(QWidget* parent, const QStringList& items) {
-  auto* combo = new QComboBox(parent);
-  combo->addItems(items);
-  return combo;
-}
-
-}  // namespace
+using namespace properties;
 
 PropertiesPanel::PropertiesPanel(GraphDocument* document, GraphScene* scene, QWidget* parent)
     : QWidget(parent), m_document(document), m_scene(scene), m_stack(new QStackedWidget(this)) {
@@ -84,7 +64,7 @@ QWidget* PropertiesPanel::createLayerForm() {
   m_activation->setObjectName(QStringLiteral("layerActivation"));
   m_bias = new QCheckBox(QStringLiteral("bias"), form);
   m_bias->setObjectName(QStringLiteral("layerBias"));
-  m_loss = comboOf(form, {"none", "cross_entropy", "mse"});
+  m_loss = comboOf(form, {"none", "cross_entropy", "mse", "ctc"});
   m_loss->setObjectName(QStringLiteral("layerLoss"));
   layout->addRow(QStringLiteral("id"), m_layerId);
   m_layerMessage = messageRow(form, layout, QStringLiteral("layerMessage"));
@@ -102,56 +82,6 @@ QWidget* PropertiesPanel::createLayerForm() {
   return form;
 }
 
-QWidget* PropertiesPanel::createConnectionForm() {
-  auto* form = new QWidget(this);
-  auto* layout = new QFormLayout(form);
-  m_connectionId = new QLineEdit(form);
-  m_connectionId->setObjectName(QStringLiteral("connectionId"));
-  // Editable, so that a connection naming a missing layer can be pointed at one that exists.
-  m_from = new QComboBox(form);
-  m_from->setObjectName(QStringLiteral("connectionFrom"));
-  m_from->setEditable(true);
-  m_to = new QComboBox(form);
-  m_to->setObjectName(QStringLiteral("connectionTo"));
-  m_to->setEditable(true);
-  m_from->setInsertPolicy(QComboBox::NoInsert);
-  m_to->setInsertPolicy(QComboBox::NoInsert);
-  m_type = comboOf(form, {"full", "diagonal", "identity"});
-  m_type->setObjectName(QStringLiteral("connectionType"));
-  m_delay = new QSpinBox(form);
-  m_delay->setObjectName(QStringLiteral("connectionDelay"));
-  // Wide ranges: a value the file holds is shown as it is, even one the Problems panel
-  // refuses (a delay of -2), never clamped.
-  m_delay->setRange(-1000000, 1000000);
-  m_density = new QDoubleSpinBox(form);
-  m_density->setObjectName(QStringLiteral("connectionDensity"));
-  m_density->setDecimals(4);
-  m_density->setRange(-1000.0, 1000.0);
-  m_density->setSingleStep(0.05);
-  m_seed = new QLineEdit(form);
-  m_seed->setObjectName(QStringLiteral("connectionSeed"));
-  m_seed->setValidator(new QRegularExpressionValidator(QRegularExpression("[0-9]{1,19}"), m_seed));
-  layout->addRow(QStringLiteral("id"), m_connectionId);
-  m_connectionMessage = messageRow(form, layout, QStringLiteral("connectionMessage"));
-  layout->addRow(QStringLiteral("from"), m_from);
-  layout->addRow(QStringLiteral("to"), m_to);
-  layout->addRow(QStringLiteral("type"), m_type);
-  layout->addRow(QStringLiteral("delay"), m_delay);
-  layout->addRow(QStringLiteral("density"), m_density);
-  layout->addRow(QStringLiteral("seed"), m_seed);
-  connect(m_connectionId, &QLineEdit::editingFinished, this, &PropertiesPanel::commitConnection);
-  connect(m_from, &QComboBox::activated, this, &PropertiesPanel::commitConnection);
-  connect(m_to, &QComboBox::activated, this, &PropertiesPanel::commitConnection);
-  connect(m_from->lineEdit(), &QLineEdit::editingFinished, this,
-          &PropertiesPanel::commitConnection);
-  connect(m_to->lineEdit(), &QLineEdit::editingFinished, this, &PropertiesPanel::commitConnection);
-  connect(m_type, &QComboBox::activated, this, &PropertiesPanel::commitConnection);
-  connect(m_delay, &QSpinBox::editingFinished, this, &PropertiesPanel::commitConnection);
-  connect(m_density, &QDoubleSpinBox::editingFinished, this, &PropertiesPanel::commitConnection);
-  connect(m_seed, &QLineEdit::editingFinished, this, &PropertiesPanel::commitConnection);
-  return form;
-}
-
 QWidget* PropertiesPanel::createGraphForm() {
   auto* form = new QWidget(this);
   auto* layout = new QFormLayout(form);
@@ -159,9 +89,16 @@ QWidget* PropertiesPanel::createGraphForm() {
   m_name->setObjectName(QStringLiteral("graphName"));
   m_graphSummary = new QLabel(form);
   m_graphSummary->setWordWrap(true);
+  m_dimensions = comboOf(form, {"1: sequences", "2: images"});
+  m_dimensions->setObjectName(QStringLiteral("graphDimensions"));
+  m_dimensions->setToolTip(QStringLiteral(
+      "1: positions are frames t. 2: positions are pixels (x, y); delays are [dx, dy] "
+      "(graph format version 2)"));
   layout->addRow(QStringLiteral("graph name"), m_name);
+  layout->addRow(QStringLiteral("dimensions"), m_dimensions);
   layout->addRow(m_graphSummary);
   connect(m_name, &QLineEdit::editingFinished, this, &PropertiesPanel::commitGraph);
+  connect(m_dimensions, &QComboBox::activated, this, &PropertiesPanel::commitGraph);
   return form;
 }
 
@@ -185,24 +122,12 @@ void PropertiesPanel::refresh() {
     m_loss->setCurrentText(q(toString(l.loss)));
     m_stack->setCurrentIndex(1);
   } else if (m_connection >= 0 && m_connection < int(graph.connections.size())) {
-    const Connection& c = graph.connections[m_connection];
-    m_connectionId->setText(q(c.id));
-    for (QComboBox* end : {m_from, m_to}) {
-      end->clear();
-      for (const Layer& layer : graph.layers) end->addItem(q(layer.id));
-    }
-    m_from->setCurrentText(q(c.from));
-    m_to->setCurrentText(q(c.to));
-    m_type->setCurrentText(q(toString(c.type)));
-    m_delay->setValue(c.delay);
-    m_density->setValue(c.density);
-    m_density->setEnabled(c.type == ConnectionType::Full);
-    m_seed->setText(QString::number(c.seed));
-    m_seed->setEnabled(c.type == ConnectionType::Full);
+    refreshConnection(graph.connections[m_connection]);
     m_stack->setCurrentIndex(2);
   } else {
     m_connection = -1;
     m_name->setText(q(graph.name));
+    m_dimensions->setCurrentIndex(graph.dimensions == 2 ? 1 : 0);
     std::int64_t parameters = 0;
     for (const Layer& layer : graph.layers) parameters += layer.bias ? std::max(layer.size, 0) : 0;
     for (int i = 0; i < int(graph.connections.size()); ++i)
@@ -273,25 +198,11 @@ void PropertiesPanel::commitLayer() {
   m_document->undoStack()->push(new EditLayerCommand(m_document, m_layer, after));
 }
 
-void PropertiesPanel::commitConnection() {
-  if (m_refreshing || m_connection < 0) return;
-  m_connectionMessage->hide();
-  const Connection& before = m_document->graph().connections[m_connection];
-  if (!acceptId(m_connectionId, before.id, false)) return;
-  Connection after = before;
-  after.id = m_connectionId->text().trimmed().toStdString();
-  after.from = m_from->currentText().trimmed().toStdString();
-  after.to = m_to->currentText().trimmed().toStdString();
-  after.type = *connectionTypeFromString(m_type->currentText().toStdString());
-  after.delay = m_delay->value();
-  after.density = after.type == ConnectionType::Full ? m_density->value() : 1.0;
-  after.seed = m_seed->text().toULongLong();
-  if (after == before) return forgetTyping();
-  m_document->undoStack()->push(new EditConnectionCommand(m_document, m_connection, after));
-}
-
 void PropertiesPanel::commitGraph() {
   if (m_refreshing) return;
+  const int dimensions = m_dimensions->currentIndex() + 1;
+  if (dimensions != m_document->graph().dimensions)
+    return m_document->undoStack()->push(new SetDimensionsCommand(m_document, dimensions));
   const std::string name = m_name->text().toStdString();
   if (name == m_document->graph().name) return forgetTyping();
   m_document->undoStack()->push(new RenameGraphCommand(m_document, name));

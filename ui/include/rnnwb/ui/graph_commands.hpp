@@ -145,6 +145,19 @@ class InsertFragmentCommand : public QUndoCommand {
   int m_firstLayer, m_firstConnection;
 };
 
+/// The graph's dimensions (1 or 2). What no longer fits (a dy in a 1-D graph) is left for the
+/// Problems panel to name, as a file holding it would be; undo brings the old dimensions back.
+class SetDimensionsCommand : public QUndoCommand {
+ public:
+  SetDimensionsCommand(GraphDocument* document, int dimensions);
+  void redo() override;
+  void undo() override;
+
+ private:
+  GraphDocument* m_document;
+  int m_before, m_after;
+};
+
 class RenameGraphCommand : public QUndoCommand {
  public:
   RenameGraphCommand(GraphDocument* document, std::string name);

@@ -93,6 +93,7 @@ class GraphDocument : public QObject {
   void replaceConnection(int index, const Connection& connection);
   void setConnections(std::vector<Connection> connections);
   void setName(const std::string& name);
+  void setDimensions(int dimensions);
   /// Moves layers (ids that do not exist are ignored); rounds to whole scene units as the file
   /// stores them.
   void setPositions(const PositionMap& positions);

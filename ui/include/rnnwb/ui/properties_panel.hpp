@@ -1,19 +1,25 @@
 #pragma once
 // The properties panel: every field of the spec for the selected layer (id, kind, size,
-// activation, bias, loss) or connection (id, from, to, type, delay, density, seed), or the graph's
-// name when nothing single is selected. Each edit pushes an undo command; an id that is malformed
-// or taken is refused with a message, every other value is accepted and validated live. The editors
-// carry object names (layerId, layerKind, layerSize, layerActivation, layerBias, layerLoss,
-// connectionId, connectionFrom, connectionTo, connectionType, connectionDelay, connectionDensity,
-// connectionSeed, graphName; layerMessage and connectionMessage, the refusal under the id field) so
-// that tests and style sheets can find them.
+// activation, bias, loss) or connection (id, from, to, type, delay, density, seed, and version 2's
+// dy, block, reduce, trainable, init), or the graph's name and dimensions when nothing single is
+// selected. Each edit pushes an undo command; an id that is malformed or taken is refused with a
+// message, every other value is accepted and validated live. The editors carry object names
+// (layerId, layerKind, layerSize, layerActivation, layerBias, layerLoss, connectionId,
+// connectionFrom, connectionTo, connectionType, connectionDelay (dx in a 2-D graph),
+// connectionDelayY, connectionBlockX, connectionBlockY, connectionReduce, connectionTrainable,
+// connectionInit, connectionDensity, connectionSeed, graphName, graphDimensions; layerMessage and
+// connectionMessage, the refusal under the id field) so that tests and style sheets can find them.
+// The connection form is in properties_connection.cpp.
 #include <string>
 
 #include <QWidget>
 
+#include "rnnwb/core/graph.hpp"
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -35,6 +41,7 @@ class PropertiesPanel : public QWidget {
   QWidget* createConnectionForm();
   QWidget* createGraphForm();
   void refresh();
+  void refreshConnection(const Connection& c);
   void commitLayer();
   void commitConnection();
   void commitGraph();
@@ -61,11 +68,19 @@ class PropertiesPanel : public QWidget {
   QComboBox* m_from;
   QComboBox* m_to;
   QComboBox* m_type;
+  QFormLayout* m_connectionLayout;
   QSpinBox* m_delay;
+  QSpinBox* m_delayY;
+  QSpinBox* m_blockX;
+  QSpinBox* m_blockY;
+  QComboBox* m_reduce;
+  QCheckBox* m_trainable;
+  QLineEdit* m_init;
   QDoubleSpinBox* m_density;
   QLineEdit* m_seed;
 
   QLineEdit* m_name;
+  QComboBox* m_dimensions;
   QLabel* m_graphSummary;
 };
 
