@@ -1,17 +1,25 @@
 // 2-D graphs in the workbench (issue 31): the document's dimensions chosen in the Properties
-// panel, a 2-D delay edited as [dx, dy] and drawn as arrows with counts, and complement, block
-// and reduce connections drawn apart from the others and explained in their tooltips.
+// panel, a 2-D delay edited as [dx, dy] and drawn as arrows with counts, complement, block and
+// reduce connections drawn apart from the others and explained in their tooltips, the 2-D
+// templates (the two Leaky LP cells and the four-direction layer), and the Schedule's scans.
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGraphicsSceneHoverEvent>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest>
 
 #include "connection_item.hpp"
+#include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/graph_validator.hpp"
+#include "rnnwb/ui/edit_actions.hpp"
+#include "rnnwb/ui/graph_fragment.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
+#include "rnnwb/ui/graph_view.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
+#include "rnnwb/ui/schedule_panel.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -26,6 +34,10 @@ class TestTwoDGraphs : public QObject {
   void blockReduceTrainableAndInitAreEdited();
   void newConnectionTypesAreDrawnApart();
   void everyTwoDRowFitsTheDefaultDockWidth();
+  void leakyLpTemplatesAreTheExampleCells();
+  void twoDTemplateMakesTheGraphTwoDInOneUndoStep();
+  void newFromFourDirectionTemplateIsAValidRecogniserLayer();
+  void scheduleShowsEachNodesScan();
 
  private:
   void open(const char* example) {
@@ -215,6 +227,109 @@ void TestTwoDGraphs::everyTwoDRowFitsTheDefaultDockWidth() {
     QVERIFY2(rowShown(row), row);
   QVERIFY2(m_panel->minimumSizeHint().width() <= 190,
            qPrintable(QString::number(m_panel->minimumSizeHint().width())));
+}
+
+void TestTwoDGraphs::leakyLpTemplatesAreTheExampleCells() {
+  // The templates are the example files' cells: the same layers (but x and y) and connections,
+  // prefixed, at the chosen size.
+  open("leaky-lp-2d.rnn.json");
+  for (const auto& [cell, file] :
+       {std::pair{CellTemplate::LeakyLp2d, "leaky-lp-2d.rnn.json"},
+        std::pair{CellTemplate::LeakyLp2dCellsReport, "leaky-lp-2d-cells-report.rnn.json"}}) {
+    const Graph example = loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + std::string(file));
+    std::vector<std::string> outputs;
+    const GraphFragment f = makeCellTemplate(*m_doc, cell, "x", 7, QPointF(0, 0), &outputs);
+    QCOMPARE(f.layers.size(), example.layers.size() - 2);
+    QCOMPARE(f.connections.size(), example.connections.size() - 1);  // all but h -> y
+    QCOMPARE(outputs, std::vector<std::string>{"lp_h"});
+    for (const Layer& l : f.layers) {
+      QVERIFY2(l.id.starts_with("lp_"), l.id.c_str());
+      QCOMPARE(l.size, 7);
+      QVERIFY(f.positions.count(l.id));
+    }
+    int peepholes = 0;  // the two variants differ in the output gates' peepholes
+    for (const Connection& c : f.connections)
+      if (c.from == "lp_c" && (c.to == "lp_o1" || c.to == "lp_o2")) peepholes += c.delay;
+    QCOMPARE(peepholes, cell == CellTemplate::LeakyLp2d ? 2 : 0);
+  }
+}
+
+void TestTwoDGraphs::twoDTemplateMakesTheGraphTwoDInOneUndoStep() {
+  open("elman.rnn.json");
+  GraphView view(m_scene);
+  QWidget window;
+  EditActions actions(m_doc, m_scene, &view, &window);
+  const std::size_t layers = m_doc->graph().layers.size();
+  QVERIFY(actions.insertTemplate(CellTemplate::LeakyLp2d, "x", 10, std::nullopt));
+  QCOMPARE(m_doc->graph().dimensions, 2);
+  QCOMPARE(m_doc->graph().layers.size(), layers + 17);
+  QCOMPARE(m_doc->undoStack()->count(), 1);
+  QCOMPARE(m_doc->undoStack()->undoText(), QStringLiteral("Insert Leaky LP 2-D cell (paper)"));
+  // Drawn as 2-D: the cell's [0, 1] delays are downward arrows.
+  const int down = connectionWhere([](const Connection& c) { return c.delayY == 1; });
+  QVERIFY2(item(down)->label().endsWith(QStringLiteral("\u21931")),
+           qPrintable(item(down)->label()));
+  m_doc->undoStack()->undo();
+  QCOMPARE(m_doc->graph().dimensions, 1);
+  QCOMPARE(m_doc->graph().layers.size(), layers);
+}
+
+void TestTwoDGraphs::newFromFourDirectionTemplateIsAValidRecogniserLayer() {
+  m_doc = new GraphDocument;
+  m_scene = new GraphScene(m_doc);
+  GraphView view(m_scene);
+  QWidget window;
+  EditActions actions(m_doc, m_scene, &view, &window);
+  QVERIFY(actions.newFromTemplate(CellTemplate::FourDirectionLeakyLp));
+  const Graph& g = m_doc->graph();
+  QCOMPARE(g.dimensions, 2);
+  QCOMPARE(int(g.layers.size()), 1 + 4 * 17 + 1);
+  QVERIFY2(validateGraph(g).empty(),
+           validateGraph(g).empty() ? "" : validateGraph(g)[0].message.c_str());
+  // Each direction scans from its own corner: its copy's delays carry its signs.
+  for (const auto& [direction, sx, sy] : {std::tuple{"ff", 1, 1}, std::tuple{"bf", -1, 1},
+                                          std::tuple{"fb", 1, -1}, std::tuple{"bb", -1, -1}}) {
+    const std::string h = std::string("mdlstm_") + direction + "-h";
+    const std::string i = std::string("mdlstm_") + direction + "-i";
+    int seen = 0;
+    for (const Connection& c : g.connections)
+      if (c.from == h && c.to == i) {
+        QVERIFY(c.delay == sx || c.delayY == sy);
+        QVERIFY(c.delay == 0 || c.delay == sx);
+        QVERIFY(c.delayY == 0 || c.delayY == sy);
+        ++seen;
+      }
+    QCOMPARE(seen, 2);
+  }
+  int reduces = 0;
+  for (const Connection& c : g.connections) reduces += c.reduce == ReduceAxis::Y && c.to == "y";
+  QCOMPARE(reduces, 4);
+  QVERIFY(g.layers.back().loss == LossKind::Ctc);
+  QCOMPARE(m_doc->undoStack()->count(), 1);
+}
+
+void TestTwoDGraphs::scheduleShowsEachNodesScan() {
+  open("leaky-lp-2d-four-directions.rnn.json");
+  {
+    SchedulePanel panel(m_doc, m_scene);
+    auto* tree = panel.findChild<QTreeWidget*>();
+    QStringList scans;
+    for (int i = 0; i < tree->topLevelItemCount(); ++i)
+      if (tree->topLevelItem(i)->text(1).startsWith(QStringLiteral("recurrent")))
+        scans << tree->topLevelItem(i)->text(2);
+    QCOMPARE(scans, (QStringList{QStringLiteral("diagonal wavefront: x forward, y forward"),
+                                 QStringLiteral("diagonal wavefront: x backward, y forward"),
+                                 QStringLiteral("diagonal wavefront: x forward, y backward"),
+                                 QStringLiteral("diagonal wavefront: x backward, y backward")}));
+  }
+  cleanup();
+  open("elman.rnn.json");  // a 1-D node forward in time reads as before
+  SchedulePanel plain(m_doc, m_scene);
+  auto* tree = plain.findChild<QTreeWidget*>();
+  bool perFrame = false;
+  for (int i = 0; i < tree->topLevelItemCount(); ++i)
+    perFrame = perFrame || tree->topLevelItem(i)->text(2) == QStringLiteral("per frame");
+  QVERIFY(perFrame);
 }
 
 QTEST_MAIN(TestTwoDGraphs)

@@ -234,11 +234,8 @@ void EditActions::addConnectedLayer(const QString& key, const std::string& layer
 }
 
 void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> scenePos) {
-  if (key == QLatin1String("lstm") || key == QLatin1String("gru") ||
-      key == QLatin1String("elman")) {
-    const CellTemplate cell = key == QLatin1String("lstm")  ? CellTemplate::Lstm
-                              : key == QLatin1String("gru") ? CellTemplate::Gru
-                                                            : CellTemplate::Elman;
+  if (const std::optional<CellTemplate> chosenTemplate = templateFromKey(key)) {
+    const CellTemplate cell = *chosenTemplate;
     QDialog dialog(m_dialogParent);
     const QString title = QStringLiteral("Insert %1").arg(templateName(cell));
     dialog.setWindowTitle(title);
@@ -248,10 +245,19 @@ void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> sce
     auto* layout = new QFormLayout(&dialog);
     QString cellName = templateWithArticle(cell);
     cellName[0] = cellName[0].toUpper();
-    auto* what = new QLabel(QStringLiteral("%1 of new layers, fed by a layer of the graph; "
-                                           "connect its last layer onward.")
-                                .arg(cellName),
-                            &dialog);
+    QString whatText = QStringLiteral(
+                           "%1 of new layers, fed by a layer of the graph; "
+                           "connect its last layer onward.")
+                           .arg(cellName);
+    if (cell == CellTemplate::FourDirectionLeakyLp)
+      whatText = QStringLiteral(
+                     "%1: four Leaky LP cells, one scanning from each corner, fed by "
+                     "a layer of the graph; connect their outputs (the four h layers) "
+                     "onward.")
+                     .arg(cellName);
+    if (isTwoDTemplate(cell) && m_document->graph().dimensions != 2)
+      whatText += QStringLiteral(" The graph becomes 2-D.");
+    auto* what = new QLabel(whatText, &dialog);
     what->setWordWrap(true);
     layout->addRow(what);
     // The feeding layer: the one selected, else the first input layer.
@@ -266,7 +272,8 @@ void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> sce
     input->setCurrentIndex(std::max(chosen, 0));
     auto* size = new QSpinBox(&dialog);
     size->setRange(1, 1 << 20);
-    size->setValue(32);
+    size->setValue(templateDefaultSize(cell));
+    size->setObjectName(QStringLiteral("templateUnits"));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     layout->addRow(QStringLiteral("wired to layer"), input);
     layout->addRow(QStringLiteral("units"), size);
@@ -288,15 +295,23 @@ void EditActions::addPaletteEntry(const QString& key, std::optional<QPointF> sce
 }
 
 bool EditActions::insertTemplate(CellTemplate cell, const std::string& inputId, int size,
-                                 std::optional<QPointF> origin) {
+                                 std::optional<QPointF> origin, std::vector<std::string>* outputs) {
   if (m_document->layerIndex(inputId) < 0) return false;
   // By default beside the layer that feeds it: the cell reads left to right from there.
   const QPointF start = origin ? *origin : m_document->position(inputId) + kBesideInput;
-  GraphFragment fragment = makeCellTemplate(*m_document, cell, inputId, size, start);
+  GraphFragment fragment = makeCellTemplate(*m_document, cell, inputId, size, start, outputs);
   moveToFreeSpace(*m_document, fragment);
   const int count = static_cast<int>(fragment.layers.size());
-  m_document->undoStack()->push(new InsertFragmentCommand(
-      m_document, std::move(fragment), QStringLiteral("Insert %1").arg(templateName(cell))));
+  const QString text = QStringLiteral("Insert %1").arg(templateName(cell));
+  QUndoStack* stack = m_document->undoStack();
+  // A 2-D cell makes the graph 2-D, in the same undo step.
+  const bool makeTwoD = isTwoDTemplate(cell) && m_document->graph().dimensions != 2;
+  if (makeTwoD) {
+    stack->beginMacro(text);
+    stack->push(new SetDimensionsCommand(m_document, 2));
+  }
+  stack->push(new InsertFragmentCommand(m_document, std::move(fragment), text));
+  if (makeTwoD) stack->endMacro();
   selectLastLayers(count);
   return true;
 }
@@ -305,16 +320,28 @@ bool EditActions::newFromTemplate(CellTemplate cell) {
   if (!m_document->graph().layers.empty()) return false;
   QUndoStack* stack = m_document->undoStack();
   stack->beginMacro(QStringLiteral("New from %1").arg(templateName(cell)));
+  // A 2-D cell reads a grey image (1 channel) and ends, as the word recogniser, in a ctc layer
+  // over the row sums of its output states; a 1-D cell reads 8 features into a softmax of 8.
+  const bool twoD = isTwoDTemplate(cell);
   Layer input = makeLayer(*m_document, LayerKind::Input);
-  input.size = 8;
+  input.size = twoD ? 1 : 8;
   stack->push(new AddLayerCommand(m_document, input, QPointF(0, 0)));
-  insertTemplate(cell, input.id, 32, std::nullopt);
-  const std::string last = m_document->graph().layers.back().id;  // the cell's output layer
+  std::vector<std::string> cellOutputs;
+  const std::string inputId = input.id;
+  insertTemplate(cell, inputId, templateDefaultSize(cell), std::nullopt, &cellOutputs);
   Layer output = makeLayer(*m_document, LayerKind::Additive, true);
-  output.size = 8;
-  stack->push(new AddLayerCommand(
-      m_document, output, freeSpotNear(*m_document, m_document->position(last) + kBesideInput)));
-  stack->push(new AddConnectionCommand(m_document, makeConnection(*m_document, last, output.id)));
+  output.size = twoD ? 5 : 8;
+  if (twoD) output.loss = LossKind::Ctc;
+  QPointF rightmost = m_document->position(cellOutputs.front());
+  for (const std::string& id : cellOutputs)
+    if (m_document->position(id).x() > rightmost.x()) rightmost = m_document->position(id);
+  stack->push(
+      new AddLayerCommand(m_document, output, freeSpotNear(*m_document, rightmost + kBesideInput)));
+  for (const std::string& id : cellOutputs) {
+    Connection c = makeConnection(*m_document, id, output.id);
+    if (twoD) c.reduce = ReduceAxis::Y;
+    stack->push(new AddConnectionCommand(m_document, c));
+  }
   stack->endMacro();
   m_scene->selectItems({}, {});
   m_view->fitToWindow();

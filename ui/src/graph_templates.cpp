@@ -1,5 +1,10 @@
 // The cell templates of graph_fragment.hpp: the LSTM and GRU of examples/ built from additive
-// and multiplicative layers, and the Elman layer.
+// and multiplicative layers, the Elman layer, and the 2-D Leaky LP cells, read from the example
+// files built into the program (resources/rnnwb.qrc) and copied by core's makeCellLayer.
+#include <QFile>
+
+#include "rnnwb/core/cell_layer.hpp"
+#include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/ui/graph_fragment.hpp"
 
 namespace rnnwb::ui {
@@ -105,6 +110,30 @@ void buildElman(CellBuilder& b, const std::string& input) {
   b.connect("h", "h", ConnectionType::Full, 1);
 }
 
+// The cell file behind a 2-D template, parsed once.
+const Graph& twoDCell(CellTemplate cell) {
+  static const auto load = [](const char* resource) {
+    QFile file(QString::fromLatin1(resource));
+    if (!file.open(QIODevice::ReadOnly)) qFatal("the program lacks its resource %s", resource);
+    const QByteArray text = file.readAll();
+    GraphLoadResult result = parseGraph(std::string_view(text.constData(), text.size()));
+    if (!result.ok()) qFatal("the resource %s is not a graph file", resource);
+    return *result.graph;
+  };
+  static const Graph paper = load(":/cells/leaky-lp-2d.rnn.json");
+  static const Graph report = load(":/cells/leaky-lp-2d-cells-report.rnn.json");
+  return cell == CellTemplate::LeakyLp2dCellsReport ? report : paper;
+}
+
+GraphFragment fragmentOf(CellLayer layer, QPointF origin) {
+  GraphFragment fragment;
+  for (auto& [id, at] : layer.positions)
+    fragment.positions[id] = origin + QPointF(at.first, at.second);
+  fragment.layers = std::move(layer.layers);
+  fragment.connections = std::move(layer.connections);
+  return fragment;
+}
+
 // "lstm_", then "lstm2_", ...: the first prefix under which none of the cell's ids is taken.
 std::string freePrefix(const GraphDocument& document, const std::string& base,
                        const GraphFragment& probe) {
@@ -127,18 +156,68 @@ QString templateName(CellTemplate cell) {
       return QStringLiteral("GRU cell");
     case CellTemplate::Elman:
       return QStringLiteral("Elman layer");
+    case CellTemplate::LeakyLp2d:
+      return QStringLiteral("Leaky LP 2-D cell (paper)");
+    case CellTemplate::LeakyLp2dCellsReport:
+      return QStringLiteral("Leaky LP 2-D cell (cells report)");
+    case CellTemplate::FourDirectionLeakyLp:
+      return QStringLiteral("four-direction MDLSTM layer");
   }
   return {};
 }
 
 QString templateWithArticle(CellTemplate cell) {
   // Said as letters, "LSTM" takes "an" (el-es-tee-em), as does "Elman"; "GRU" (gee) takes "a".
-  return (cell == CellTemplate::Gru ? QStringLiteral("a ") : QStringLiteral("an ")) +
-         templateName(cell);
+  const bool an = cell == CellTemplate::Lstm || cell == CellTemplate::Elman;
+  return (an ? QStringLiteral("an ") : QStringLiteral("a ")) + templateName(cell);
 }
 
+QString templateKey(CellTemplate cell) {
+  switch (cell) {
+    case CellTemplate::Lstm:
+      return QStringLiteral("lstm");
+    case CellTemplate::Gru:
+      return QStringLiteral("gru");
+    case CellTemplate::Elman:
+      return QStringLiteral("elman");
+    case CellTemplate::LeakyLp2d:
+      return QStringLiteral("leaky-lp-2d");
+    case CellTemplate::LeakyLp2dCellsReport:
+      return QStringLiteral("leaky-lp-2d-cells-report");
+    case CellTemplate::FourDirectionLeakyLp:
+      return QStringLiteral("mdlstm-layer");
+  }
+  return {};
+}
+
+std::optional<CellTemplate> templateFromKey(const QString& key) {
+  for (CellTemplate cell : kCellTemplates)
+    if (templateKey(cell) == key) return cell;
+  return std::nullopt;
+}
+
+bool isTwoDTemplate(CellTemplate cell) {
+  return cell != CellTemplate::Lstm && cell != CellTemplate::Gru && cell != CellTemplate::Elman;
+}
+
+int templateDefaultSize(CellTemplate cell) { return isTwoDTemplate(cell) ? 10 : 32; }
+
 GraphFragment makeCellTemplate(const GraphDocument& document, CellTemplate cell,
-                               const std::string& inputId, int size, QPointF origin) {
+                               const std::string& inputId, int size, QPointF origin,
+                               std::vector<std::string>* outputs) {
+  if (isTwoDTemplate(cell)) {
+    const int directions = cell == CellTemplate::FourDirectionLeakyLp ? 4 : 1;
+    const Graph& cellGraph = twoDCell(cell);
+    const std::string base = directions == 4 ? "mdlstm" : "lp";
+    const GraphFragment probe =
+        fragmentOf(makeCellLayer(cellGraph, {"", inputId, size, directions}), origin);
+    CellLayer layer =
+        makeCellLayer(cellGraph, {freePrefix(document, base, probe), inputId, size, directions});
+    if (outputs) *outputs = layer.outputs;
+    GraphFragment fragment = fragmentOf(std::move(layer), origin);
+    for (Connection& c : fragment.connections) c.id = document.uniqueConnectionId(c.id);
+    return fragment;
+  }
   auto build = [&](CellBuilder& b) {
     if (cell == CellTemplate::Lstm)
       buildLstm(b, inputId);
@@ -156,6 +235,7 @@ GraphFragment makeCellTemplate(const GraphDocument& document, CellTemplate cell,
   build(builder);
   // Connection ids must not clash with parallel connections already there.
   for (Connection& c : builder.fragment.connections) c.id = document.uniqueConnectionId(c.id);
+  if (outputs) *outputs = {builder.fragment.layers.back().id};
   return builder.fragment;
 }
 

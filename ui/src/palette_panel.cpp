@@ -20,6 +20,15 @@ PalettePanel::PalettePanel(QWidget* parent) : QListWidget(parent) {
       {"lstm", "LSTM cell…", "An LSTM with peepholes wired to a chosen layer"},
       {"gru", "GRU cell…", "A GRU wired to a chosen layer"},
       {"elman", "Elman layer…", "A tanh layer with a delayed self-loop, wired to a chosen layer"},
+      {"leaky-lp-2d", "Leaky LP 2-D cell…",
+       "The 2-D LSTM cell of \"No Padding Please\", in the paper's variant (two output gates "
+       "with peepholes to the previous state), wired to a chosen layer"},
+      {"leaky-lp-2d-cells-report", "Leaky LP 2-D (report)…",
+       "The same cell in the variant of Leifert et al.'s cells report: the output gates' "
+       "peepholes read the new state"},
+      {"mdlstm-layer", "Four-direction MDLSTM…",
+       "Four Leaky LP cells (the paper's variant), one scanning from each corner of the image, "
+       "wired to a chosen layer"},
   };
   for (const Entry& e : entries) {
     auto* item = new QListWidgetItem(QString::fromUtf8(e.text), this);

@@ -7,6 +7,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "rnnwb/core/scan_order.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 
@@ -99,7 +100,15 @@ void SchedulePanel::refresh() {
     item->setText(0, QString::number(n + 1));
     if (node.recurrent) {
       item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
-      item->setText(2, QStringLiteral("per frame"));
+      // A 1-D node that runs forward in time reads as before; any other scan says itself
+      // ("diagonal wavefront: x forward, y forward", "backward in time"), with its sigma.
+      const bool forwardInTime = node.scan.empty() || node.scan == std::vector<long long>{1};
+      item->setText(2, forwardInTime ? QStringLiteral("per frame")
+                                     : QString::fromStdString(describeScan(node.scan)));
+      if (!node.scan.empty())
+        item->setToolTip(2, QStringLiteral("scan vector \u03c3 = %1: %2")
+                                .arg(QString::fromStdString(formatSigma(node.scan)),
+                                     QString::fromStdString(describeScan(node.scan))));
       item->setText(3, QStringLiteral("%1, in order:").arg(node.layers.size()));
       item->setForeground(2, QColor(0x7b, 0x1f, 0xa2));
       // The inner order, one row per layer: read top to bottom within each frame.
@@ -119,11 +128,15 @@ void SchedulePanel::refresh() {
   m_tree->expandAll();
   showHeat();
   const int nodes = static_cast<int>(analysis->nodes.size());
-  m_summary->setText(QStringLiteral("%1 node(s): %2 recurrent (frame by frame), %3 plain (all "
-                                    "frames of a chunk at once). Hover a step to find it.")
-                         .arg(nodes)
-                         .arg(recurrent)
-                         .arg(nodes - recurrent));
+  m_summary->setText(
+      (graph.dimensions == 2
+           ? QStringLiteral("%1 node(s): %2 recurrent (position by position along their scans), "
+                            "%3 plain (all positions of a batch at once). Hover a step to find it.")
+           : QStringLiteral("%1 node(s): %2 recurrent (frame by frame), %3 plain (all frames of a "
+                            "chunk at once). Hover a step to find it."))
+          .arg(nodes)
+          .arg(recurrent)
+          .arg(nodes - recurrent));
 }
 
 void SchedulePanel::hoverStep(int row) {

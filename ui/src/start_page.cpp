@@ -51,7 +51,7 @@ StartPage::StartPage(QWidget* parent)
   layout->addWidget(m_examples, 2, 0);
   layout->addWidget(m_recent, 2, 1);
   auto* templates = new QVBoxLayout;
-  for (CellTemplate cell : {CellTemplate::Lstm, CellTemplate::Gru, CellTemplate::Elman}) {
+  for (CellTemplate cell : kCellTemplates) {
     auto* button = new QPushButton(templateName(cell), this);
     button->setToolTip(QStringLiteral("An input layer x, %1 fed by it and an output layer y")
                            .arg(templateWithArticle(cell)));

@@ -1,5 +1,7 @@
 #include "rnnwb/core/recognizer_graph.hpp"
 
+#include "rnnwb/core/cell_layer.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -10,46 +12,9 @@
 namespace rnnwb {
 namespace {
 
-struct CellShape {
-  std::string input, output, state;  // ids in the cell
-  int size = 0;
-};
-
-CellShape inspectCell(const Graph& cell) {
-  if (cell.dimensions != 2)
-    throw std::invalid_argument("the cell '" + cell.name + "' is not a 2-D graph");
-  CellShape shape;
-  int inputs = 0, outputs = 0;
-  for (const Layer& l : cell.layers) {
-    if (l.isInput()) {
-      shape.input = l.id;
-      ++inputs;
-    } else if (l.isOutput()) {
-      shape.output = l.id;
-      ++outputs;
-    } else if (shape.size == 0) {
-      shape.size = l.size;
-    } else if (l.size != shape.size) {
-      throw std::invalid_argument("the cell '" + cell.name + "': its layers have several sizes (" +
-                                  std::to_string(shape.size) + " and '" + l.id + "' " +
-                                  std::to_string(l.size) + "); the generator needs one");
-    }
-  }
-  if (inputs != 1 || outputs != 1)
-    throw std::invalid_argument("the cell '" + cell.name + "' has " + std::to_string(inputs) +
-                                " input and " + std::to_string(outputs) +
-                                " output layers; the generator needs one of each");
-  for (const Connection& c : cell.connections)
-    if (c.to == shape.output) shape.state = c.from;
-  if (shape.state.empty() || shape.size == 0)
-    throw std::invalid_argument("the cell '" + cell.name +
-                                "' has no layer between its input and its output");
-  return shape;
-}
-
 class Builder {
  public:
-  explicit Builder(const RecognizerGraphOptions& o) : m_o(o), m_cell(inspectCell(o.cell)) {
+  explicit Builder(const RecognizerGraphOptions& o) : m_o(o) {
     m_graph.name = o.name;
     m_graph.dimensions = 2;
   }
@@ -69,8 +34,12 @@ class Builder {
       const RecognizerBlock& b = m_o.blocks[s];
       addLayer({block, LayerKind::Additive, b.outputs, Activation::Tanh});
       for (const std::string& from : sources) connectBlock(from, block, b);
-      sources.clear();
-      for (int d = 0; d < 4; ++d) sources.push_back(addCell(stage, d, block, m_o.sizes[s]));
+      CellLayer cells = makeCellLayer(m_o.cell, {stage + "-", block, m_o.sizes[s], 4});
+      for (Layer& l : cells.layers) addLayer(std::move(l));
+      for (Connection& c : cells.connections) addConnection(std::move(c));
+      sources = cells.outputs;
+      m_cellPositions.push_back(std::move(cells.positions));
+      m_cellWidth = cells.cellWidth, m_cellHeight = cells.cellHeight;
     }
     addLayer({"out", LayerKind::Additive, m_o.classes, Activation::Softmax, true, LossKind::Ctc});
     for (const std::string& from : sources) {
@@ -106,78 +75,25 @@ class Builder {
     addConnection(c);
   }
 
-  /// One direction of one stage: the cell's layers prefixed, its delays flipped. Returns the id
-  /// of its output state.
-  std::string addCell(const std::string& stage, int direction, const std::string& input, int size) {
-    const std::string prefix = stage + "-" + kRecognizerDirections[direction] + "-";
-    const int sx = direction == 1 || direction == 3 ? -1 : 1;
-    const int sy = direction >= 2 ? -1 : 1;
-    for (const Layer& l : m_o.cell.layers) {
-      if (l.isInput() || l.isOutput()) continue;
-      Layer copy = l;
-      copy.id = prefix + l.id;
-      copy.size = size;
-      addLayer(copy);
-    }
-    const auto rename = [&](const std::string& id) {
-      return id == m_cell.input ? input : prefix + id;
-    };
-    for (const Connection& c : m_o.cell.connections) {
-      if (c.to == m_cell.output) continue;
-      const int cellDelay[2] = {c.delay, c.delayY};
-      const bool defaultId =
-          c.id == defaultConnectionId(c.from, c.to, std::span<const int>(cellDelay, 2));
-      Connection copy = c;
-      copy.from = rename(c.from);
-      copy.to = rename(c.to);
-      copy.delay = sx * c.delay;
-      copy.delayY = sy * c.delayY;
-      const int delay[2] = {copy.delay, copy.delayY};
-      copy.id = defaultId ? defaultConnectionId(copy.from, copy.to, std::span<const int>(delay, 2))
-                          : prefix + c.id;
-      addConnection(copy);
-    }
-    return prefix + m_cell.state;
-  }
-
   /// Editor positions (ui.positions): each stage a column of its four directions' cells, as the
   /// cell file places its layers (or in a row where it places none), its block layer on the left.
   void layOut() {
-    std::map<std::string, std::pair<double, double>> cellAt;
-    double width = 0, height = 0;
-    int k = 0;
-    const nlohmann::json* given =
-        m_o.cell.ui.contains("positions") ? &m_o.cell.ui["positions"] : nullptr;
-    for (const Layer& l : m_o.cell.layers) {
-      if (l.isInput() || l.isOutput()) continue;
-      std::pair<double, double> at{170.0 * k++, 0.0};
-      if (given && given->contains(l.id) && (*given)[l.id].is_array() && (*given)[l.id].size() == 2)
-        at = {(*given)[l.id][0].get<double>(), (*given)[l.id][1].get<double>()};
-      cellAt[l.id] = at;
-      width = std::max(width, at.first);
-      height = std::max(height, at.second);
-    }
-    double left = 1e300, top = 1e300;
-    for (const auto& [id, at] : cellAt)
-      left = std::min(left, at.first), top = std::min(top, at.second);
-    const double stageWidth = width - left + 400, cellHeight = height - top + 160;
+    const double stageWidth = m_cellWidth + 400, cellHeight = m_cellHeight;
     nlohmann::json positions = nlohmann::json::object();
     positions["x"] = {0, 1.5 * cellHeight};
     for (std::size_t s = 0; s < m_o.sizes.size(); ++s) {
       const double x0 = 200 + static_cast<double>(s) * stageWidth;
-      const std::string stage = "s" + std::to_string(s + 1);
-      positions[stage + "-block"] = {x0, 1.5 * cellHeight};
-      for (int d = 0; d < 4; ++d)
-        for (const auto& [id, at] : cellAt)
-          positions[stage + "-" + kRecognizerDirections[d] + "-" + id] = {
-              x0 + 200 + at.first - left, d * cellHeight + at.second - top};
+      positions["s" + std::to_string(s + 1) + "-block"] = {x0, 1.5 * cellHeight};
+      for (const auto& [id, at] : m_cellPositions[s])
+        positions[id] = {x0 + 200 + at.first, at.second};
     }
     positions["out"] = {200 + static_cast<double>(m_o.sizes.size()) * stageWidth, 1.5 * cellHeight};
     m_graph.ui["positions"] = positions;
   }
 
   const RecognizerGraphOptions& m_o;
-  CellShape m_cell;
+  std::vector<std::map<std::string, std::pair<double, double>>> m_cellPositions;
+  double m_cellWidth = 0, m_cellHeight = 0;
   Graph m_graph;
 };
 

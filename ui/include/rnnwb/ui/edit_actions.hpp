@@ -50,9 +50,11 @@ class EditActions : public QObject {
   /// centre and a template beside the layer that feeds it. Either way onto free canvas.
   void addPaletteEntry(const QString& key, std::optional<QPointF> scenePos);
   /// Inserts a cell fed by `inputId`, starting at `origin` (none: beside that layer) or on the
-  /// free canvas nearest to it, and selects it. False when that layer does not exist.
+  /// free canvas nearest to it, and selects it. A 2-D cell makes a 1-D graph 2-D in the same
+  /// undo step. `outputs`, when given, receives the cell's output layers. False when that layer
+  /// does not exist.
   bool insertTemplate(CellTemplate cell, const std::string& inputId, int size,
-                      std::optional<QPointF> origin);
+                      std::optional<QPointF> origin, std::vector<std::string>* outputs = nullptr);
   /// A wire let go on empty canvas: a menu of layers to add there, connected to it.
   void offerLayerForWire(const std::string& layerId, bool fromOutput, QPointF scenePos);
   /// What choosing from that menu does, as one undo step: a new layer (palette key) on free
@@ -60,7 +62,8 @@ class EditActions : public QObject {
   void addConnectedLayer(const QString& key, const std::string& layerId, bool fromOutput,
                          QPointF scenePos);
   /// An empty document becomes input x → the cell → output y (one undo step); false when the
-  /// document has layers.
+  /// document has layers. A 2-D cell reads a 1-channel x, and its output states are summed over
+  /// the rows (reduce y) into a ctc layer y of 5 classes.
   bool newFromTemplate(CellTemplate cell);
   void deleteSelection();
   void copySelection();
