@@ -61,7 +61,7 @@ void CollapseOverlay::rebuild(bool collapsed) {
     std::vector<std::string> order;
     for (int layer : nodes[n].innerOrder) order.push_back(graph.layers[layer].id);
     ++number;
-    box.item = new RecurrentNodeItem(number, int(n) + 1, box.members, order);
+    box.item = new RecurrentNodeItem(number, int(n) + 1, box.members, order, nodes[n].scan);
     box.item->setPos(box.centre);
     box.frame = new RecurrentFrameItem(number, box.members.front(), homes);
     m_scene->addItem(box.frame);

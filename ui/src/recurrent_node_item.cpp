@@ -9,6 +9,7 @@
 
 #include "canvas_colours.hpp"
 #include "layer_item.hpp"
+#include "rnnwb/core/scan_order.hpp"
 
 namespace rnnwb::ui {
 namespace {
@@ -39,17 +40,36 @@ QPointF portOf(const QGraphicsItem* item, bool out) {
   return out ? node->outPort() : node->inPort();
 }
 
+// The way a scan advances, as one arrow: the sign of each component of sigma (x to the
+// right, y down, as the image is drawn); a 1-D node backward in time goes left.
+QString scanArrow(const std::vector<long long>& sigma) {
+  const int sx = sigma.empty() ? 0 : (sigma[0] > 0) - (sigma[0] < 0);
+  const int sy = sigma.size() < 2 ? 0 : (sigma[1] > 0) - (sigma[1] < 0);
+  static const char16_t arrows[3][3] = {// [sy + 1][sx + 1]
+                                        {u'\u2196', u'\u2191', u'\u2197'},
+                                        {u'\u2190', u' ', u'\u2192'},
+                                        {u'\u2199', u'\u2193', u'\u2198'}};
+  return QString(QChar(arrows[sy + 1][sx + 1]));
+}
+
 }  // namespace
 
 RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::string> members,
-                                     std::vector<std::string> innerOrder)
+                                     std::vector<std::string> innerOrder,
+                                     std::vector<long long> scan)
     : m_firstMember(members.front()) {
-  m_title = QStringLiteral("recurrent node %1 · step %2").arg(number).arg(step);
-  m_shortTitle = QStringLiteral("recurrent %1").arg(number);
+  const bool forwardInTime = scan.empty() || scan == std::vector<long long>{1};
+  const QString arrow = forwardInTime ? QString() : QLatin1Char(' ') + scanArrow(scan);
+  m_title = QStringLiteral("recurrent node %1 · step %2%3").arg(number).arg(step).arg(arrow);
+  m_shortTitle = QStringLiteral("recurrent %1%2").arg(number).arg(arrow);
   m_count = QStringLiteral("%1 layers").arg(members.size());
-  m_body =
-      QStringLiteral("frame by frame\nmembers: %1\ninner order: %2")
-          .arg(joined(members, QStringLiteral(", ")), joined(innerOrder, QStringLiteral(" → ")));
+  const QString how = forwardInTime ? QStringLiteral("frame by frame")
+                                    : QStringLiteral("%1 (\u03c3 = %2)")
+                                          .arg(QString::fromStdString(describeScan(scan)),
+                                               QString::fromStdString(formatSigma(scan)));
+  m_body = QStringLiteral("%1\nmembers: %2\ninner order: %3")
+               .arg(how, joined(members, QStringLiteral(", ")),
+                    joined(innerOrder, QStringLiteral(" → ")));
   const QFontMetricsF metrics(bodyFont());
   const QRectF text =
       metrics.boundingRect(QRectF(0, 0, kBoxWidth - 20, 1000), Qt::TextWordWrap, m_body);

@@ -16,10 +16,15 @@ class RecurrentNodeItem : public QGraphicsItem {
   enum { Type = UserType + 3 };
   /// `number` counts recurrent nodes (1, 2, ...), `step` is the node's place in the schedule.
   /// A double-click unfolds this node alone (GraphScene handles it).
+  /// `scan` is the node's scan vector sigma: a node that does not simply run forward in time
+  /// says its scan in words and as an arrow after its title ("recurrent 1 \u2198").
   RecurrentNodeItem(int number, int step, std::vector<std::string> members,
-                    std::vector<std::string> innerOrder);
+                    std::vector<std::string> innerOrder, std::vector<long long> scan = {});
   int type() const override { return Type; }
   const std::string& firstMember() const { return m_firstMember; }
+  /// What the box says zoomed out ("recurrent 1 \u2198") and in (its scan, members, order).
+  const QString& shortTitle() const { return m_shortTitle; }
+  const QString& body() const { return m_body; }
   void setHighlighted(bool highlighted);
   QPointF inPort() const;
   QPointF outPort() const;

@@ -1,5 +1,9 @@
 #include "rnnwb/ui/schedule_panel.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 #include <QEvent>
 #include <QGraphicsView>
 #include <QHeaderView>
@@ -83,6 +87,20 @@ void SchedulePanel::showLayers(const std::vector<int>& layers) {
 
 int SchedulePanel::stepCount() const { return m_tree->topLevelItemCount(); }
 
+namespace {
+
+// "Scans: σ = (1, 1): diagonal wavefront: x forward, y forward (recurrent 1, 5); ...", or nothing.
+QString scanSummary(const std::vector<std::pair<QString, QStringList>>& scans) {
+  QStringList parts;
+  for (const auto& [scan, nodes] : scans)
+    parts << QStringLiteral("%1 (recurrent %2)").arg(scan, nodes.join(QStringLiteral(", ")));
+  return parts.isEmpty()
+             ? QString()
+             : QStringLiteral("\nScans: ") + parts.join(QStringLiteral("; ")) + QLatin1Char('.');
+}
+
+}  // namespace
+
 void SchedulePanel::refresh() {
   m_tree->clear();
   const auto& analysis = m_document->analysis();
@@ -94,22 +112,35 @@ void SchedulePanel::refresh() {
     return;
   }
   int recurrent = 0;
+  // The scans of the nodes that do not simply run forward in time, each with its nodes: a
+  // four-direction recogniser has 4 scans, however many stages.
+  std::vector<std::pair<QString, QStringList>> scans;  // in the order of their first node
   for (std::size_t n = 0; n < analysis->nodes.size(); ++n) {
     const SccNode& node = analysis->nodes[n];
     auto* item = new QTreeWidgetItem(m_tree);
     item->setText(0, QString::number(n + 1));
     if (node.recurrent) {
       item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
-      // A 1-D node that runs forward in time reads as before; any other scan says itself
-      // ("diagonal wavefront: x forward, y forward", "backward in time"), with its sigma.
+      // A 1-D node that runs forward in time reads as before; any other shows its scan vector
+      // here and its scan in words in the summary above (which wraps in a narrow dock).
       const bool forwardInTime = node.scan.empty() || node.scan == std::vector<long long>{1};
-      item->setText(2, forwardInTime ? QStringLiteral("per frame")
-                                     : QString::fromStdString(describeScan(node.scan)));
-      if (!node.scan.empty())
-        item->setToolTip(2, QStringLiteral("scan vector \u03c3 = %1: %2")
-                                .arg(QString::fromStdString(formatSigma(node.scan)),
-                                     QString::fromStdString(describeScan(node.scan))));
-      item->setText(3, QStringLiteral("%1, in order:").arg(node.layers.size()));
+      item->setText(
+          2, node.dimensions == 2 ? QStringLiteral("per pixel") : QStringLiteral("per frame"));
+      item->setText(3, forwardInTime ? QStringLiteral("%1, in order:").arg(node.layers.size())
+                                     : QStringLiteral("\u03c3 = %1; %2, in order:")
+                                           .arg(QString::fromStdString(formatSigma(node.scan)))
+                                           .arg(node.layers.size()));
+      if (!forwardInTime) {
+        const QString words = QString::fromStdString(describeScan(node.scan));
+        item->setToolTip(3, QStringLiteral("scan vector \u03c3 = %1: %2")
+                                .arg(QString::fromStdString(formatSigma(node.scan)), words));
+        const QString scan = QStringLiteral("\u03c3 = %1: %2")
+                                 .arg(QString::fromStdString(formatSigma(node.scan)), words);
+        auto group = std::find_if(scans.begin(), scans.end(),
+                                  [&](const auto& entry) { return entry.first == scan; });
+        if (group == scans.end()) group = scans.insert(scans.end(), {scan, {}});
+        group->second << QString::number(recurrent);
+      }
       item->setForeground(2, QColor(0x7b, 0x1f, 0xa2));
       // The inner order, one row per layer: read top to bottom within each frame.
       for (std::size_t k = 0; k < node.innerOrder.size(); ++k) {
@@ -120,7 +151,8 @@ void SchedulePanel::refresh() {
       }
     } else {
       item->setText(1, QString::fromStdString(graph.layers[node.layers.front()].id));
-      item->setText(2, QStringLiteral("all frames"));
+      item->setText(
+          2, node.dimensions == 2 ? QStringLiteral("all pixels") : QStringLiteral("all frames"));
       item->setText(3, idList(graph, node.layers, QStringLiteral(", ")));
       item->setToolTip(3, item->text(3));
     }
@@ -136,7 +168,8 @@ void SchedulePanel::refresh() {
                             "chunk at once). Hover a step to find it."))
           .arg(nodes)
           .arg(recurrent)
-          .arg(nodes - recurrent));
+          .arg(nodes - recurrent) +
+      scanSummary(scans));
 }
 
 void SchedulePanel::hoverStep(int row) {
