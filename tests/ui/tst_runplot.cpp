@@ -55,6 +55,7 @@ class TestRunPlot : public QObject {
   void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
   void runsOverlayAndToggle();
   void plotsAreGroupedByMetric();
+  void errorRatesHaveAGroupOfTheirOwn();
   void groupsCollapse();
   void csvExportReadsBack();
   void exportPngAndSvg();
@@ -104,6 +105,20 @@ void TestRunPlot::runsOverlayAndToggle() {
   QCOMPARE(plot.card(QStringLiteral("train_loss"))->plot()->graphCount(), 2);  // b: raw, smoothed
   plot.removeRun(QStringLiteral("/runs/b"));
   QVERIFY(plot.metrics().isEmpty());  // no run, no card
+}
+
+// A words run's cer and wer sit together in a group of their own; lr stays with the optimizer
+// (cer and wer once pushed it into Speed).
+void TestRunPlot::errorRatesHaveAGroupOfTheirOwn() {
+  RunPlot plot;
+  plot.addRun(QStringLiteral("/runs/words"), QStringLiteral("words"));
+  auto words = records(6, 3.0);
+  for (auto& r : words) r.cer = 0.5, r.wer = 0.75;
+  plot.setRecords(QStringLiteral("/runs/words"), words);
+  QCOMPARE(plot.groupNames(), (QStringList{"Loss", "Error rates", "Optimizer", "Speed"}));
+  QCOMPARE(metricGroupName(QStringLiteral("lr")), QStringLiteral("Optimizer"));
+  QCOMPARE(metricGroupName(QStringLiteral("wer")), QStringLiteral("Error rates"));
+  QCOMPARE(plot.pointCount(QStringLiteral("/runs/words"), QStringLiteral("wer")), 6);
 }
 
 // One card per metric: a language model's and an adding task's runs share train_loss but not

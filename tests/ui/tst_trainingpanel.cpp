@@ -149,6 +149,8 @@ class TestTrainingPanel : public QObject {
   void loadConfigFillsTheForm();
   void logWrapsAndKeepsItsPlace();
   void realTrainerOnTinyTask();
+  void realWordsRunOnTheOpenTwoDGraph();
+  void wordsOnAOneDGraphIsRefusedBeforeAFolderIsMade();
   void stopReachesARunStartedElsewhere();
   void ranksLaunchThroughMpirun();
 };
@@ -618,6 +620,54 @@ void TestTrainingPanel::realTrainerOnTinyTask() {
   QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("train_loss")), 4);
   QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("valid_loss")), 2);
   QVERIFY(QFileInfo::exists(f.runDir + QStringLiteral("/checkpoints/step-000000020.safetensors")));
+}
+
+// Issue #31: the Training dock trains `words` on the open 2-D graph (the grid engine), and the
+// plots get the validation CER and WER.
+void TestTrainingPanel::realWordsRunOnTheOpenTwoDGraph() {
+  Fixture f;
+  QString error;
+  QVERIFY(
+      f.document.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json"), &error));
+  f.panel.form()->setRunDir(f.runDir);
+  f.panel.process()->setExecutable(QStringLiteral(RNNWB_CLI_PATH));
+  train::TrainConfig words;
+  words.task.kind = "words";
+  words.task.syntheticWords = 8;
+  words.task.validWords = 4;
+  words.task.batch = 4;
+  words.task.wordList = RNNWB_EXAMPLES_DIR "/data/words-small.txt";
+  words.task.minFontSize = 14;
+  words.task.maxFontSize = 16;
+  words.steps = 4;
+  words.validEvery = 2;
+  words.checkpointEvery = 2;
+  words.reportEvery = 1;
+  words.threads = 1;
+  f.panel.form()->setConfig(words);
+  QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
+  QVERIFY(f.waitForEnd(120000));
+  QVERIFY2(!f.panel.messageIsError(), qPrintable(f.panel.message() + "\n" + f.panel.logText()));
+  RunFollower* follower = f.panel.follower(f.runDir);
+  QCOMPARE(follower->lastStep(), std::int64_t(4));
+  const QString key = QDir(f.runDir).absolutePath();
+  QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("train_loss")), 4);
+  QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("cer")), 2);
+  QCOMPARE(f.panel.plot()->pointCount(key, QStringLiteral("wer")), 2);
+}
+
+void TestTrainingPanel::wordsOnAOneDGraphIsRefusedBeforeAFolderIsMade() {
+  Fixture f;  // adding-lstm, a 1-D graph
+  f.panel.form()->setRunDir(f.runDir);
+  train::TrainConfig words = addingConfig(4);
+  words.task.kind = "words";
+  f.panel.form()->setConfig(words);
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kFinish));
+  QVERIFY(!f.panel.startTraining());
+  QVERIFY(f.panel.messageIsError());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("the words task needs a 2-D graph")),
+           qPrintable(f.panel.message()));
+  QVERIFY(!QFileInfo::exists(f.runDir));
 }
 
 // #16: the form's number of processes (ranks) launches the run through mpirun, and Resume

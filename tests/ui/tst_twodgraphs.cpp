@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QGraphicsSceneHoverEvent>
+#include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QTreeWidget>
@@ -12,12 +13,14 @@
 #include <QtTest>
 
 #include "connection_item.hpp"
+#include "recurrent_node_item.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/graph_validator.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/graph_fragment.hpp"
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/graph_view.hpp"
+#include "rnnwb/ui/metric_card.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
 
@@ -38,6 +41,9 @@ class TestTwoDGraphs : public QObject {
   void twoDTemplateMakesTheGraphTwoDInOneUndoStep();
   void newFromFourDirectionTemplateIsAValidRecogniserLayer();
   void scheduleShowsEachNodesScan();
+  void scheduleGroupsTheRecognisersScans();
+  void foldedNodesShowTheirScan();
+  void wordsLossCardsSayPerWord();
 
  private:
   void open(const char* example) {
@@ -313,14 +319,20 @@ void TestTwoDGraphs::scheduleShowsEachNodesScan() {
   {
     SchedulePanel panel(m_doc, m_scene);
     auto* tree = panel.findChild<QTreeWidget*>();
-    QStringList scans;
+    QStringList sigmas;
     for (int i = 0; i < tree->topLevelItemCount(); ++i)
       if (tree->topLevelItem(i)->text(1).startsWith(QStringLiteral("recurrent")))
-        scans << tree->topLevelItem(i)->text(2);
-    QCOMPARE(scans, (QStringList{QStringLiteral("diagonal wavefront: x forward, y forward"),
-                                 QStringLiteral("diagonal wavefront: x backward, y forward"),
-                                 QStringLiteral("diagonal wavefront: x forward, y backward"),
-                                 QStringLiteral("diagonal wavefront: x backward, y backward")}));
+        sigmas << tree->topLevelItem(i)->text(3).section(QLatin1Char(';'), 0, 0);
+    QCOMPARE(sigmas, (QStringList{
+                         QStringLiteral("\u03c3 = (1, 1)"), QStringLiteral("\u03c3 = (-1, 1)"),
+                         QStringLiteral("\u03c3 = (1, -1)"), QStringLiteral("\u03c3 = (-1, -1)")}));
+    const QString summary = panel.findChild<QLabel*>()->text();
+    QVERIFY2(summary.contains(QStringLiteral(
+                 "Scans: \u03c3 = (1, 1): diagonal wavefront: x forward, y forward (recurrent 1); "
+                 "\u03c3 = (-1, 1): diagonal wavefront: x backward, y forward (recurrent 2); "
+                 "\u03c3 = (1, -1): diagonal wavefront: x forward, y backward (recurrent 3); "
+                 "\u03c3 = (-1, -1): diagonal wavefront: x backward, y backward (recurrent 4).")),
+             qPrintable(summary));
   }
   cleanup();
   open("elman.rnn.json");  // a 1-D node forward in time reads as before
@@ -328,8 +340,47 @@ void TestTwoDGraphs::scheduleShowsEachNodesScan() {
   auto* tree = plain.findChild<QTreeWidget*>();
   bool perFrame = false;
   for (int i = 0; i < tree->topLevelItemCount(); ++i)
-    perFrame = perFrame || tree->topLevelItem(i)->text(2) == QStringLiteral("per frame");
+    if (tree->topLevelItem(i)->text(2) == QStringLiteral("per frame")) {
+      perFrame = true;
+      QCOMPARE(tree->topLevelItem(i)->text(3), QStringLiteral("1, in order:"));
+    }
   QVERIFY(perFrame);
+  QVERIFY(!plain.findChild<QLabel*>()->text().contains(QStringLiteral("Scans")));
+}
+
+void TestTwoDGraphs::scheduleGroupsTheRecognisersScans() {
+  // Two stages of four directions: four scans, each naming its two nodes.
+  open("mdlstm-words-small.rnn.json");
+  SchedulePanel panel(m_doc, m_scene);
+  const QString summary = panel.findChild<QLabel*>()->text();
+  QVERIFY2(summary.contains(QStringLiteral("x forward, y forward (recurrent 1, 5); ")),
+           qPrintable(summary));
+  QVERIFY(summary.contains(QStringLiteral("x backward, y backward (recurrent 4, 8).")));
+}
+
+void TestTwoDGraphs::foldedNodesShowTheirScan() {
+  const RecurrentNodeItem down({1}, 3, {"a", "b"}, {"a", "b"}, {-1, 1});
+  QCOMPARE(down.shortTitle(), QStringLiteral("recurrent 1 \u2199"));
+  QVERIFY2(down.body().startsWith(QStringLiteral(
+               "diagonal wavefront: x backward, y forward (\u03c3 = (-1, 1))\nmembers: a, b")),
+           qPrintable(down.body()));
+  const RecurrentNodeItem rows(2, 4, {"a"}, {"a"}, {0, -1});
+  QCOMPARE(rows.shortTitle(), QStringLiteral("recurrent 2 \u2191"));
+  const RecurrentNodeItem forward(3, 5, {"a"}, {"a"}, {1});
+  QCOMPARE(forward.shortTitle(), QStringLiteral("recurrent 3"));
+  QVERIFY(forward.body().startsWith(QStringLiteral("frame by frame\n")));
+}
+
+void TestTwoDGraphs::wordsLossCardsSayPerWord() {
+  // A words run's loss is a word's ctc loss; other tasks' stays per frame.
+  QCOMPARE(MetricCard(QStringLiteral("train_loss"), QStringLiteral("words")).title(),
+           QStringLiteral("train_loss (words) \u00b7 training ctc loss per word"));
+  QCOMPARE(MetricCard(QStringLiteral("valid_loss"), QStringLiteral("words")).title(),
+           QStringLiteral("valid_loss (words) \u00b7 validation ctc loss per word"));
+  QCOMPARE(MetricCard(QStringLiteral("train_loss"), QStringLiteral("adding")).title(),
+           QStringLiteral("train_loss (adding) \u00b7 training loss per frame"));
+  QCOMPARE(MetricCard(QStringLiteral("cer"), QStringLiteral("words")).title(),
+           QStringLiteral("cer (words) \u00b7 character error rate, validation"));
 }
 
 QTEST_MAIN(TestTwoDGraphs)

@@ -60,7 +60,15 @@ QString MetricCard::cardId(const QString& metric, const QString& task) {
 }
 
 QString MetricCard::title() const {
-  const QString title = metricTitle(m_metric);
+  // A words run's loss is the ctc loss of a word (the mean over a batch's words), not per frame.
+  const bool wordLoss =
+      m_task == QLatin1String("words") &&
+      (m_metric == QLatin1String("train_loss") || m_metric == QLatin1String("valid_loss"));
+  const QString title = wordLoss ? QStringLiteral("%1 · %2 ctc loss per word")
+                                       .arg(m_metric, m_metric == QLatin1String("train_loss")
+                                                          ? QStringLiteral("training")
+                                                          : QStringLiteral("validation"))
+                                 : metricTitle(m_metric);
   if (m_task.isEmpty()) return title;
   const int dot = static_cast<int>(title.indexOf(QStringLiteral(" · ")));
   return dot < 0 ? QStringLiteral("%1 (%2)").arg(title, m_task)

@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
+#include <QMap>
 #include <QLabel>
 #include <QResizeEvent>
 #include <QScrollArea>
@@ -58,8 +59,8 @@ bool shownBefore(const QString& a, const QString& b) {
 }
 
 int groupRank(const QString& group) {
-  static const QStringList kGroups = {QStringLiteral("Loss"), QStringLiteral("Optimizer"),
-                                      QStringLiteral("Speed")};
+  static const QStringList kGroups = {QStringLiteral("Loss"), QStringLiteral("Error rates"),
+                                      QStringLiteral("Optimizer"), QStringLiteral("Speed")};
   const int own = static_cast<int>(kGroups.indexOf(group));
   return own < 0 ? (group == QStringLiteral("Other") ? 1000 : 100) : own;
 }
@@ -69,11 +70,18 @@ constexpr int kCardWidth = 420;  // a column per this many pixels of width
 }  // namespace
 
 QString metricGroupName(const QString& metric) {
-  const int own = static_cast<int>(ownMetricOrder().indexOf(metric));
-  if (own >= 0)
-    return own <= 4   ? QStringLiteral("Loss")
-           : own <= 6 ? QStringLiteral("Optimizer")
-                      : QStringLiteral("Speed");
+  // Named, not by place in ownMetricOrder(): cer and wer once pushed lr into Speed.
+  static const QMap<QString, QString> kOwnGroup = {
+      {QStringLiteral("train_loss"), QStringLiteral("Loss")},
+      {QStringLiteral("valid_loss"), QStringLiteral("Loss")},
+      {QStringLiteral("train_bpc"), QStringLiteral("Loss")},
+      {QStringLiteral("valid_bpc"), QStringLiteral("Loss")},
+      {QStringLiteral("cer"), QStringLiteral("Error rates")},
+      {QStringLiteral("wer"), QStringLiteral("Error rates")},
+      {QStringLiteral("grad_norm"), QStringLiteral("Optimizer")},
+      {QStringLiteral("lr"), QStringLiteral("Optimizer")},
+      {QStringLiteral("frames_per_s"), QStringLiteral("Speed")}};
+  if (const auto own = kOwnGroup.find(metric); own != kOwnGroup.end()) return *own;
   const int slash = static_cast<int>(metric.indexOf(QLatin1Char('/')));
   return slash > 0 ? metric.left(slash) : QStringLiteral("Other");
 }

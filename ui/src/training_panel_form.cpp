@@ -15,6 +15,7 @@
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
 #include "rnnwb/core/train/train_config.hpp"
+#include "rnnwb/core/train/words_data.hpp"
 #include "rnnwb/ui/detached_runs.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/train_form.hpp"
@@ -168,8 +169,12 @@ void TrainingPanel::recallForm() {
 }
 
 QString TrainingPanel::taskMismatch(const train::TrainConfig& config) const {
-  if (config.task.kind == "words") return {};  // the trainer builds that model from the task
   try {
+    if (config.task.kind == "words") {  // any 2-D graph with a ctc output, on the grid engine
+      train::wordsOutputLayer(CompiledPlan(m_document->graph()),
+                              m_document->filePath().toStdString());
+      return {};
+    }
     const auto task = train::makeTask(config.task, {config.streams, config.hPrime}, config.seed);
     task->checkGraph(CompiledPlan(m_document->graph()));
   } catch (const std::exception& e) {

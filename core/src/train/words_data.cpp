@@ -103,4 +103,16 @@ Example inkExample(const packing::FeatureMap& ink, const std::vector<int>& label
   return e;
 }
 
+int wordsOutputLayer(const CompiledPlan& plan, const std::string& path) {
+  const Graph& g = plan.graph();
+  const std::string what = "the words task: graph " + path + ": ";
+  if (g.dimensions != 2)
+    throw std::invalid_argument(what + "it is 1-D; the words task needs a 2-D graph");
+  if (plan.inputLayers().size() != 1 || g.layers[plan.inputLayers()[0]].size != 1)
+    throw std::invalid_argument(what + "the words task needs one input layer of size 1 (the ink)");
+  if (plan.outputLayers().size() != 1 || g.layers[plan.outputLayers()[0]].loss != LossKind::Ctc)
+    throw std::invalid_argument(what + "the words task needs one output layer, with the ctc loss");
+  return plan.outputLayers()[0];
+}
+
 }  // namespace rnnwb::train

@@ -19,20 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The graph's one output layer, which must have the ctc loss over a 1-D grid, and its one input
-/// layer of 1 channel (the ink).
-int ctcOutput(const CompiledPlan& plan, const std::string& path) {
-  const Graph& g = plan.graph();
-  const std::string what = "the words task: graph " + path + ": ";
-  if (g.dimensions != 2)
-    throw std::invalid_argument(what + "it is 1-D; the words task needs a 2-D graph");
-  if (plan.inputLayers().size() != 1 || g.layers[plan.inputLayers()[0]].size != 1)
-    throw std::invalid_argument(what + "the words task needs one input layer of size 1 (the ink)");
-  if (plan.outputLayers().size() != 1 || g.layers[plan.outputLayers()[0]].loss != LossKind::Ctc)
-    throw std::invalid_argument(what + "the words task needs one output layer, with the ctc loss");
-  return plan.outputLayers()[0];
-}
-
 GridEngineOptions engineOptions(const TaskConfig& task) {
   GridEngineOptions options;
   if (task.packer == "none")
@@ -68,8 +54,8 @@ WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks)
     : m_config(config),
       m_ranks(ranks && !ranks->single() ? ranks : nullptr),
       m_plan(loadValidGraph(config.graph)),
-      m_alphabet(
-          wordsAlphabet(config.task, m_plan.graph().layers[ctcOutput(m_plan, config.graph)].size)),
+      m_alphabet(wordsAlphabet(config.task,
+                               m_plan.graph().layers[wordsOutputLayer(m_plan, config.graph)].size)),
       m_engine(std::make_unique<GridEngine>(m_plan, engineOptions(config.task))),
       m_params(initParameters(m_plan, config.seed)),
       m_grads(ParameterSet::zerosLike(m_params)),

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/engine/example_batch.hpp"
 #include "rnnwb/core/mdlstm/word_data.hpp"
 #include "rnnwb/core/packing/feature_map.hpp"
@@ -37,6 +38,11 @@ WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std
 /// is empty and `withTarget` false.
 Example inkExample(const packing::FeatureMap& ink, const std::vector<int>& labels,
                    bool withTarget = true);
+
+/// The index of the graph's one output layer, which must have the ctc loss, in a 2-D graph with
+/// one input layer of 1 channel (the ink). Throws std::invalid_argument naming `path` and what
+/// does not fit the words task.
+int wordsOutputLayer(const CompiledPlan& plan, const std::string& path);
 
 /// Whole updates in one pass over `trainCount` examples (at least 1).
 std::int64_t wordsStepsPerEpoch(int trainCount, int batch);
