@@ -8,8 +8,8 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
-#include <QMap>
 #include <QLabel>
+#include <QMap>
 #include <QResizeEvent>
 #include <QScrollArea>
 #include <QScrollBar>
