@@ -2,7 +2,8 @@
 // the offscreen platform): the window fits the screen, a template goes in, Ctrl+Z typed in a
 // Properties field takes it out again, and no two layer boxes overlap; Quit while the Memory
 // budget measures ends the process at once (it waited minutes, issue #30); the Training form
-// follows a second file opened.
+// follows a second file opened; the word recogniser (examples/mdlstm-words.rnn.json, 209 layers)
+// opens, collapses and trains a short words run from the Training dock (issue #31).
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QDockWidget>
@@ -12,8 +13,8 @@
 #include <QProcess>
 #include <QScreen>
 #include <QScrollBar>
-#include <QTimer>
 #include <QStatusBar>
+#include <QTimer>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -24,8 +25,10 @@
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/main_window.hpp"
 #include "rnnwb/ui/palette_panel.hpp"
+#include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
+#include "rnnwb/ui/training_process.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -75,6 +78,7 @@ class TestWindowSmoke : public QObject {
   void templateInsertedAndUndoneFromAField();
   void quitWhileABudgetMeasurementRuns();
   void trainingFormFollowsASecondFile();
+  void recogniserOpensCollapsesAndTrains();
 };
 
 void TestWindowSmoke::initTestCase() {
@@ -170,6 +174,49 @@ void TestWindowSmoke::trainingFormFollowsASecondFile() {
   QVERIFY2(panel->form()->runDir().startsWith(examples + QStringLiteral("/runs/lstm-peephole-")),
            qPrintable(panel->form()->runDir()));
   QCOMPARE(panel->message(), QString());
+}
+
+void TestWindowSmoke::recogniserOpensCollapsesAndTrains() {
+  MainWindow window;
+  window.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&window));
+  QVERIFY(
+      window.fileActions()->openFile(QStringLiteral(RNNWB_EXAMPLES_DIR "/mdlstm-words.rnn.json")));
+  QCOMPARE(window.document()->graph().layers.size(), std::size_t(209));
+  QVERIFY(window.document()->problems().empty());
+  window.scene()->setCollapsed(true, false);
+  QVERIFY(window.scene()->isCollapsed());
+  int folded = 0;
+  for (const Layer& layer : window.document()->graph().layers)
+    folded += !window.scene()->isLayerShown(layer.id);
+  QCOMPARE(folded, 3 * 4 * 17);  // every cell layer of the 12 recurrent nodes
+  showDock(window, QStringLiteral("Training"));
+  TrainingPanel* panel = window.trainingPanel();
+  QTRY_VERIFY(panel->isVisible());
+  QTemporaryDir dir;
+  panel->process()->setExecutable(QStringLiteral(RNNWB_CLI_PATH));
+  train::TrainConfig words;
+  words.task.kind = "words";
+  words.task.syntheticWords = 8;
+  words.task.validWords = 4;
+  words.task.batch = 4;
+  words.task.wordList = RNNWB_EXAMPLES_DIR "/data/words-small.txt";
+  words.task.minFontSize = 14;
+  words.task.maxFontSize = 16;
+  words.steps = 2;
+  words.validEvery = 2;
+  words.checkpointEvery = 2;
+  words.reportEvery = 1;
+  words.threads = 1;
+  panel->form()->setConfig(words);
+  const QString runDir = dir.filePath(QStringLiteral("words"));
+  panel->form()->setRunDir(runDir);
+  QVERIFY2(panel->startTraining(), qPrintable(panel->message()));
+  QSignalSpy ended(panel->process(), &TrainingProcess::finished);
+  QVERIFY(!panel->process()->isRunning() || ended.wait(120000));
+  QVERIFY2(!panel->messageIsError(), qPrintable(panel->message() + "\n" + panel->logText()));
+  QTRY_COMPARE(panel->follower(runDir)->lastStep(), std::int64_t(2));
+  QVERIFY(QFileInfo::exists(runDir + QStringLiteral("/checkpoints/step-000000002.safetensors")));
 }
 
 int main(int argc, char** argv) {
