@@ -32,6 +32,7 @@
 #include "rnnwb/ui/runs_table.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
+#include "tiny_words_config.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -631,19 +632,7 @@ void TestTrainingPanel::realWordsRunOnTheOpenTwoDGraph() {
       f.document.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json"), &error));
   f.panel.form()->setRunDir(f.runDir);
   f.panel.process()->setExecutable(QStringLiteral(RNNWB_CLI_PATH));
-  train::TrainConfig words;
-  words.task.kind = "words";
-  words.task.syntheticWords = 8;
-  words.task.validWords = 4;
-  words.task.batch = 4;
-  words.task.wordList = RNNWB_EXAMPLES_DIR "/data/words-small.txt";
-  words.task.minFontSize = 14;
-  words.task.maxFontSize = 16;
-  words.steps = 4;
-  words.validEvery = 2;
-  words.checkpointEvery = 2;
-  words.reportEvery = 1;
-  words.threads = 1;
+  const train::TrainConfig words = tinyWordsConfig(4);
   f.panel.form()->setConfig(words);
   QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
   QVERIFY(f.waitForEnd(120000));

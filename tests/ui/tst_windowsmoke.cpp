@@ -29,6 +29,7 @@
 #include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 #include "rnnwb/ui/training_process.hpp"
+#include "tiny_words_config.hpp"
 
 using namespace rnnwb;
 using namespace rnnwb::ui;
@@ -195,19 +196,7 @@ void TestWindowSmoke::recogniserOpensCollapsesAndTrains() {
   QTRY_VERIFY(panel->isVisible());
   QTemporaryDir dir;
   panel->process()->setExecutable(QStringLiteral(RNNWB_CLI_PATH));
-  train::TrainConfig words;
-  words.task.kind = "words";
-  words.task.syntheticWords = 8;
-  words.task.validWords = 4;
-  words.task.batch = 4;
-  words.task.wordList = RNNWB_EXAMPLES_DIR "/data/words-small.txt";
-  words.task.minFontSize = 14;
-  words.task.maxFontSize = 16;
-  words.steps = 2;
-  words.validEvery = 2;
-  words.checkpointEvery = 2;
-  words.reportEvery = 1;
-  words.threads = 1;
+  const train::TrainConfig words = tinyWordsConfig(2);
   panel->form()->setConfig(words);
   const QString runDir = dir.filePath(QStringLiteral("words"));
   panel->form()->setRunDir(runDir);
