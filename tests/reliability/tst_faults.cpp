@@ -70,6 +70,7 @@ class TestFaults : public QObject {
  private slots:
   void initTestCase();
   void randomKillsThenResumeLoseNothing();
+  void wordsRunKilledThenResumedIsBitExact();
   void fullDiskWhileCheckpointingKeepsTheLastGoodOne();
   void fullDiskWhileWritingMetricsStopsCleanly();
   void fullDiskWhileFormattingKeepsTheGraph();
@@ -184,6 +185,82 @@ void TestFaults::randomKillsThenResumeLoseNothing() {
   QVERIFY(cleaned >= 1);
   QCOMPARE(temporariesIn(dir), 0);
   expectSameAsUninterrupted(dir, kSteps);
+}
+
+// Issue #31: a words run on the graph recogniser (the grid engine, packed batches, Adam,
+// reshuffled epochs, validation with cer and wer) killed at random points of progress resumes
+// to exactly the records of the run never interrupted.
+void TestFaults::wordsRunKilledThenResumedIsBitExact() {
+  constexpr int kSteps = 40;
+  const auto args = [](const QString& runDir, int checkpointEvery) {
+    return QStringList{"train",
+                       RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json",
+                       "--task",
+                       "words",
+                       "--synthetic-words",
+                       "12",
+                       "--valid-words",
+                       "4",
+                       "--word-list",
+                       RNNWB_EXAMPLES_DIR "/data/words-small.txt",
+                       "--min-font-size",
+                       "14",
+                       "--max-font-size",
+                       "16",
+                       "--batch",
+                       "4",
+                       "--lr",
+                       "0.01",
+                       "--valid-every",
+                       "10",
+                       "--report-every",
+                       "1",
+                       "--checkpoint-every",
+                       QString::number(checkpointEvery),
+                       "--threads",
+                       "1",
+                       "--steps",
+                       QString::number(kSteps),
+                       "--run-dir",
+                       runDir};
+  };
+  const QString dir = m_dir.filePath("words-killed");
+  std::mt19937 random(31);
+  int kills = 0;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    QProcess p;
+    const auto before = metricsOf(dir);
+    const std::int64_t target = (before.empty() ? 0 : before.back().step) +
+                                std::uniform_int_distribution<int>(1, 6)(random);
+    p.start(RNNWB_CLI, QFile::exists(dir + "/config.json")
+                           ? QStringList{"train", "--resume", "--run-dir", dir}
+                           : args(dir, 1));
+    QVERIFY(p.waitForStarted());
+    QTRY_VERIFY_WITH_TIMEOUT(p.state() == QProcess::NotRunning ||
+                                 (!metricsOf(dir).empty() && metricsOf(dir).back().step >= target),
+                             60000);
+    QTest::qWait(std::uniform_int_distribution<int>(0, 15)(random));
+    QVERIFY2(p.state() == QProcess::Running, "the run ended before it could be killed");
+    ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
+    QVERIFY(p.waitForFinished(10000));
+    kills += p.exitStatus() == QProcess::CrashExit;
+  }
+  QCOMPARE(kills, 4);
+  const CliRun last = runCli({"train", "--resume", "--run-dir", dir});
+  QVERIFY2(last.exitCode == 0, qPrintable(last.err));
+  const QString whole = m_dir.filePath("words-whole");
+  const CliRun uninterrupted = runCli(args(whole, 1000));
+  QVERIFY2(uninterrupted.exitCode == 0, qPrintable(uninterrupted.err));
+  const auto expected = metricsOf(whole), got = metricsOf(dir);
+  QCOMPARE(got.size(), expected.size());
+  QCOMPARE(int(got.size()), kSteps);
+  int validated = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    QVERIFY2(train_test::sameLearning(got[i], expected[i]),
+             qPrintable(train_test::describe(got[i]) + "\n" + train_test::describe(expected[i])));
+    validated += got[i].cer.has_value();
+  }
+  QCOMPARE(validated, kSteps / 10);
 }
 
 void TestFaults::fullDiskWhileCheckpointingKeepsTheLastGoodOne() {
