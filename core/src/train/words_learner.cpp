@@ -105,25 +105,35 @@ std::vector<const mdlstm::WordExample*> WordsLearner::myShare(
   return batch;
 }
 
+std::vector<int> WordsLearner::classesOf(const mdlstm::WordExample& word) const {
+  std::vector<int> classes;
+  for (char c : word.text) {
+    const auto at = m_alphabet.find(c);
+    if (at == std::string::npos)
+      throw std::invalid_argument("the words task: '" + word.text + "': character '" +
+                                  std::string(1, c) + "' is not in the alphabet '" + m_alphabet +
+                                  "'");
+    classes.push_back(static_cast<int>(at) + 1);
+  }
+  return classes;
+}
+
+bool WordsLearner::alignable(const mdlstm::WordExample& word,
+                             const std::vector<int>& classes) const {
+  int repeats = 0;  // an alignment needs a blank between equal neighbours
+  for (std::size_t i = 1; i < classes.size(); ++i) repeats += classes[i] == classes[i - 1];
+  const int frames =
+      layerExtent(m_plan, m_plan.outputLayers()[0], word.image.height, word.image.width).width;
+  return static_cast<int>(classes.size()) + repeats <= frames;
+}
+
 ExampleBatch WordsLearner::batchOf(const std::vector<const mdlstm::WordExample*>& words,
                                    int& skipped, std::vector<std::vector<int>>* labels) const {
-  const int output = m_plan.outputLayers()[0];
   ExampleBatch batch;
   skipped = 0;
   for (const mdlstm::WordExample* word : words) {
-    std::vector<int> classes;
-    for (char c : word->text) {
-      const auto at = m_alphabet.find(c);
-      if (at == std::string::npos)
-        throw std::invalid_argument("the words task: '" + word->text + "': character '" +
-                                    std::string(1, c) + "' is not in the alphabet '" + m_alphabet +
-                                    "'");
-      classes.push_back(static_cast<int>(at) + 1);
-    }
-    int repeats = 0;  // an alignment needs a blank between equal neighbours
-    for (std::size_t i = 1; i < classes.size(); ++i) repeats += classes[i] == classes[i - 1];
-    const int frames = layerExtent(m_plan, output, word->image.height, word->image.width).width;
-    if (static_cast<int>(classes.size()) + repeats > frames) {
+    std::vector<int> classes = classesOf(*word);
+    if (!alignable(*word, classes)) {
       ++skipped;
       continue;
     }
@@ -192,16 +202,15 @@ std::optional<Evaluation> WordsLearner::evaluate() {
     checkStop();
     const std::size_t first = round + rank * batch;
     if (first >= m_data.valid.size()) continue;
-    std::vector<const mdlstm::WordExample*> alignable, rest;
+    std::vector<const mdlstm::WordExample*> aligned, rest;
     for (std::size_t i = first; i < std::min(m_data.valid.size(), first + batch); ++i) {
-      int skipped = 0;
-      batchOf({&m_data.valid[i]}, skipped);
-      (skipped ? rest : alignable).push_back(&m_data.valid[i]);
+      const mdlstm::WordExample& word = m_data.valid[i];
+      (alignable(word, classesOf(word)) ? aligned : rest).push_back(&word);
     }
     int skipped = 0;
     std::vector<std::vector<int>> labels;
-    if (!alignable.empty()) {
-      const ExampleBatch part = batchOf(alignable, skipped, &labels);
+    if (!aligned.empty()) {
+      const ExampleBatch part = batchOf(aligned, skipped, &labels);
       const GridForward result = m_engine->forward(m_params, part);
       sums[0] += result.loss();
       sums[1] += static_cast<double>(part.examples.size());
@@ -210,9 +219,7 @@ std::optional<Evaluation> WordsLearner::evaluate() {
     for (const mdlstm::WordExample* word : rest) {  // decoded, without a loss
       ExampleBatch one;
       one.examples.push_back(inkExample(packing::inkFeatures(word->image), {}, false));
-      std::vector<int> truth;
-      for (char c : word->text) truth.push_back(static_cast<int>(m_alphabet.find(c)) + 1);
-      score(m_engine->forward(m_params, one, false), {truth});
+      score(m_engine->forward(m_params, one, false), {classesOf(*word)});
     }
   }
   if (m_ranks) m_ranks->world().allreduceSumHost(sums);

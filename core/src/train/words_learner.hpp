@@ -51,6 +51,10 @@ class WordsLearner final : public Learner {
  private:
   /// This rank's examples of the batch at `indices` of the training set.
   std::vector<const mdlstm::WordExample*> myShare(const std::vector<int>& indices) const;
+  /// The word's classes (alphabet index + 1); throws naming a character not in the alphabet.
+  std::vector<int> classesOf(const mdlstm::WordExample& word) const;
+  /// Whether the output has frames enough for the classes (a blank between equal neighbours).
+  bool alignable(const mdlstm::WordExample& word, const std::vector<int>& classes) const;
   /// The examples that have a CTC alignment, as the engine's batch; `skipped` counts the others.
   ExampleBatch batchOf(const std::vector<const mdlstm::WordExample*>& words, int& skipped,
                        std::vector<std::vector<int>>* labels = nullptr) const;
