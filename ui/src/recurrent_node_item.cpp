@@ -58,7 +58,7 @@ RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::stri
                                      std::vector<std::string> innerOrder,
                                      std::vector<long long> scan)
     : m_firstMember(members.front()) {
-  const bool forwardInTime = scan.empty() || scan == std::vector<long long>{1};
+  const bool forwardInTime = isForwardInTime(scan);
   const QString arrow = forwardInTime ? QString() : QLatin1Char(' ') + scanArrow(scan);
   m_title = QStringLiteral("recurrent node %1 · step %2%3").arg(number).arg(step).arg(arrow);
   m_shortTitle = QStringLiteral("recurrent %1%2").arg(number).arg(arrow);

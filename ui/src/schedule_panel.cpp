@@ -123,7 +123,7 @@ void SchedulePanel::refresh() {
       item->setText(1, QStringLiteral("recurrent %1").arg(++recurrent));
       // A 1-D node that runs forward in time reads as before; any other shows its scan vector
       // here and its scan in words in the summary above (which wraps in a narrow dock).
-      const bool forwardInTime = node.scan.empty() || node.scan == std::vector<long long>{1};
+      const bool forwardInTime = isForwardInTime(node.scan);
       item->setText(
           2, node.dimensions == 2 ? QStringLiteral("per pixel") : QStringLiteral("per frame"));
       item->setText(3, forwardInTime ? QStringLiteral("%1, in order:").arg(node.layers.size())
@@ -131,11 +131,10 @@ void SchedulePanel::refresh() {
                                            .arg(QString::fromStdString(formatSigma(node.scan)))
                                            .arg(node.layers.size()));
       if (!forwardInTime) {
-        const QString words = QString::fromStdString(describeScan(node.scan));
-        item->setToolTip(3, QStringLiteral("scan vector \u03c3 = %1: %2")
-                                .arg(QString::fromStdString(formatSigma(node.scan)), words));
         const QString scan = QStringLiteral("\u03c3 = %1: %2")
-                                 .arg(QString::fromStdString(formatSigma(node.scan)), words);
+                                 .arg(QString::fromStdString(formatSigma(node.scan)),
+                                      QString::fromStdString(describeScan(node.scan)));
+        item->setToolTip(3, QStringLiteral("scan vector ") + scan);
         auto group = std::find_if(scans.begin(), scans.end(),
                                   [&](const auto& entry) { return entry.first == scan; });
         if (group == scans.end()) group = scans.insert(scans.end(), {scan, {}});

@@ -110,6 +110,10 @@ ScanSearch findScanOrder(const std::vector<DelayVector>& delays, int dimensions)
   return result;
 }
 
+bool isForwardInTime(const std::vector<long long>& sigma) {
+  return sigma.empty() || sigma == std::vector<long long>{1};
+}
+
 std::string formatSigma(const std::vector<long long>& sigma) {
   std::string out = "(";
   for (std::size_t i = 0; i < sigma.size(); ++i) out += (i ? ", " : "") + std::to_string(sigma[i]);

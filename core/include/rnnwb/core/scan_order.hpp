@@ -34,6 +34,9 @@ ScanSearch findScanOrder(const std::vector<DelayVector>& delays, int dimensions)
 /// "skewed wavefront σ = (2, 1): x forward, y forward" (2-D).
 std::string describeScan(const std::vector<long long>& sigma);
 
+/// σ = (1), or no σ (a plain node): a 1-D scan forward in time, the one the views need not name.
+bool isForwardInTime(const std::vector<long long>& sigma);
+
 /// "(1, 1)", "(-1)": σ as the analysis prints it.
 std::string formatSigma(const std::vector<long long>& sigma);
 
