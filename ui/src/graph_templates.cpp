@@ -148,23 +148,35 @@ std::string freePrefix(const GraphDocument& document, const std::string& base,
 
 }  // namespace
 
-QString templateName(CellTemplate cell) {
-  switch (cell) {
-    case CellTemplate::Lstm:
-      return QStringLiteral("LSTM cell");
-    case CellTemplate::Gru:
-      return QStringLiteral("GRU cell");
-    case CellTemplate::Elman:
-      return QStringLiteral("Elman layer");
-    case CellTemplate::LeakyLp2d:
-      return QStringLiteral("Leaky LP 2-D cell (paper)");
-    case CellTemplate::LeakyLp2dCellsReport:
-      return QStringLiteral("Leaky LP 2-D cell (cells report)");
-    case CellTemplate::FourDirectionLeakyLp:
-      return QStringLiteral("four-direction MDLSTM layer");
-  }
-  return {};
+namespace {
+
+// What the program knows of each template, in kCellTemplates' order.
+struct TemplateInfo {
+  CellTemplate cell;
+  const char* key;     // the palette's
+  const char* name;    // as menus and undo steps say it
+  const char* prefix;  // of the inserted layers' ids: "lstm_", then "lstm2_", ...
+  bool twoD;
+};
+constexpr TemplateInfo kTemplateInfo[] = {
+    {CellTemplate::Lstm, "lstm", "LSTM cell", "lstm", false},
+    {CellTemplate::Gru, "gru", "GRU cell", "gru", false},
+    {CellTemplate::Elman, "elman", "Elman layer", "elman", false},
+    {CellTemplate::LeakyLp2d, "leaky-lp-2d", "Leaky LP 2-D cell (paper)", "lp", true},
+    {CellTemplate::LeakyLp2dCellsReport, "leaky-lp-2d-cells-report",
+     "Leaky LP 2-D cell (cells report)", "lp", true},
+    {CellTemplate::FourDirectionLeakyLp, "mdlstm-layer", "four-direction MDLSTM layer", "mdlstm",
+     true}};
+
+const TemplateInfo& infoOf(CellTemplate cell) {
+  for (const TemplateInfo& info : kTemplateInfo)
+    if (info.cell == cell) return info;
+  return kTemplateInfo[0];  // every enumerator has its row above
 }
+
+}  // namespace
+
+QString templateName(CellTemplate cell) { return QString::fromUtf8(infoOf(cell).name); }
 
 QString templateWithArticle(CellTemplate cell) {
   // Said as letters, "LSTM" takes "an" (el-es-tee-em), as does "Elman"; "GRU" (gee) takes "a".
@@ -172,33 +184,15 @@ QString templateWithArticle(CellTemplate cell) {
   return (an ? QStringLiteral("an ") : QStringLiteral("a ")) + templateName(cell);
 }
 
-QString templateKey(CellTemplate cell) {
-  switch (cell) {
-    case CellTemplate::Lstm:
-      return QStringLiteral("lstm");
-    case CellTemplate::Gru:
-      return QStringLiteral("gru");
-    case CellTemplate::Elman:
-      return QStringLiteral("elman");
-    case CellTemplate::LeakyLp2d:
-      return QStringLiteral("leaky-lp-2d");
-    case CellTemplate::LeakyLp2dCellsReport:
-      return QStringLiteral("leaky-lp-2d-cells-report");
-    case CellTemplate::FourDirectionLeakyLp:
-      return QStringLiteral("mdlstm-layer");
-  }
-  return {};
-}
+QString templateKey(CellTemplate cell) { return QString::fromLatin1(infoOf(cell).key); }
 
 std::optional<CellTemplate> templateFromKey(const QString& key) {
-  for (CellTemplate cell : kCellTemplates)
-    if (templateKey(cell) == key) return cell;
+  for (const TemplateInfo& info : kTemplateInfo)
+    if (key == QLatin1String(info.key)) return info.cell;
   return std::nullopt;
 }
 
-bool isTwoDTemplate(CellTemplate cell) {
-  return cell != CellTemplate::Lstm && cell != CellTemplate::Gru && cell != CellTemplate::Elman;
-}
+bool isTwoDTemplate(CellTemplate cell) { return infoOf(cell).twoD; }
 
 int templateDefaultSize(CellTemplate cell) { return isTwoDTemplate(cell) ? 10 : 32; }
 
@@ -208,11 +202,10 @@ GraphFragment makeCellTemplate(const GraphDocument& document, CellTemplate cell,
   if (isTwoDTemplate(cell)) {
     const int directions = cell == CellTemplate::FourDirectionLeakyLp ? 4 : 1;
     const Graph& cellGraph = twoDCell(cell);
-    const std::string base = directions == 4 ? "mdlstm" : "lp";
     const GraphFragment probe =
         fragmentOf(makeCellLayer(cellGraph, {"", inputId, size, directions}), origin);
-    CellLayer layer =
-        makeCellLayer(cellGraph, {freePrefix(document, base, probe), inputId, size, directions});
+    CellLayer layer = makeCellLayer(
+        cellGraph, {freePrefix(document, infoOf(cell).prefix, probe), inputId, size, directions});
     if (outputs) *outputs = layer.outputs;
     GraphFragment fragment = fragmentOf(std::move(layer), origin);
     for (Connection& c : fragment.connections) c.id = document.uniqueConnectionId(c.id);
@@ -226,12 +219,9 @@ GraphFragment makeCellTemplate(const GraphDocument& document, CellTemplate cell,
     else
       buildElman(b, inputId);
   };
-  const std::string base = cell == CellTemplate::Lstm  ? "lstm"
-                           : cell == CellTemplate::Gru ? "gru"
-                                                       : "elman";
   CellBuilder probe{"", size, origin, {}};
   build(probe);
-  CellBuilder builder{freePrefix(document, base, probe.fragment), size, origin, {}};
+  CellBuilder builder{freePrefix(document, infoOf(cell).prefix, probe.fragment), size, origin, {}};
   build(builder);
   // Connection ids must not clash with parallel connections already there.
   for (Connection& c : builder.fragment.connections) c.id = document.uniqueConnectionId(c.id);
