@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 namespace rnnwb {
 namespace {
@@ -152,18 +153,15 @@ ExampleBatch examplesFromSequences(const SequenceBatch& sequences) {
     const std::int64_t width = shape.size() == 3 ? shape[2] : 1;
     Shape part{frames};
     if (shape.size() == 3) part.push_back(width);
-    if (whole.dtype() == DType::I64) {
-      std::vector<std::int64_t> values(static_cast<std::size_t>(frames * width));
+    const auto rowsOf = [&](const auto& all) {
+      std::vector<std::decay_t<decltype(all[0])>> values(static_cast<std::size_t>(frames * width));
       for (std::int64_t t = 0; t < frames; ++t)
         for (std::int64_t i = 0; i < width; ++i)
-          values[t * width + i] = whole.i64()[(t * streams + n) * width + i];
-      return Tensor::fromI64(part, std::move(values));
-    }
-    std::vector<float> values(static_cast<std::size_t>(frames * width));
-    for (std::int64_t t = 0; t < frames; ++t)
-      for (std::int64_t i = 0; i < width; ++i)
-        values[t * width + i] = whole.f32()[(t * streams + n) * width + i];
-    return Tensor::fromF32(part, std::move(values));
+          values[t * width + i] = all[(t * streams + n) * width + i];
+      return values;
+    };
+    return whole.dtype() == DType::I64 ? Tensor::fromI64(part, rowsOf(whole.i64()))
+                                       : Tensor::fromF32(part, rowsOf(whole.f32()));
   };
   for (std::int64_t n = 0; n < streams; ++n) {
     Example example;
