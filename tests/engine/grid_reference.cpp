@@ -5,21 +5,10 @@
 #include <limits>
 #include <numeric>
 
+#include "reference_engine.hpp"
+
 namespace rnnwb::testing {
 namespace {
-
-double activate(Activation a, double s) {
-  switch (a) {
-    case Activation::Sigmoid:
-      return 1.0 / (1.0 + std::exp(-s));
-    case Activation::Tanh:
-      return std::tanh(s);
-    case Activation::Relu:
-      return s > 0.0 ? s : 0.0;
-    default:
-      return s;
-  }
-}
 
 std::vector<double> logSoftmax(const double* s, int n) {
   const double top = *std::max_element(s, s + n);
@@ -144,7 +133,7 @@ struct GridEvaluator {
       for (int i = 0; i < spec.size; ++i) y[layer][cell * spec.size + i] = std::exp(ls[i]);
     } else {
       for (int i = 0; i < spec.size; ++i)
-        y[layer][cell * spec.size + i] = activate(spec.activation, sum[i]);
+        y[layer][cell * spec.size + i] = referenceActivate(spec.activation, sum[i]);
     }
   }
 

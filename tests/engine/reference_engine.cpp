@@ -4,6 +4,19 @@
 #include <cmath>
 
 namespace rnnwb::testing {
+
+double referenceActivate(Activation a, double s) {
+  switch (a) {
+    case Activation::Sigmoid:
+      return 1.0 / (1.0 + std::exp(-s));
+    case Activation::Tanh:
+      return std::tanh(s);
+    case Activation::Relu:
+      return s > 0 ? s : 0.0;
+    default:
+      return s;
+  }
+}
 namespace {
 
 struct Evaluator {
@@ -60,19 +73,6 @@ struct Evaluator {
     return s;
   }
 
-  static double activate(Activation a, double s) {
-    switch (a) {
-      case Activation::Sigmoid:
-        return 1.0 / (1.0 + std::exp(-s));
-      case Activation::Tanh:
-        return std::tanh(s);
-      case Activation::Relu:
-        return s > 0 ? s : 0.0;
-      default:
-        return s;
-    }
-  }
-
   double frameLoss(int layer, int o, int t, int n, const std::vector<double>& s,
                    const std::vector<double>& out) const {
     const Layer& spec = plan.graph().layers[layer];
@@ -121,7 +121,7 @@ struct Evaluator {
       for (int k = 0; k < spec.size; ++k) sum += out[k] = std::exp(s[k] - top);
       for (double& v : out) v /= sum;
     } else {
-      for (int k = 0; k < spec.size; ++k) out[k] = activate(spec.activation, s[k]);
+      for (int k = 0; k < spec.size; ++k) out[k] = referenceActivate(spec.activation, s[k]);
     }
     std::copy(out.begin(), out.end(), y[layer].begin() + base);
     if (!spec.isOutput() || t < batch.firstPredictedFrame) return 0;

@@ -12,6 +12,10 @@
 
 namespace rnnwb::testing {
 
+/// An element-wise activation in float64, as the spec defines it (softmax is applied per row by
+/// the references themselves); shared by the chunk reference and the grid reference.
+double referenceActivate(Activation a, double s);
+
 /// The summed loss of the batch's predicted frames, with parameters given in the flat layout.
 double referenceLoss(const CompiledPlan& plan, const ParameterLayout& layout,
                      const std::vector<double>& params, const SequenceBatch& batch,
