@@ -72,7 +72,9 @@ int finishOutput(const std::string& command, int exitCode) {
 CLI::App* addCommand(CLI::App& app, const std::string& name, const std::string& description,
                      int& exitCode, std::function<int()> body) {
   CLI::App* sub = app.add_subcommand(name, description);
-  sub->callback([name, &exitCode, body = std::move(body)] { exitCode = runGuarded(name, body); });
+  // A command of a command ("new mdlstm") says its whole path in its messages.
+  const std::string path = app.get_parent() ? app.get_name() + " " + name : name;
+  sub->callback([path, &exitCode, body = std::move(body)] { exitCode = runGuarded(path, body); });
   return sub;
 }
 
