@@ -6,6 +6,7 @@
 
 #include "grid_binder.hpp"
 #include "grid_losses.hpp"
+#include "grid_memory_parts.hpp"
 #include "grid_rows.hpp"
 #include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/packing/packers.hpp"
@@ -22,6 +23,7 @@ struct GridEngine::Impl {
   ParameterLayout layout;
   op::Program program;
   mutable grid::GridWorkspace workspace;  // reused by every call (grid_binder.hpp)
+  mutable GridMemory lastMemory;
 
   Impl(const CompiledPlan& p, GridEngineOptions o)
       : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
@@ -129,6 +131,7 @@ GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBat
   if (withLoss)
     result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
   if (withOutputs) result.outputs = m_impl->outputs(binder, rows, batch);
+  m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   return result;
 }
 
@@ -144,7 +147,10 @@ double GridEngine::forwardBackward(const ParameterSet& parameters, const Example
   const std::vector<double> losses = grid::computeLosses(m_impl->plan, batch, rows, binder, true);
   m_impl->backward(binder, rows, gradients.values().data());
   gradients.applyMasks();
+  m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   return std::accumulate(losses.begin(), losses.end(), 0.0);
 }
+
+GridMemory GridEngine::lastBatchMemory() const { return m_impl->lastMemory; }
 
 }  // namespace rnnwb
