@@ -200,3 +200,77 @@ def test_the_round_trip_walkthrough_of_the_docs_runs(tmp_path, monkeypatch):
             result = subprocess.run(["bash", "-euo", "pipefail", "-c", code], env=env,
                                     capture_output=True, text=True)
             assert result.returncode == 0, result.stderr
+
+
+def _ort_outputs(path, x):
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    return session.run(None, {"x": x})[0]
+
+
+def _recurrent_model(op, hidden, direction, gates, **attributes):
+    """An ONNX model of one recurrent operator with random W, R, B (and LSTM peepholes),
+    squeezed to [T, N, D * H] as torch's glue does."""
+    rng = np.random.default_rng(3)
+    d = 2 if direction == "bidirectional" else 1
+    tensors = {"W": rng.uniform(-0.8, 0.8, (d, gates * hidden, FEATURES)),
+               "R": rng.uniform(-0.8, 0.8, (d, gates * hidden, hidden)),
+               "B": rng.uniform(-0.8, 0.8, (d, 2 * gates * hidden))}
+    inputs = ["x", "W", "R", "B"]
+    if op == "LSTM":
+        tensors["P"] = rng.uniform(-0.8, 0.8, (d, 3 * hidden))
+        inputs += ["", "", "", "P"]
+    init = [helper.make_tensor(k, TensorProto.FLOAT, v.shape, v.astype(np.float32).ravel())
+            for k, v in tensors.items()]
+    init.append(helper.make_tensor("perm_shape", TensorProto.INT64, [3], [0, 0, -1]))
+    nodes = [helper.make_node(op, inputs, ["Y"], name="cell", hidden_size=hidden,
+                              direction=direction, **attributes),
+             helper.make_node("Transpose", ["Y"], ["Yt"], perm=[0, 2, 1, 3]),
+             helper.make_node("Reshape", ["Yt", "perm_shape"], ["y"])]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["T", "N", FEATURES])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["T", "N", d * hidden])
+    return helper.make_graph(nodes, "cell", [x], [y], init)
+
+
+ONNX_CASES = {
+    "lstm-reverse-peepholes": lambda: _recurrent_model("LSTM", 3, "reverse", 4),
+    "lstm-bidirectional-peepholes": lambda: _recurrent_model("LSTM", 2, "bidirectional", 4),
+    "gru-before-reset-0-bidirectional": lambda: _recurrent_model(
+        "GRU", 3, "bidirectional", 3, linear_before_reset=0),
+    "rnn-sigmoid-reverse": lambda: _recurrent_model("RNN", 3, "reverse", 1,
+                                                    activations=["Sigmoid"]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ONNX_CASES))
+def test_what_torch_does_not_write_computes_what_onnx_runtime_does(case, tmp_path):
+    _save(ONNX_CASES[case](), tmp_path / "m.onnx")
+    graph, weights, _ = _import(tmp_path / "m.onnx", tmp_path)
+    x = np.random.default_rng(4).uniform(-1, 1, (FRAMES, STREAMS, FEATURES)).astype(np.float32)
+    np.testing.assert_allclose(graph.forward(weights, {"input": x})["y"],
+                               _ort_outputs(tmp_path / "m.onnx", x), rtol=RTOL, atol=ATOL)
+
+
+def test_sub_mul_and_constants_around_a_layer_compute_what_onnx_runtime_does(tmp_path):
+    rng = np.random.default_rng(5)
+    f32 = lambda name, a: helper.make_tensor(name, TensorProto.FLOAT, a.shape,  # noqa: E731
+                                             a.astype(np.float32).ravel())
+    init = [f32("W", rng.uniform(-1, 1, (FEATURES, 4))), f32("c", rng.uniform(-1, 1, (4,))),
+            f32("s", rng.uniform(-2, 2, (1, 1, 4))), f32("V", rng.uniform(-1, 1, (4, 2)))]
+    nodes = [helper.make_node("MatMul", ["x", "W"], ["a"], name="mm"),
+             helper.make_node("Sub", ["c", "a"], ["b"], name="sub"),
+             helper.make_node("Mul", ["b", "a"], ["p"], name="mul"),
+             helper.make_node("Mul", ["p", "s"], ["q"], name="scale"),
+             helper.make_node("Sub", ["q", "b"], ["r"], name="sub2"),
+             helper.make_node("Tanh", ["r"], ["t"], name="tanh"),
+             helper.make_node("Slice", ["t", "st", "en", "ax"], ["u"], name="slice"),
+             helper.make_node("MatMul", ["u", "V"], ["y"], name="head")]
+    init += [helper.make_tensor(n, TensorProto.INT64, [1], [v])
+             for n, v in (("st", 1), ("en", 4), ("ax", 2))]
+    init[3] = f32("V", rng.uniform(-1, 1, (3, 2)))
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["T", "N", FEATURES])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["T", "N", 2])
+    _save(helper.make_graph(nodes, "ops", [x], [y], init), tmp_path / "m.onnx")
+    graph, weights, _ = _import(tmp_path / "m.onnx", tmp_path)
+    x = rng.uniform(-1, 1, (FRAMES, STREAMS, FEATURES)).astype(np.float32)
+    np.testing.assert_allclose(graph.forward(weights, {"input": x})["y"],
+                               _ort_outputs(tmp_path / "m.onnx", x), rtol=RTOL, atol=ATOL)

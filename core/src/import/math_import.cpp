@@ -1,4 +1,4 @@
-// MatMul, Gemm, Add, Sub, Mul and the activations (import_context.hpp) on sequences: each makes a
+// MatMul, Add, Sub, Mul and the activations (import_context.hpp) on sequences: each makes a
 // layer, or folds into the fresh layer of the MatMul (or Add) before it when nothing else reads
 // that: MatMul + Add + Tanh is one additive layer with a bias and tanh. On values that are not
 // sequences (shape arithmetic of the glue) they give a number known at run time.
@@ -56,29 +56,30 @@ Value openOutput(const ImportContext& c, int layer) {
   return sequenceValue(flatSequence(c.builder.unitsOf(layer)), c.where(), layer);
 }
 
-void matMul(ImportContext& c, bool gemm) {
+void matMul(ImportContext& c) {
   const Sequence& a = c.flatSequence(0, "input A");
   const Tensor& b = c.constant(1, "input B (the weight)");
-  const bool transB = gemm && attributeInt(*c.node, "transB", 0) != 0;
-  if (gemm && attributeInt(*c.node, "transA", 0) != 0) c.fail("transA transposes the sequence");
-  const float alpha = gemm ? attributeFloat(*c.node, "alpha", 1.0f) : 1.0f;
   const std::int64_t k = a.dims[0];
-  if (b.dtype() != DType::F32 || b.shape().size() != 2 || b.shape()[transB ? 1 : 0] != k)
+  if (b.dtype() != DType::F32 || b.shape().size() != 2 || b.shape()[0] != k)
     c.fail("weight '" + c.node->input(1) + "' is " + b.describe() + ", which does not take " +
            std::to_string(k) + " features (a 2-D float weight is needed)");
-  const std::int64_t m = b.shape()[transB ? 0 : 1];
+  const std::int64_t m = b.shape()[1];
   const int layer = c.builder.addLayer(c.hint(), LayerKind::Additive, static_cast<int>(m));
   std::vector<float> matrix(static_cast<std::size_t>(m * k));
   for (std::int64_t r = 0; r < m; ++r)
-    for (std::int64_t j = 0; j < k; ++j)
-      matrix[r * k + j] = alpha * (transB ? b.f32()[r * k + j] : b.f32()[j * m + r]);
+    for (std::int64_t j = 0; j < k; ++j) matrix[r * k + j] = b.f32()[j * m + r];
   c.builder.connectUnits(a.units, layer, matrix);
-  if (gemm && c.has(2)) {
-    std::vector<float> bias = featureVector(c, 2, static_cast<std::size_t>(m));
-    for (float& x : bias) x *= attributeFloat(*c.node, "beta", 1.0f);
-    c.builder.addBias(layer, bias);
-  }
   c.output(0, openOutput(c, layer));
+}
+
+/// Gemm's A is 2-D: a sequence never is (it has frames and streams), so only the glue of shapes
+/// may use it.
+void gemm(ImportContext& c) {
+  if (isSequence(c, 0) || isSequence(c, 1))
+    c.fail(
+        "Gemm multiplies 2-D matrices, and a sequence is [T, N, features]; a Linear over "
+        "all frames exports as MatMul and Add, which the importer maps");
+  c.output(0, runTimeValue(c.where()));
 }
 
 /// Add (sign 1) and Sub (sign -1).
@@ -153,8 +154,8 @@ void activationNode(ImportContext& c, Activation activation) {
 
 bool importMath(ImportContext& c) {
   static const std::map<std::string, std::function<void(ImportContext&)>> readers = {
-      {"MatMul", [](ImportContext& c) { matMul(c, false); }},
-      {"Gemm", [](ImportContext& c) { matMul(c, true); }},
+      {"MatMul", matMul},
+      {"Gemm", gemm},
       {"Add", [](ImportContext& c) { addNode(c, 1.0f); }},
       {"Sub", [](ImportContext& c) { addNode(c, -1.0f); }},
       {"Mul", mulNode},

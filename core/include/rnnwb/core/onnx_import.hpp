@@ -2,7 +2,7 @@
 // ONNX models of recurrent layers as graphs (docs/interop.md, "Import"): ONNX's LSTM, GRU and RNN
 // operators (any direction, any number of them, stacked) become the graph's additive and
 // multiplicative layers with delayed connections (a backward direction reads ahead: delay -1 of
-// graph format v2), MatMul, Gemm, Add, Mul and the activations around them become layers and
+// graph format v2), MatMul, Add, Sub, Mul and the activations around them become layers and
 // connections, and the glue that exporters put around recurrent operators (Squeeze, Unsqueeze,
 // Transpose, Reshape, Concat of directions, Shape/Gather/ConstantOfShape/Expand for zero initial
 // states, Constant, Identity, Slice, ...) is read for what it does to the features. Anything else
