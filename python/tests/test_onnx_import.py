@@ -1,9 +1,10 @@
 """`rnnwb import` (docs/interop.md, "Import"): models of torch.onnx.export (nn.LSTM of 1 and 2
 layers, bidirectional; nn.GRU; nn.RNN, with and without a Linear head) are imported as graphs,
 and the graph's forward (rnnwb.Graph.forward) equals PyTorch's outputs within 1e-5; an imported
-LSTM exported again runs in ONNX Runtime as PyTorch does (the round trip). What the importer does
-not map, a broken file and a file over the size limit are refused by name. Needs torch, onnx and
-onnxruntime (scripts/make-python-venv.sh); skipped with the reason without them."""
+LSTM (also bidirectional: a reversed Scan) and a bidirectional GRU exported again run in ONNX
+Runtime as PyTorch does (the round trip). What the importer does not map, a broken file and a
+file over the size limit are refused by name. Needs torch, onnx and onnxruntime
+(scripts/make-python-venv.sh); skipped with the reason without them."""
 
 import io
 import os
@@ -107,8 +108,10 @@ def test_directions_are_delays_of_one_frame_back_and_ahead(tmp_path):
     assert "whole sequences" in analysis, analysis
 
 
-def test_round_trip_through_the_export_runs_in_onnx_runtime(tmp_path):
-    module = _torch_model("lstm")
+@pytest.mark.parametrize("case", ["lstm", "lstm-2-layers-bidirectional-softmax",
+                                  "gru-bidirectional"])
+def test_round_trip_through_the_export_runs_in_onnx_runtime(case, tmp_path):
+    module = _torch_model(case)
     _export(module, tmp_path / "m.onnx")
     _, weights, graph_path = _import(tmp_path / "m.onnx", tmp_path)
     rnnwb.save_safetensors(tmp_path / "w2.safetensors", weights)
