@@ -223,7 +223,8 @@ class Graph:
         return self._core.grad(_arrays(weights), _arrays(data))
 
     def forward(self, weights: Arrays, data: Arrays) -> dict[str, np.ndarray]:
-        """Each output layer's values ``[T, N, size]`` (after its activation) by layer id."""
+        """Each output layer's values ``[T, N, size]`` (after its activation) by layer id. A
+        graph that reads ahead (a negative delay) runs on the grid engine, as N whole sequences."""
         return self._core.forward(_arrays(weights), _arrays(data))[1]
 
     def loss(self, weights: Arrays, data: Arrays) -> float:

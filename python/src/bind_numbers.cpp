@@ -11,6 +11,9 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "errors.hpp"
+#include "rnnwb/core/engine/engine_support.hpp"
+#include "rnnwb/core/engine/example_batch.hpp"
+#include "rnnwb/core/engine/grid_engine.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/engine/parameter_io.hpp"
 #include "rnnwb/core/graph_io.hpp"
@@ -80,6 +83,24 @@ std::pair<double, nb::dict> grad(PyGraph& g, const nb::dict& weights, const nb::
   return result;
 }
 
+/// The forward of a graph the chunk engines do not compute (a 1-D graph that reads ahead, what
+/// only version 2 has): the grid engine on the batch's N whole sequences, its outputs [t, size]
+/// per sequence stacked back into [T, N, size].
+double gridForward(const CompiledPlan& plan, const ParameterSet& params, const SequenceBatch& batch,
+                   bool withTargets, std::vector<Tensor>& outputs) {
+  const GridForward f = GridEngine(plan).forward(params, examplesFromSequences(batch), withTargets);
+  for (std::size_t o = 0; o < plan.outputLayers().size(); ++o) {
+    const std::int64_t size = plan.graph().layers[plan.outputLayers()[o]].size;
+    Tensor stacked = Tensor::zerosF32({batch.frames, batch.streams, size});
+    for (int n = 0; n < batch.streams; ++n)
+      for (int t = 0; t < batch.frames; ++t)
+        for (std::int64_t u = 0; u < size; ++u)
+          stacked.f32()[(t * batch.streams + n) * size + u] = f.outputs[n][o].f32()[t * size + u];
+    outputs.push_back(std::move(stacked));
+  }
+  return f.loss();
+}
+
 nb::tuple forward(PyGraph& g, const nb::dict& weights, const nb::dict& data) {
   nb::tuple result;
   withGraphNames(&g.graph, [&] {
@@ -94,7 +115,10 @@ nb::tuple forward(PyGraph& g, const nb::dict& weights, const nb::dict& data) {
     {
       const nb::gil_scoped_release noGil;
       const std::lock_guard<std::mutex> lock(g.mutex);
-      loss = g.cpu().forward(params, batch, {}, nullptr, &outputs);
+      if (plan.needsWholeSequences() || !engineLimitations(plan).empty())
+        loss = gridForward(plan, params, batch, withTargets, outputs);
+      else
+        loss = g.cpu().forward(params, batch, {}, nullptr, &outputs);
     }
     result = nb::make_tuple(withTargets ? nb::cast(loss) : nb::none(), outputsDict(plan, outputs));
   });
@@ -138,8 +162,9 @@ void bindNumbers(nb::module_& m, nb::class_<PyGraph>& cls) {
            "float32 [T, N, size], 'target[.<id>]'), as `rnnwb grad`: (summed loss, gradients "
            "under the weights' keys). The GIL is released while the engine runs.")
       .def("forward", &forward, nb::arg("weights"), nb::arg("data"),
-           "The forward pass: (summed loss, or None when `data` has no targets, {output layer id: "
-           "float32 [T, N, size]}). The GIL is released while the engine runs.")
+           "The forward pass (the grid engine's where the graph reads ahead): (summed loss, or "
+           "None when `data` has no targets, {output layer id: float32 [T, N, size]}). The GIL "
+           "is released while the engine runs.")
       .def("backward_from_outputs", &backwardFromOutputs, nb::arg("weights"), nb::arg("data"),
            nb::arg("output_gradients"), nb::arg("input_gradients") = false,
            "The engine's BPTT from d(loss)/d(output) given from outside (an external loss): "

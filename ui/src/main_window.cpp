@@ -137,6 +137,8 @@ void MainWindow::createActions() {
     m_scene->setCollapsed(false, false);
     QTimer::singleShot(0, m_view, &GraphView::showDocument);
   });
+  connect(m_files, &FileActions::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 15000); });
   connect(m_view, &GraphView::paletteEntryDropped, m_edit,
           [this](const QString& key, QPointF at) { m_edit->addPaletteEntry(key, at); });
   connect(m_scene, &GraphScene::collapsedChanged, this, [this](bool collapsed) {
@@ -151,6 +153,7 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
   file->addActions({m_files->newFile, m_files->open});
   file->addMenu(m_files->recentMenu);
+  file->addAction(m_files->importOnnx);
   file->addSeparator();
   file->addActions({m_files->save, m_files->saveAs});
   file->addSeparator();
