@@ -38,6 +38,7 @@ class TestWordsBudget : public QObject {
   void worstCaseIsWhatTheEngineHolds();
   void timesUpdatesOnlyWhenTheyFit();
   void refusesWhatTheRunRefuses();
+  void defaultWordListGivesWordsOfTheAlphabet();
 };
 
 void TestWordsBudget::partsAddUp() {
@@ -123,6 +124,28 @@ void TestWordsBudget::refusesWhatTheRunRefuses() {
     QFAIL("a graph without a ctc output was sized as a words run");
   } catch (const std::invalid_argument& e) {
     QVERIFY2(QString(e.what()).contains("lstm-peephole.rnn.json"), e.what());
+  }
+}
+
+void TestWordsBudget::defaultWordListGivesWordsOfTheAlphabet() {
+  // The graph reads a-z: of wamerican's words, those without capitals (an explicit list must
+  // be written in the alphabet: tst_words_train errorsAreClear).
+  train::TaskConfig task = smallRun().task;
+  task.wordList.clear();
+  task.maxFontSize = 20;
+  const train::WordsData data = train::loadWordsData(task, "abcdefghijklmnopqrstuvwxyz", 1);
+  QCOMPARE(int(data.train.size()), 12);
+  for (const auto* set : {&data.train, &data.valid})
+    for (const mdlstm::WordExample& w : *set)
+      QVERIFY2(
+          std::all_of(w.text.begin(), w.text.end(), [](char c) { return c >= 'a' && c <= 'z'; }),
+          w.text.c_str());
+  try {
+    train::loadWordsData(task, "0", 1);  // no word is written in digits
+    QFAIL("a list with no word of the alphabet gave words");
+  } catch (const std::runtime_error& e) {
+    QVERIFY2(QString(e.what()).contains("no plain words in the list written in '0' alone"),
+             e.what());
   }
 }
 

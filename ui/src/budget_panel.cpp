@@ -132,6 +132,14 @@ void BudgetPanel::showControlsForDocument() {
   m_wordsControls->setVisible(twoD);
   m_use->setVisible(!twoD);
   m_measure->setEnabled(!twoD);
+  if (twoD != (m_rows->columnCount() == 3)) {
+    m_rows->setRowCount(0);
+    m_rows->setColumnCount(twoD ? 3 : 4);
+    m_rows->horizontalHeader()->setStretchLastSection(!twoD);  // the bytes beside their part
+    m_rows->setHorizontalHeaderLabels(
+        twoD ? QStringList{tr("Part"), tr("Largest batch, epoch 1"), tr("Worst case")}
+             : QStringList{tr("Algorithm"), tr("Memory"), tr("Time per frame"), tr("Fits")});
+  }
   m_measure->setToolTip(twoD ? tr("A 2-D graph's update is not timed here: `rnnwb budget GRAPH` "
                                   "times two, or train a few steps in the Training dock")
                              : tr("Time a short run of each algorithm that fits on this machine"));
@@ -312,9 +320,6 @@ void BudgetPanel::display(const BudgetResult& result) {
     displayWords(*m_words);
     return;
   }
-  m_rows->setColumnCount(4);
-  m_rows->setHorizontalHeaderLabels(
-      {tr("Algorithm"), tr("Memory"), tr("Time per frame"), tr("Fits")});
   if (!m_table) {
     m_message->setText(result.error);
     m_shared->clear();

@@ -43,15 +43,21 @@ struct GlyphBitmap {
   std::vector<std::uint8_t> coverage;
 };
 
-std::vector<std::string> readWordList(const fs::path& file) {
+std::vector<std::string> readWordList(const fs::path& file, const std::string& alphabet) {
   std::istringstream in(readFileBounded(file, kListFileLimit, "the word list"));
+  const auto readable = [&alphabet](unsigned char c) {
+    return std::isalpha(c) &&
+           (alphabet.empty() || alphabet.find(static_cast<char>(c)) != std::string::npos);
+  };
   std::vector<std::string> words;
   for (std::string w; std::getline(in, w);) {
     if (w.empty() || w.size() > 14) continue;
-    if (std::all_of(w.begin(), w.end(), [](unsigned char c) { return std::isalpha(c); }))
-      words.push_back(w);
+    if (std::all_of(w.begin(), w.end(), readable)) words.push_back(w);
   }
-  if (words.empty()) throw std::runtime_error(file.string() + ": no plain words in the list");
+  if (words.empty())
+    throw std::runtime_error(
+        file.string() + ": no plain words in the list" +
+        (alphabet.empty() ? std::string() : " written in '" + alphabet + "' alone"));
   return words;
 }
 
@@ -130,7 +136,7 @@ Image padToMinimum(Image image, int minimum) {
 }  // namespace
 
 SyntheticWordGenerator::SyntheticWordGenerator(SyntheticWordOptions options)
-    : m_words(readWordList(options.wordList)),
+    : m_words(readWordList(options.wordList, options.alphabet)),
       m_fonts(options.fonts.empty() ? defaultFonts() : options.fonts),
       m_random(options.seed),
       m_minPixelSize(options.minPixelSize),

@@ -148,13 +148,16 @@ std::vector<Setting> wordsRows() {
             .min = 1,
             .max = 100 * kMillion},
            FIELD(task.syntheticWords)),
-      bind({.key = "task.word_list",
-            .flag = "--word-list",
-            .type = T::Path,
-            .help = "words: the synthetic words' list (letters only, up to 14)",
-            .tasks = kWords,
-            .defaultText = "wamerican"},
-           FIELD(task.wordList)),
+      bind(
+          {.key = "task.word_list",
+           .flag = "--word-list",
+           .type = T::Path,
+           .help =
+               "words: the synthetic words' list (letters only, up to 14); of the default one, the "
+               "words in the graph's alphabet",
+           .tasks = kWords,
+           .defaultText = "wamerican"},
+          FIELD(task.wordList)),
       bind({.key = "task.min_font_size",
             .flag = "--min-font-size",
             .type = T::Integer,

@@ -16,11 +16,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<mdlstm::WordExample> synthetic(const TaskConfig& task, std::uint64_t seed,
-                                           const std::stop_token& stop) {
+std::vector<mdlstm::WordExample> synthetic(const TaskConfig& task, const std::string& alphabet,
+                                           std::uint64_t seed, const std::stop_token& stop) {
   packing::SyntheticWordOptions options;
   options.seed = seed;
-  if (!task.wordList.empty()) options.wordList = task.wordList;
+  if (!task.wordList.empty())
+    options.wordList = task.wordList;  // its words must be in the alphabet: checked, named
+  else
+    options.alphabet = alphabet;  // the default list: only the words the graph can write
   options.minPixelSize = task.minFontSize;
   options.maxPixelSize = task.maxFontSize;
   packing::SyntheticWordGenerator generator(options);  // generateSyntheticWords, word by word
@@ -51,7 +54,7 @@ WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std
   WordsData data;
   std::vector<mdlstm::WordExample> all;
   if (task.images.empty()) {
-    all = synthetic(task, seed, stop);
+    all = synthetic(task, alphabet, seed, stop);
     data.source = std::to_string(task.syntheticWords) + " synthetic words (seed " +
                   std::to_string(seed) + ")";
   } else {

@@ -42,6 +42,10 @@ struct WordImage {
 struct SyntheticWordOptions {
   std::uint64_t seed = 1;
   std::filesystem::path wordList = "/usr/share/dict/american-english";
+  /// Only words written in these characters are drawn (empty: any plain word, letters only);
+  /// the words task sets it to its alphabet for the default list, whose capitals an a-z
+  /// recogniser cannot read.
+  std::string alphabet;
   /// Font files; empty = those of fonts-dejavu-core and fonts-urw-base35 that are installed.
   std::vector<std::filesystem::path> fonts;
   /// Pixel sizes are drawn log-uniform in [minPixelSize, maxPixelSize] (16-165 gives IAM-like
