@@ -68,8 +68,6 @@ QString timeText(const snap::AlgorithmEstimate& row) {
   return row.measured ? value : QStringLiteral("~") + value;
 }
 
-QString bytesText(std::uint64_t bytes) { return QString::fromStdString(formatBytes(bytes)); }
-
 }  // namespace
 
 BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)

@@ -13,8 +13,6 @@
 namespace rnnwb::ui {
 namespace {
 
-QString bytesText(std::uint64_t bytes) { return QString::fromStdString(formatBytes(bytes)); }
-
 void addRow(QTableWidget* table, const QString& part, const QString& typical, const QString& worst,
             const QString& tip = {}) {
   const int r = table->rowCount();
@@ -29,6 +27,8 @@ void addRow(QTableWidget* table, const QString& part, const QString& typical, co
 }
 
 }  // namespace
+
+QString bytesText(std::uint64_t bytes) { return QString::fromStdString(formatBytes(bytes)); }
 
 WordsBudgetControls::WordsBudgetControls(QWidget* parent) : QWidget(parent) {
   auto* row = new QHBoxLayout(this);

@@ -38,6 +38,9 @@ class WordsBudgetControls : public QWidget {
   train::TaskConfig m_base;
 };
 
+/// "1.5 MiB" (formatBytes), for the panel's cells.
+QString bytesText(std::uint64_t bytes);
+
 /// Fills `table` (3 columns: part, largest batch of epoch 1, worst case) and the two labels.
 void showWordsBudget(const train::WordsBudget& budget, QTableWidget* table, QLabel* message,
                      QLabel* footer);
