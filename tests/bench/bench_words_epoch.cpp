@@ -42,7 +42,8 @@ const char* kUsage =
     "                         [--sides graph,retired] [--out FILE.json]\n"
     "The first N updates of the words task's epoch (2,000 synthetic words, batch B) of the graph\n"
     "recogniser and of the retired fixed recogniser, same cell, sizes and batches, alternating.\n"
-    "Sides: graph (shelf packer), graph-padded (task.packer none), graph-baseline, retired.\n"
+    "Sides: graph (shelf packer), graph-padded (task.packer none), graph-baseline, retired\n"
+    "(shelf), retired-padded (its packer none: padBatch, padding computed).\n"
     "large: examples/words-model.json's sizes (2, 10, 50) on IAM-sized words (16-165 px);\n"
     "small: words-small-model.json's (4, 16) on examples/data/words-small.txt at 14-20 px.\n";
 
@@ -141,7 +142,8 @@ class Side {
 
 class RetiredSide : public Side {
  public:
-  explicit RetiredSide(const mdlstm::RecognizerConfig& config) : m_model(config, 1) {}
+  RetiredSide(mdlstm::RecognizerConfig config, const std::string& packer)
+      : m_model((config.packer = packer, config), 1) {}
   void update(const std::vector<mdlstm::WordExample>& words) override { m_model.trainStep(words); }
 
  private:
@@ -233,7 +235,8 @@ Batches firstUpdates(const Options& o, const CompiledPlan& plan, const std::stri
 
 std::unique_ptr<Side> makeSide(const std::string& name, const CompiledPlan& plan,
                                const mdlstm::RecognizerConfig& config) {
-  if (name == "retired") return std::make_unique<RetiredSide>(config);
+  if (name == "retired") return std::make_unique<RetiredSide>(config, "shelf");
+  if (name == "retired-padded") return std::make_unique<RetiredSide>(config, "none");
   if (name == "graph") return std::make_unique<GraphSide>(plan, "shelf", config);
   if (name == "graph-padded") return std::make_unique<GraphSide>(plan, "padded", config);
   if (name == "graph-baseline") return std::make_unique<GraphSide>(plan, "baseline", config);
