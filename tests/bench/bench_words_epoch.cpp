@@ -26,6 +26,7 @@
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/engine/products.hpp"
 #include "rnnwb/core/graph_io.hpp"
+#include "rnnwb/core/mdlstm/ctc_loss.hpp"
 #include "rnnwb/core/recognizer_graph.hpp"
 #include "rnnwb/core/train/optimizer.hpp"
 #include "rnnwb/core/train/words_data.hpp"
@@ -39,13 +40,17 @@ namespace {
 
 const char* kUsage =
     "Usage: bench_words_epoch [--model large|small] [--updates N] [--batch B] [--threads 1,2]\n"
-    "                         [--sides graph,retired] [--out FILE.json]\n"
+    "                         [--sides graph,retired] [--lr R] [--clip C] [--valid-every K]\n"
+    "                         [--out FILE.json]\n"
     "The first N updates of the words task's epoch (2,000 synthetic words, batch B) of the graph\n"
     "recogniser and of the retired fixed recogniser, same cell, sizes and batches, alternating.\n"
     "Sides: graph (shelf packer), graph-padded (task.packer none), graph-baseline, retired\n"
     "(shelf), retired-padded (its packer none: padBatch, padding computed).\n"
     "large: examples/words-model.json's sizes (2, 10, 50) on IAM-sized words (16-165 px);\n"
-    "small: words-small-model.json's (4, 16) on examples/data/words-small.txt at 14-20 px.\n";
+    "small: words-small-model.json's (4, 16) on examples/data/words-small.txt at 14-20 px.\n"
+    "--lr, --clip: Adam's rate and the clipping norm of both (default: the retired config's).\n"
+    "--valid-every K: every K updates, the greedy CER of every model on 64 held-out words\n"
+    "(not timed).\n";
 
 struct Options {
   std::string model = "large";
@@ -53,6 +58,8 @@ struct Options {
   std::vector<int> threads{1, 2};
   std::vector<std::string> sides{"graph", "retired"};
   std::string out = "bench_words_epoch.json";
+  double lr = 0, clip = -1;  // 0 / -1: the retired config's
+  int validEvery = 0;
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -77,6 +84,12 @@ Options parse(int argc, char** argv) {
       for (const std::string& t : splitList(value)) o.threads.push_back(std::stoi(t));
     } else if (key == "--sides")
       o.sides = splitList(value);
+    else if (key == "--lr")
+      o.lr = std::stod(value);
+    else if (key == "--clip")
+      o.clip = std::stod(value);
+    else if (key == "--valid-every")
+      o.validEvery = std::stoi(value);
     else if (key == "--out")
       o.out = value;
     else
@@ -103,9 +116,12 @@ void useThreads(int threads) {
 }
 
 mdlstm::RecognizerConfig retiredConfig(const Options& o) {
-  return mdlstm::readRecognizerConfig(
+  mdlstm::RecognizerConfig config = mdlstm::readRecognizerConfig(
       std::string(RNNWB_RETIRED_DIR) +
       (o.model == "large" ? "/words-model.json" : "/words-small-model.json"));
+  if (o.lr > 0) config.learningRate = o.lr;
+  if (o.clip >= 0) config.gradientClip = o.clip;
+  return config;
 }
 
 /// The graph of the retired model's cell and sizes (as tst_recognizergraph builds it).
@@ -123,7 +139,7 @@ Graph recognizerGraph(const Options& o, const mdlstm::RecognizerConfig& config) 
 train::TaskConfig wordsTask(const Options& o) {
   train::TaskConfig task;
   task.syntheticWords = 2000;
-  task.validWords = 0;
+  task.validWords = o.validEvery > 0 ? 64 : 0;
   task.batch = o.batch;
   if (o.model == "small") {
     task.wordList = std::string(RNNWB_SOURCE_DIR) + "/examples/data/words-small.txt";
@@ -138,6 +154,8 @@ class Side {
  public:
   virtual ~Side() = default;
   virtual void update(const std::vector<mdlstm::WordExample>& words) = 0;
+  /// Greedy decoding of `words`: {edit distance, characters}, summed.
+  virtual std::pair<long long, long long> score(const std::vector<mdlstm::WordExample>& words) = 0;
 };
 
 class RetiredSide : public Side {
@@ -145,6 +163,10 @@ class RetiredSide : public Side {
   RetiredSide(mdlstm::RecognizerConfig config, const std::string& packer)
       : m_model((config.packer = packer, config), 1) {}
   void update(const std::vector<mdlstm::WordExample>& words) override { m_model.trainStep(words); }
+  std::pair<long long, long long> score(const std::vector<mdlstm::WordExample>& words) override {
+    const mdlstm::RecognizerReport r = m_model.evaluate(words);
+    return {r.edits, r.characters};
+  }
 
  private:
   mdlstm::WordRecognizer m_model;
@@ -162,8 +184,15 @@ class GraphSide : public Side {
         m_v(m_params.values().size(), 0.0f),
         m_config(config) {}
   void update(const std::vector<mdlstm::WordExample>& words) override;
+  std::pair<long long, long long> score(const std::vector<mdlstm::WordExample>& words) override;
 
  private:
+  std::vector<int> classesOf(const std::string& text) const {
+    std::vector<int> classes;
+    for (char c : text) classes.push_back(static_cast<int>(m_config.alphabet.find(c)) + 1);
+    return classes;
+  }
+
   const CompiledPlan& m_plan;
   GridEngine m_engine;
   ParameterSet m_params, m_grads;
@@ -176,11 +205,8 @@ class GraphSide : public Side {
 // retired model's gradient_clip, one Adam step at its learning rate (the same Adam code).
 void GraphSide::update(const std::vector<mdlstm::WordExample>& words) {
   ExampleBatch batch;
-  for (const mdlstm::WordExample& w : words) {
-    std::vector<int> classes;
-    for (char c : w.text) classes.push_back(static_cast<int>(m_config.alphabet.find(c)) + 1);
-    batch.examples.push_back(train::inkExample(packing::inkFeatures(w.image), classes));
-  }
+  for (const mdlstm::WordExample& w : words)
+    batch.examples.push_back(train::inkExample(packing::inkFeatures(w.image), classesOf(w.text)));
   m_grads.fill(0.0f);
   m_engine.forwardBackward(m_params, batch, m_grads);
   double norm = 0;
@@ -197,6 +223,24 @@ void GraphSide::update(const std::vector<mdlstm::WordExample>& words) {
                     m_m.size(), sizes);
 }
 
+// As WordsLearner::evaluate: greedy decoding of the output's probabilities, word by word.
+std::pair<long long, long long> GraphSide::score(const std::vector<mdlstm::WordExample>& words) {
+  const int classes = static_cast<int>(m_config.alphabet.size()) + 1;
+  long long edits = 0, characters = 0;
+  for (const mdlstm::WordExample& w : words) {
+    ExampleBatch one;
+    one.examples.push_back(train::inkExample(packing::inkFeatures(w.image), {}, false));
+    const GridForward result = m_engine.forward(m_params, one, false);
+    const Tensor& y = result.outputs[0][0];
+    const std::vector<float> p(y.f32().begin(), y.f32().end());
+    const std::vector<int> truth = classesOf(w.text);
+    edits += mdlstm::editDistance(
+        mdlstm::ctcGreedyDecode(p, static_cast<int>(y.shape()[0]), classes), truth);
+    characters += static_cast<long long>(truth.size());
+  }
+  return {edits, characters};
+}
+
 /// Words a CTC alignment exists for at the graph's output resolution (WordsLearner::alignable),
 /// so that both sides learn from the same examples.
 bool alignable(const CompiledPlan& plan, const mdlstm::WordExample& w) {
@@ -208,6 +252,7 @@ bool alignable(const CompiledPlan& plan, const mdlstm::WordExample& w) {
 
 struct Batches {
   std::vector<std::vector<mdlstm::WordExample>> updates;
+  std::vector<mdlstm::WordExample> valid;
   long long subsetPixels = 0, epochPixels = 0;
   std::int64_t epochUpdates = 0;
 };
@@ -218,6 +263,7 @@ Batches firstUpdates(const Options& o, const CompiledPlan& plan, const std::stri
   const int count = static_cast<int>(data.train.size());
   Batches b;
   b.epochUpdates = train::wordsStepsPerEpoch(count, o.batch);
+  b.valid = data.valid;
   for (const mdlstm::WordExample& w : data.train)
     b.epochPixels += static_cast<long long>(w.image.width) * w.image.height;
   for (int k = 0; k < o.updates; ++k) {
@@ -249,7 +295,22 @@ struct Cell {
   std::unique_ptr<Side> model;
 };
 
-nlohmann::json runRounds(const Batches& batches, std::vector<Cell>& cells) {
+nlohmann::json scoreAll(const Batches& batches, std::vector<Cell>& cells, std::size_t update) {
+  nlohmann::json scores = nlohmann::json::array();
+  for (Cell& cell : cells) {
+    useThreads(cell.threads);
+    const auto [edits, characters] = cell.model->score(batches.valid);
+    scores.push_back({{"side", cell.side},
+                      {"threads", cell.threads},
+                      {"update", update},
+                      {"cer", double(edits) / double(std::max(1LL, characters))}});
+  }
+  std::cout << "CER after " << update << " updates: " << scores.dump() << std::endl;
+  return scores;
+}
+
+nlohmann::json runRounds(const Batches& batches, std::vector<Cell>& cells, int validEvery,
+                         nlohmann::json& cer) {
   nlohmann::json rounds = nlohmann::json::array();
   for (std::size_t k = 0; k < batches.updates.size(); ++k) {
     nlohmann::json round = nlohmann::json::array();
@@ -263,7 +324,9 @@ nlohmann::json runRounds(const Batches& batches, std::vector<Cell>& cells) {
                        {"wall_s", wallSeconds() - wall},
                        {"cpu_s", cpuSeconds() - cpu}});
     }
-    std::cout << "update " << k << ": " << round.dump() << std::endl;
+    if (validEvery <= 0) std::cout << "update " << k << ": " << round.dump() << std::endl;
+    if (validEvery > 0 && (k + 1) % static_cast<std::size_t>(validEvery) == 0)
+      for (const nlohmann::json& s : scoreAll(batches, cells, k + 1)) cer.push_back(s);
     rounds.push_back({{"update", k}, {"examples", batches.updates[k].size()}, {"runs", round}});
   }
   return rounds;
@@ -290,7 +353,8 @@ int main(int argc, char** argv) {
   for (int t : o.threads)
     for (const std::string& s : o.sides) cells.push_back({s, t, makeSide(s, plan, config)});
   const double loadBefore = loadNow();
-  const nlohmann::json rounds = runRounds(batches, cells);
+  nlohmann::json cer = nlohmann::json::array();
+  const nlohmann::json rounds = runRounds(batches, cells, o.validEvery, cer);
   const double loadAfter = loadNow();
   std::ofstream(o.out) << nlohmann::json{{"model", o.model},
                                          {"batch", o.batch},
@@ -300,7 +364,10 @@ int main(int argc, char** argv) {
                                          {"epoch_pixels", batches.epochPixels},
                                          {"load_before", loadBefore},
                                          {"load_after", loadAfter},
+                                         {"learning_rate", config.learningRate},
+                                         {"clip", config.gradientClip},
                                          {"products", productKernels()},
+                                         {"cer", cer},
                                          {"rounds", rounds}}
                               .dump(2)
                        << '\n';
