@@ -51,10 +51,17 @@ def _float32(value) -> np.ndarray:
     return np.ascontiguousarray(value, dtype=np.float32)
 
 
+_ENGINE_DTYPES = (np.dtype(np.float32), np.dtype(np.int64))
+
+
 def _arrays(values: Arrays) -> dict[str, np.ndarray]:
     """Arrays as the engine takes them: integer ones (class targets) int64, others float32."""
     out = {}
     for key, value in values.items():
+        if (type(value) is np.ndarray and value.dtype in _ENGINE_DTYPES
+                and value.flags.c_contiguous):
+            out[str(key)] = value  # as the engine takes it already: no conversion (per call)
+            continue
         a = np.asarray(value)
         dtype = np.int64 if np.issubdtype(a.dtype, np.integer) else np.float32
         out[str(key)] = np.ascontiguousarray(a, dtype=dtype)
