@@ -3,9 +3,11 @@
 ``GraphModule(graph)`` holds the graph's weights as ``torch.nn.Parameter``s. Its forward runs the
 CPU engine over a ``[T, N, size]`` batch (every stream starts from an empty state) and returns
 the output layers' values (after their activations); its backward runs the engine's BPTT from
-the gradients of those outputs that autograd hands it (the engine's external loss,
-``CpuBackend::backwardFromOutputs``). The graph's own losses play no part: the loss is whatever
-the PyTorch code computes from the outputs. The engine computes in float32. An input that
+the gradients of those outputs that autograd hands it (the engine's external loss: the forward
+kept in the engine for that backward, ``CpuBackend::keepForward``, or when the engine has
+computed anything in between, ``CpuBackend::backwardFromOutputs``, which runs it again). The
+graph's own losses play no part: the loss is whatever the PyTorch code computes from the
+outputs. The engine computes in float32. An input that
 requires grad gets d(loss)/d(input) too (the engine's backward then carries on into the input
 layers, which it skips otherwise). A list of examples (2-D ones ``[H, W, size]``, or 1-D whole
 sequences ``[T, size]``) runs on the grid engine, as ``rnnwb grad`` does for numbered examples,
@@ -20,7 +22,7 @@ from typing import Mapping
 import numpy as np
 import torch as _torch
 
-from .graph import Graph
+from .graph import Graph, _arrays
 
 
 def _param_name(key: str) -> str:
@@ -36,7 +38,13 @@ class _EngineFunction(_torch.autograd.Function):
         inputs, params = tensors[:len(keys)], tensors[len(keys):]
         weights = module._weight_arrays(params)
         data = {k: v.detach().cpu().numpy() for k, v in zip(keys, inputs)}
-        outputs = module.graph.forward(weights, data, packer=module.packer)
+        ctx.run = None
+        if not module.keep_forward or (keys and keys[0].rsplit(".", 1)[-1].isdigit()):
+            outputs = module.graph.forward(weights, data, packer=module.packer)  # examples too
+        else:  # kept in the engine for the backward: no second forward there
+            ctx.wants_inputs = any(ctx.needs_input_grad[2:2 + len(keys)])
+            outputs, ctx.run = module.graph._core.forward_kept(
+                _arrays(weights), _arrays(data), ctx.wants_inputs, module.packer)
         ctx.module, ctx.keys, ctx.weights, ctx.data = module, keys, weights, data
         # Examples (numbered keys) give a list of {id: array}, flattened example by example.
         per_example = outputs if isinstance(outputs, list) else [outputs]
@@ -56,9 +64,13 @@ class _EngineFunction(_torch.autograd.Function):
                 given[e][layer] = (np.zeros(shapes[layer], np.float32) if g is None
                                    else g.detach().cpu().contiguous().numpy().astype(np.float32))
         wants_inputs = any(ctx.needs_input_grad[2:2 + len(ctx.keys)])
-        grads = module.graph.backward_from_outputs(
-            ctx.weights, ctx.data, given if ctx.examples is not None else given[0],
-            input_gradients=wants_inputs, packer=module.packer)
+        grads = None
+        if ctx.run is not None:  # None when the engine has computed something else since
+            grads = module.graph._core.backward_kept(ctx.run, given[0], ctx.wants_inputs)
+        if grads is None:
+            grads = module.graph.backward_from_outputs(
+                ctx.weights, ctx.data, given if ctx.examples is not None else given[0],
+                input_gradients=wants_inputs, packer=module.packer)
         inputs = tuple(_torch.from_numpy(grads[k]) if wants_inputs else None for k in ctx.keys)
         return (None, None) + inputs + tuple(_torch.from_numpy(grads[k])
                                              for k in module.weight_keys)
@@ -75,6 +87,8 @@ class GraphModule(_torch.nn.Module):
     tensor ``[H, W, size]`` (2-D) or ``[T, size]`` (1-D), or a dict of them by data key, and
     then returns a list with each example's outputs (``[h, w, size]`` or ``[t, size]``, the
     output's grid). ``packer`` packs 2-D examples for the grid engine (shelf, baseline, padded).
+    ``keep_forward`` (on [T, N, size] data) keeps the forward in the engine for the backward that
+    follows, which then runs no second forward (the same floats either way).
     """
 
     def __init__(self, graph: Graph | str, seed: int = 0,
@@ -82,6 +96,7 @@ class GraphModule(_torch.nn.Module):
         super().__init__()
         self.graph = graph if isinstance(graph, Graph) else Graph.load(graph)
         self.packer = packer
+        self.keep_forward = True
         values = dict(weights) if weights is not None else self.graph.init(seed)
         keys = self.graph.data_keys()
         self.input_keys: list[str] = keys["inputs"]

@@ -160,6 +160,68 @@ nb::dict backwardFromOutputs(PyGraph& g, const nb::dict& weights, const nb::dict
   return result;
 }
 
+/// GraphModule's forward: the engine's forward kept for the backward that follows
+/// (CpuBackend::keepForward). Returns (outputs by output layer id, the run's number), or for
+/// data of the grid engine (outputs as forward() gives them, None).
+nb::tuple forwardKept(PyGraph& g, const nb::dict& weights, const nb::dict& data,
+                      bool inputGradients, const std::string& packer) {
+  nb::tuple result;
+  withGraphNames(&g.graph, [&] {
+    auto params = std::make_unique<ParameterSet>(readWeights(g, weights));
+    const TensorFile file = tensorFileFromDict(data, "data");
+    if (needsGridEngine(g.compiled(), file)) {  // the grid engine keeps nothing: no run
+      result = nb::make_tuple(gridForward(g, *params, file, false, packer)[1], nb::none());
+      return;
+    }
+    auto batch = std::make_unique<SequenceBatch>(readData(g, file, false));
+    std::vector<Tensor> outputs;
+    std::uint64_t run = 0;
+    {
+      const nb::gil_scoped_release noGil;
+      const std::lock_guard<std::mutex> lock(g.mutex);
+      run = g.cpu().keepForward(*params, *batch, &outputs, inputGradients);
+      g.keptParams = std::move(params);
+      g.keptBatch = std::move(batch);
+    }
+    result = nb::make_tuple(outputsDict(g.compiled(), outputs), run);
+  });
+  return result;
+}
+
+/// The backward of kept forward `run`: the gradients as backward_from_outputs gives them, or
+/// None when the engine has computed something else since (the caller then runs
+/// backward_from_outputs).
+nb::object backwardKept(PyGraph& g, std::uint64_t run, const nb::dict& outputGradients,
+                        bool inputGradients) {
+  nb::object result = nb::none();
+  withGraphNames(&g.graph, [&] {
+    const CompiledPlan& plan = g.compiled();
+    const TensorFile given = tensorFileFromDict(outputGradients, "output gradients");
+    std::vector<Tensor> grads;
+    for (int l : plan.outputLayers()) grads.push_back(given.at(plan.graph().layers[l].id));
+    given.rejectUnread("the output gradients of " + graphName(g));
+    std::vector<Tensor> inputs;
+    std::unique_ptr<ParameterSet> gradients;
+    {
+      const nb::gil_scoped_release noGil;
+      const std::lock_guard<std::mutex> lock(g.mutex);
+      if (!g.keptParams) return;
+      gradients = std::make_unique<ParameterSet>(ParameterSet::zerosLike(*g.keptParams));
+      try {
+        g.cpu().backwardFromKeptForward(run, grads, *gradients, inputGradients ? &inputs : nullptr);
+      } catch (const std::logic_error& e) {
+        if (dynamic_cast<const std::invalid_argument*>(&e)) throw;
+        return;  // not the engine's last computation any more
+      }
+    }
+    nb::dict out = gradientDict(*gradients);
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      out[inputKey(plan, plan.inputLayers()[i]).c_str()] = toNumpy(inputs[i]);
+    result = out;
+  });
+  return result;
+}
+
 }  // namespace
 
 void bindNumbers(nb::module_& m, nb::class_<PyGraph>& cls) {
@@ -184,6 +246,16 @@ void bindNumbers(nb::module_& m, nb::class_<PyGraph>& cls) {
            "list of them per example); returns the gradients under the weights' keys, and with "
            "`input_gradients` those of the inputs under their data keys ('input[.<id>]' "
            "[T, N, size], or 'input[.<id>].<k>' per example). `data` holds inputs only.");
+  cls.def("forward_kept", &forwardKept, nb::arg("weights"), nb::arg("data"),
+          nb::arg("input_gradients") = false, nb::arg("packer") = "shelf",
+          "The forward of [T, N, size] inputs kept in the engine for one backward_kept "
+          "(rnnwb.torch.GraphModule: no second forward in its backward): ({output layer id: "
+          "float32 [T, N, size]}, the run's number); for data of the grid engine, which keeps "
+          "nothing, (the outputs, None).")
+      .def("backward_kept", &backwardKept, nb::arg("run"), nb::arg("output_gradients"),
+           nb::arg("input_gradients") = false,
+           "The backward of kept forward `run` from d(loss)/d(output), as backward_from_outputs "
+           "gives it (the same floats); None when the engine has computed anything since.");
   m.def(
       "read_safetensors",
       [](const std::string& path) {

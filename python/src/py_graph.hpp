@@ -27,6 +27,10 @@ struct PyGraph {
   std::unique_ptr<CpuBackend> backend;
   std::unique_ptr<GridEngine> gridEngine;  // for 2-D graphs and numbered examples
   std::string gridPacker;                  // the packer gridEngine was made with
+  // What a kept forward (forward_kept) computed from: the engine points into them until the
+  // backward of that forward (CpuBackend::keepForward).
+  std::unique_ptr<ParameterSet> keptParams;
+  std::unique_ptr<SequenceBatch> keptBatch;
 
   /// The plan of a valid graph; throws GraphError as loadValidGraph does otherwise (each message
   /// prefixed with the file and position where the graph came from a file).
