@@ -37,6 +37,7 @@ namespace rnnwb::cli {
 void registerValidate(CLI::App& app, int& exitCode);
 void registerAnalyze(CLI::App& app, int& exitCode);
 void registerExport(CLI::App& app, int& exitCode);
+void registerImport(CLI::App& app, int& exitCode);
 void registerFormat(CLI::App& app, int& exitCode);
 void registerMask(CLI::App& app, int& exitCode);
 void registerPack(CLI::App& app, int& exitCode);

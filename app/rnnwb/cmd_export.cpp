@@ -29,8 +29,8 @@ std::string onnxModel(const CompiledPlan& plan, const ExportOptions& options) {
   if (options.output.empty() || options.output == "-")
     throw std::invalid_argument("--format onnx writes a binary file: name it with -o");
   // What the export cannot compute is refused before the weights are read (exportOnnx checks
-  // again): a 2-D graph, ctc, a read ahead.
-  requireEngineSupport(plan, "the ONNX export", true);
+  // again): a 2-D graph, ctc. A graph that reads ahead exports for whole sequences.
+  requireEngineSupport(plan, "the ONNX export", false);
   const TensorFile weights = readSafetensors(options.weights);
   const ParameterSet parameters = parametersFromTensors(plan, weights);
   // A checkpoint is a weights file too: its optimizer, stream and RTRL state are not extra.

@@ -13,61 +13,16 @@
 #include "rnnwb/core/train/run_spec.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
+#include "spec_options.hpp"
 #include "train_progress.hpp"
 
 namespace rnnwb::cli {
 namespace {
 
-struct TrainOptions {
+struct TrainOptions : SpecOptions {
   std::string configFile, runDir;
   bool resume = false;
-  std::map<std::string, std::string> texts;     // by config key, as written
-  std::map<std::string, CLI::Option*> options;  // by config key
 };
-
-const char* typeName(train::SettingType type) {
-  switch (type) {
-    case train::SettingType::Integer:
-    case train::SettingType::Unsigned:
-      return "INT";
-    case train::SettingType::Real:
-      return "NUMBER";
-    case train::SettingType::Path:
-      return "PATH";
-    default:
-      return "TEXT";
-  }
-}
-
-/// One option per row of the run spec that has a flag.
-void addSpecOptions(CLI::App* cmd, TrainOptions& o) {
-  for (const train::Setting& s : train::runSpec()) {
-    if (s.flag.empty()) continue;
-    if (s.type == train::SettingType::Flag) {
-      o.options[s.key] = cmd->add_flag(s.flag, s.help);
-      continue;
-    }
-    const bool numeric =
-        std::string_view(typeName(s.type)) != "TEXT" && s.type != train::SettingType::Path;
-    const std::string range = numeric ? train::rangeText(s) : std::string();
-    const std::string help = range.empty() ? s.help : s.help + " (" + range + ")";
-    o.options[s.key] = cmd->add_option(s.flag, o.texts[s.key], help)
-                           ->default_str(train::defaultText(s))
-                           ->type_name(typeName(s.type));
-  }
-}
-
-/// The settings given on the command line, each checked against its row.
-train::SettingValues givenSettings(const TrainOptions& o) {
-  train::SettingValues values;
-  for (const auto& [key, option] : o.options) {
-    if (option->count() == 0) continue;
-    const train::Setting& s = *train::findSetting(key);
-    values[key] = s.type == train::SettingType::Flag ? nlohmann::json(!s.flagNegates)
-                                                     : train::valueFromText(s, o.texts.at(key));
-  }
-  return values;
-}
 
 /// Runs the trainer to its end, naming the last good checkpoint on NaN.
 int runToEnd(train::Trainer& trainer, const std::string& runDir) {

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   rnnwb::cli::registerValidate(app, exitCode);
   rnnwb::cli::registerAnalyze(app, exitCode);
   rnnwb::cli::registerExport(app, exitCode);
+  rnnwb::cli::registerImport(app, exitCode);
   rnnwb::cli::registerFormat(app, exitCode);
   rnnwb::cli::registerMask(app, exitCode);
   rnnwb::cli::registerPack(app, exitCode);

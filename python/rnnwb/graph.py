@@ -262,8 +262,9 @@ class Graph:
     def forward(self, weights: Arrays, data: Data,
                 packer: str = "shelf") -> dict[str, np.ndarray] | list[dict[str, np.ndarray]]:
         """Each output layer's values (after its activation) by layer id: ``[T, N, size]`` for
-        [T, N, size] data, a list of ``{id: [h, w, size] or [t, size]}`` per example for
-        examples (``data`` as :meth:`grad` takes it; targets are not needed)."""
+        [T, N, size] data (a graph that reads ahead runs on the grid engine, as N whole
+        sequences), a list of ``{id: [h, w, size] or [t, size]}`` per example for examples
+        (``data`` as :meth:`grad` takes it; targets are not needed)."""
         data = _examples(data, self.data_keys())
         return self._core.forward(_arrays(weights), _arrays(data), packer)[1]
 

@@ -234,10 +234,10 @@ void bindNumbers(nb::module_& m, nb::class_<PyGraph>& cls) {
            "'input[.<id>].<k>', 'target[.<id>].<k>'), as `rnnwb grad --packer PACKER`: (summed "
            "loss, gradients under the weights' keys). The GIL is released while the engine runs.")
       .def("forward", &forward, nb::arg("weights"), nb::arg("data"), nb::arg("packer") = "shelf",
-           "The forward pass: (summed loss, or None when `data` has no targets, the outputs): "
-           "{output layer id: float32 [T, N, size]}, or for numbered examples a list of {output "
-           "layer id: float32 [h, w, size] or [t, size]} per example. The GIL is released while "
-           "the engine runs.")
+           "The forward pass (the grid engine's where the graph reads ahead): (summed loss, or "
+           "None when `data` has no targets, the outputs): {output layer id: float32 [T, N, "
+           "size]}, or for numbered examples a list of {output layer id: float32 [h, w, size] or "
+           "[t, size]} per example. The GIL is released while the engine runs.")
       .def("backward_from_outputs", &backwardFromOutputs, nb::arg("weights"), nb::arg("data"),
            nb::arg("output_gradients"), nb::arg("input_gradients") = false,
            nb::arg("packer") = "shelf",

@@ -196,8 +196,8 @@ void TestCli::outputThatCannotBeWrittenIsAnError() {
 
 void TestCli::helpForEveryCommand_data() {
   QTest::addColumn<QString>("command");
-  for (const char* c : {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad",
-                        "train", "metrics"})
+  for (const char* c : {"validate", "analyze", "export", "import", "format", "mask", "pack", "init",
+                        "grad", "train", "metrics"})
     QTest::newRow(c) << c;
 }
 

@@ -49,8 +49,8 @@ void TestCompletion::initTestCase() {
 
 void TestCompletion::commandsFirst() {
   const QStringList offered = completions(m_script, {"rnnwb", ""});
-  for (const char* c : {"validate", "analyze", "export", "format", "mask", "pack", "init", "grad",
-                        "train", "budget", "metrics", "completion", "--help", "--version"})
+  for (const char* c : {"validate", "analyze", "export", "import", "format", "mask", "pack", "init",
+                        "grad", "train", "budget", "metrics", "completion", "--help", "--version"})
     QVERIFY2(offered.contains(c), c);
   QCOMPARE(completions(m_script, {"rnnwb", "an"}), QStringList{"analyze"});
 }

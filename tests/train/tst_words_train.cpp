@@ -58,6 +58,7 @@ class TestWordsTrain : public QObject {
   void errorsAreClear();
   void nonFiniteNamesTheStep();
   void iamFolderTrains();
+  void budgetCountsAWordsRun();
 
  private:
   QStringList wordsArgs(const QString& runDir) const;
@@ -322,4 +323,48 @@ void TestWordsTrain::iamFolderTrains() {
 }
 
 QTEST_GUILESS_MAIN(TestWordsTrain)
+void TestWordsTrain::budgetCountsAWordsRun() {
+  // The run of wordsArgs, sized before it is trained: what `rnnwb budget` says of a 2-D graph.
+  QStringList sizes = wordsArgs({}).mid(1, 15);  // GRAPH --task words ... --batch 4
+  sizes.removeAt(1);                             // budget knows the task: no --task words
+  sizes.removeAt(1);
+  const Run r = runCli(QStringList{"budget"} + sizes);
+  QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+  QVERIFY2(r.out.contains("a words run of 24 synthetic words (seed 1), 24 for training and 8 for "
+                          "validation, 4 a batch (6 updates an epoch), packed by shelf"),
+           qPrintable(r.out));
+  QVERIFY2(r.out.contains("the worst case, the largest words in one batch: 4 words"),
+           qPrintable(r.out));
+  QVERIFY2(r.out.contains("engine: values and their gradients"), qPrintable(r.out));
+  QVERIFY2(r.out.contains("time per update: ") && r.out.contains("fits: yes"), qPrintable(r.out));
+
+  const Run j = runCli(QStringList{"budget"} + sizes +
+                       QStringList{"--json", "--no-measure", "--budget", "1KiB"});
+  QVERIFY2(j.exitCode == 0, qPrintable(j.err));
+  const nlohmann::json b = nlohmann::json::parse(j.out.toStdString());
+  QCOMPARE(b["fits"].get<bool>(), false);  // 1 KiB holds no run
+  QCOMPARE(b["timed_updates"].get<int>(), 0);
+  QVERIFY(b["worst_bytes"].get<std::uint64_t>() >= b["typical_bytes"].get<std::uint64_t>());
+  const nlohmann::json& worst = b["worst_case"];
+  QCOMPARE(worst["words"].get<int>(), 4);
+  QCOMPARE(worst["bytes"].get<std::uint64_t>(),
+           worst["tensor_bytes"].get<std::uint64_t>() + worst["engine_bytes"].get<std::uint64_t>());
+  QCOMPARE(b["worst_bytes"].get<std::uint64_t>(), b["shared_bytes"].get<std::uint64_t>() +
+                                                      b["data_bytes"].get<std::uint64_t>() +
+                                                      worst["bytes"].get<std::uint64_t>());
+
+  // The sizes of the other kind of run are refused by name.
+  const Run streams = runCli(QStringList{"budget"} + sizes + QStringList{"--streams", "4"});
+  QCOMPARE(streams.exitCode, 1);
+  QVERIFY2(streams.err.contains("--streams: these size a 1-D run; ") &&
+               streams.err.contains("is 2-D, whose words run is sized by --batch"),
+           qPrintable(streams.err));
+  const QString oneD = m_dir.filePath("elman.rnn.json");
+  train_test::writeText(oneD.toStdString(), train_test::elmanGraph(2, 4, 1, false));
+  const Run batch = runCli({"budget", oneD, "--batch", "4", "--no-measure"});
+  QCOMPARE(batch.exitCode, 1);
+  QVERIFY2(batch.err.contains("--batch: these size the words run of a 2-D graph"),
+           qPrintable(batch.err));
+}
+
 #include "tst_words_train.moc"

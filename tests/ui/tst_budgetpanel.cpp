@@ -9,6 +9,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "budget_words_view.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/algorithm_budget.hpp"
@@ -31,6 +32,7 @@ class TestBudgetPanel : public QObject {
   void useFillsTheFormOnlyForRowsThatFit();
   void hidingStopsTheMeasurement_data();
   void hidingStopsTheMeasurement();
+  void twoDGraphCountsItsWordsRun();
 
  private:
   void open(const QString& name) {
@@ -173,4 +175,49 @@ void TestBudgetPanel::hidingStopsTheMeasurement() {
 }
 
 QTEST_MAIN(TestBudgetPanel)
+
+void TestBudgetPanel::twoDGraphCountsItsWordsRun() {
+  m_panel->setBudgetBytes(std::uint64_t(1) << 30);
+  // The Training form's words task: the small vocabulary (the graph reads a-z only).
+  train::TaskConfig form;
+  form.kind = "words";
+  form.wordList = RNNWB_EXAMPLES_DIR "/data/words-small.txt";
+  form.maxFontSize = 40;
+  m_panel->setWordsTask(form);
+  m_panel->wordsControls()->setBatch(3);
+  m_panel->wordsControls()->setSyntheticWords(9);
+  open(QStringLiteral("mdlstm-words-small.rnn.json"));
+  QVERIFY2(m_panel->wordsBudget().has_value(), qPrintable(m_panel->message()));
+  QVERIFY(!m_panel->table().has_value());
+  QVERIFY(!m_panel->useButton()->isVisible());  // no algorithm to choose
+  // What core says of the same run.
+  train::TrainConfig config;
+  config.graph = m_doc->graph().name;
+  config.task = form;
+  config.task.batch = 3;
+  config.task.syntheticWords = 9;
+  config.task.packer = "shelf";
+  const Graph graph = m_doc->graph();
+  const train::WordsBudget core =
+      train::estimateWordsBudget(config, {std::uint64_t(1) << 30, 0, {}}, &graph);
+  QTableWidget* table = m_panel->tableWidget();
+  QCOMPARE(table->columnCount(), 3);
+  QCOMPARE(table->horizontalHeaderItem(2)->text(), QString("Worst case"));
+  const int last = table->rowCount() - 1;
+  QCOMPARE(table->item(last, 0)->text(), QString("total"));
+  QCOMPARE(table->item(last, 1)->text(), QString::fromStdString(formatBytes(core.typicalTotal())));
+  QCOMPARE(table->item(last, 2)->text(), QString::fromStdString(formatBytes(core.worstTotal())));
+  QVERIFY2(m_panel->message().contains("in batches of 3") &&
+               m_panel->message().contains("the worst case fits"),
+           qPrintable(m_panel->message()));
+  // A budget below it says so; a 1-D graph brings the algorithm table back.
+  m_panel->setBudgetBytes(1024);
+  waitUntilUpToDate();
+  QVERIFY2(m_panel->message().contains("the worst case exceeds"), qPrintable(m_panel->message()));
+  open(QStringLiteral("gru.rnn.json"));
+  QVERIFY(m_panel->table().has_value());
+  QCOMPARE(table->columnCount(), 4);
+  QCOMPARE(table->horizontalHeaderItem(0)->text(), QString("Algorithm"));
+}
+
 #include "tst_budgetpanel.moc"

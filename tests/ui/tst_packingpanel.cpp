@@ -3,6 +3,7 @@
 // the file:line of a malformed sizes file, exports the picture to PNG, and shows only the
 // result of the newest settings when they change while work runs. Every expected value is
 // computed here by core, never copied.
+#include <QComboBox>
 #include <QDockWidget>
 #include <QLabel>
 #include <QProgressBar>
@@ -12,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/packing/image_io.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_ops.hpp"
@@ -95,16 +97,21 @@ void compareWithCore(const PackingPanel& panel, const PackingSettings& s) {
            qPrintable(panel.summary()));
 }
 
-// Batch `batch` drawn by core from its parts: packWith, pack, drawPackedBatch.
+// Batch `batch` drawn by core from its parts: packWith, pack, drawPackedBatch, at the grid of
+// the settings (each example's size and ink at it).
 QImage coreBatchImage(const PackingSettings& s, std::size_t batch) {
   const packing::ExampleSource source = loadByCore(s.source);
   const std::size_t first = batch * s.batchSize;
   const std::size_t count = std::min<std::size_t>(s.batchSize, source.sizes.size() - first);
-  const std::span<const packing::ExampleSize> sizes(source.sizes.data() + first, count);
+  std::vector<packing::ExampleSize> sizes;
+  for (std::size_t i = first; i < first + count; ++i)
+    sizes.push_back(packing::sizeAtGrid(source.sizes[i], s.grid));
   const packing::PackedLayout layout =
       packing::packWith(s.packer.toStdString(), sizes, s.rowWidth, static_cast<int>(first));
-  const packing::Image image = packing::drawPackedBatch(
-      layout, packing::pack(layout, source.ink(first, count)), packing::pictureScale(layout));
+  std::vector<packing::FeatureMap> ink = source.ink(first, count);
+  for (packing::FeatureMap& example : ink) example = packing::inkAtGrid(example, s.grid);
+  const packing::Image image =
+      packing::drawPackedBatch(layout, packing::pack(layout, ink), packing::pictureScale(layout));
   return toQImage(image);
 }
 
@@ -126,6 +133,7 @@ class TestPackingPanel : public QObject {
   void panelsScheduleThroughLatestOnlyRunner();
   void hoverSaysWhichExampleOrPadding();
   void exampleNumbersReadAtFit();
+  void layerGridsOfTheOpenGraph();
 };
 
 void TestPackingPanel::figuresOfSyntheticWords() {
@@ -409,4 +417,51 @@ void TestPackingPanel::panelsScheduleThroughLatestOnlyRunner() {
 }
 
 QTEST_MAIN(TestPackingPanel)
+void TestPackingPanel::layerGridsOfTheOpenGraph() {
+  // The recogniser's three block stages pack at 1/2, 1/4 and 1/8 of each word (after its 2 x 2
+  // input block and two 2 x 2 block-strided layers): the Grid box offers each.
+  PackingPanel panel;
+  panel.resize(1200, 600);
+  QComboBox* grid = panel.gridBox();
+  QCOMPARE(grid->count(), 1);  // no graph: the examples' own grid only
+  QVERIFY(!grid->isEnabled());
+  panel.setGraph(loadValidGraph(RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json"));
+  QVERIFY(grid->isEnabled());
+  QStringList labels;
+  for (int i = 0; i < grid->count(); ++i) labels << grid->itemText(i);
+  QVERIFY2(labels.size() >= 3, qPrintable(labels.join(" | ")));
+  QVERIFY2(labels[1].startsWith(QStringLiteral("ceil(H/2) × ceil(W/2): ")),
+           qPrintable(labels.join(" | ")));
+  const PackingSettings own = smallWords(20);
+  panel.setSettings(own);
+  WAIT_IDLE(panel);
+  const QImage full = panel.image();
+
+  grid->setCurrentIndex(1);
+  PackingSettings half = own;
+  half.grid = {2, 2};
+  QCOMPARE(panel.settings().grid, half.grid);
+  WAIT_IDLE(panel);
+  QVERIFY2(!panel.messageIsError(), qPrintable(panel.message()));
+  QCOMPARE(panel.image(), coreBatchImage(half, 0));  // the words at the stage's grid
+  QVERIFY(panel.image() != full);
+  QVERIFY2(panel.legend().contains(QStringLiteral("at 1/2 × 1/2 of each example's grid")),
+           qPrintable(panel.legend()));
+  // The figures count the cells at that grid too.
+  const packing::ExampleSource source = loadByCore(own.source);
+  const packing::PackingFigures f =
+      packing::computeFigures(packing::sizesAtGrid(source.sizes, half.grid), own.batchSize,
+                              own.rowWidth, packing::packerNames());
+  QCOMPARE(panel.table()->cells("real", PackingTable::Cells), f.real);
+  QCOMPARE(panel.table()->cells("shelf", PackingTable::Cells), f.packers.at("shelf").packed);
+  // A change of the form keeps the grid; a 1-D graph leaves only the examples' own.
+  auto* batchSize = panel.form()->findChild<QSpinBox*>(QStringLiteral("batchSize"));
+  batchSize->setValue(10);
+  QCOMPARE(panel.settings().grid, half.grid);
+  WAIT_IDLE(panel);
+  panel.setGraph(loadValidGraph(RNNWB_EXAMPLES_DIR "/lstm-peephole.rnn.json"));
+  QCOMPARE(grid->count(), 1);
+  QCOMPARE(panel.settings().grid, packing::GridDivisor{});
+}
+
 #include "tst_packingpanel.moc"

@@ -14,9 +14,11 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
+#include "budget_words_view.hpp"
 #include "latest_only_runner.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/memory_size.hpp"
+#include "rnnwb/core/packing/example_source.hpp"
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/node_heat.hpp"
 
@@ -27,9 +29,23 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Off the UI thread: a copy of the graph and the query go in, nothing touches a widget.
 BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, bool measure,
-                           std::stop_token stop) {
+                           const train::TaskConfig& words, std::stop_token stop) {
   BudgetResult result;
   try {
+    if (graph.dimensions == 2) {
+      train::TrainConfig config;
+      config.graph = graph.name.empty() ? std::string("the graph") : graph.name;
+      config.task = words;
+      config.optimizer.kind =
+          query.optimizerSlots == 2 ? train::OptimizerKind::Adam : train::OptimizerKind::Sgd;
+      try {
+        result.words = train::estimateWordsBudget(config, {query.budgetBytes, 0, stop}, &graph);
+      } catch (const packing::LoadCancelled&) {  // the panel hid or closed while words were drawn
+        result.stopped = true;
+      }
+      result.stopped = result.stopped || stop.stop_requested();
+      return result;
+    }
     const CompiledPlan plan(graph);
     std::vector<std::string> unmeasured;  // not shown: the "~" of a modelled time says it
     const double rate =
@@ -100,10 +116,25 @@ BudgetPanel::BudgetPanel(GraphDocument* document, QWidget* parent)
     emit useAlgorithm(QString::fromStdString(m_table->rows[r].algorithm), q.streams,
                       bptt ? q.window : q.newFrames, q.newFrames);
   });
-  const auto documentChanged = [this] { scheduleUpdate(kDebounceMs); };
+  const auto documentChanged = [this] {
+    showControlsForDocument();
+    scheduleUpdate(kDebounceMs);
+  };
   connect(document, &GraphDocument::structureChanged, this, documentChanged);
   connect(document, &GraphDocument::problemsChanged, this, documentChanged);
+  showControlsForDocument();
   updateUseButton();
+}
+
+void BudgetPanel::showControlsForDocument() {
+  const bool twoD = m_document->graph().dimensions == 2;
+  m_sequenceControls->setVisible(!twoD);
+  m_wordsControls->setVisible(twoD);
+  m_use->setVisible(!twoD);
+  m_measure->setEnabled(!twoD);
+  m_measure->setToolTip(twoD ? tr("A 2-D graph's update is not timed here: `rnnwb budget GRAPH` "
+                                  "times two, or train a few steps in the Training dock")
+                             : tr("Time a short run of each algorithm that fits on this machine"));
 }
 
 BudgetPanel::~BudgetPanel() {
@@ -140,14 +171,23 @@ QWidget* BudgetPanel::buildControls() {
   m_measure = new QCheckBox(tr("Measure what fits"), box);
   m_measure->setChecked(true);
   m_measure->setToolTip(tr("Time a short run of each algorithm that fits on this machine"));
-  const auto label = [box, row](const QString& text, QWidget* field) {
-    row->addWidget(new QLabel(text, box));
-    row->addWidget(field);
-    row->addSpacing(8);
+  m_sequenceControls = new QWidget(box);
+  auto* sequenceRow = new QHBoxLayout(m_sequenceControls);
+  sequenceRow->setContentsMargins(0, 0, 0, 0);
+  const auto labelIn = [](QHBoxLayout* in, QWidget* parent, const QString& text, QWidget* field) {
+    in->addWidget(new QLabel(text, parent));
+    in->addWidget(field);
+    in->addSpacing(8);
   };
-  label(tr("Streams N"), m_streams);
-  label(QStringLiteral("h"), m_window);
-  label(QStringLiteral("h′"), m_newFrames);
+  labelIn(sequenceRow, m_sequenceControls, tr("Streams N"), m_streams);
+  labelIn(sequenceRow, m_sequenceControls, QStringLiteral("h"), m_window);
+  labelIn(sequenceRow, m_sequenceControls, QStringLiteral("h′"), m_newFrames);
+  row->addWidget(m_sequenceControls);
+  m_wordsControls = new WordsBudgetControls(box);
+  row->addWidget(m_wordsControls);
+  const auto label = [box, row, labelIn](const QString& text, QWidget* field) {
+    labelIn(row, box, text, field);
+  };
   label(tr("Budget"), m_budget);
   label(tr("Optimizer"), m_optimizer);
   row->addWidget(m_measure);
@@ -161,6 +201,7 @@ QWidget* BudgetPanel::buildControls() {
     changed();
   });
   connect(m_optimizer, &QComboBox::currentIndexChanged, this, changed);
+  connect(m_wordsControls, &WordsBudgetControls::changed, this, changed);
   connect(m_measure, &QCheckBox::toggled, this, changed);
   return box;
 }
@@ -178,6 +219,7 @@ void BudgetPanel::setBudgetBytes(std::uint64_t bytes) {
   m_exactBudget = bytes;  // the spin box rounds to its decimals: the query keeps every byte
   scheduleUpdate(kDebounceMs / 2);
 }
+void BudgetPanel::setWordsTask(const train::TaskConfig& task) { m_wordsControls->setBase(task); }
 void BudgetPanel::setMeasuring(bool measure) { m_measure->setChecked(measure); }
 
 QString BudgetPanel::message() const { return m_message->text(); }
@@ -249,7 +291,8 @@ void BudgetPanel::startComputation() {
   m_message->setText(m_measure->isChecked() ? tr("measuring…") : tr("computing…"));
   m_stop = std::stop_source();
   m_watcher->setFuture(QtConcurrent::run(computeBudget, m_document->graph(), query(),
-                                         m_measure->isChecked(), m_stop.get_token()));
+                                         m_measure->isChecked(), m_wordsControls->task(),
+                                         m_stop.get_token()));
 }
 
 void BudgetPanel::computationFinished() {
@@ -263,7 +306,15 @@ void BudgetPanel::display(const BudgetResult& result) {
           ? QString::fromStdString(m_table->rows[m_rows->currentRow()].algorithm)
           : QString();
   m_table = result.table;
+  m_words = result.words;
   m_rows->setRowCount(0);
+  if (m_words) {
+    displayWords(*m_words);
+    return;
+  }
+  m_rows->setColumnCount(4);
+  m_rows->setHorizontalHeaderLabels(
+      {tr("Algorithm"), tr("Memory"), tr("Time per frame"), tr("Fits")});
   if (!m_table) {
     m_message->setText(result.error);
     m_shared->clear();
@@ -298,6 +349,12 @@ void BudgetPanel::display(const BudgetResult& result) {
                         .arg(bytesText(m_table->sharedBytes))
                         .arg(m_table->parameters));
   if (!selected.isEmpty()) selectAlgorithm(selected);
+  updateUseButton();
+  emit updated();
+}
+
+void BudgetPanel::displayWords(const train::WordsBudget& words) {
+  showWordsBudget(words, m_rows, m_message, m_shared);
   updateUseButton();
   emit updated();
 }

@@ -2,12 +2,17 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
 
+#ifdef RNNWB_HAVE_ONNX
+#include "rnnwb/core/onnx_import.hpp"
+#endif
+#include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/ui/autosave.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/graph_document.hpp"
@@ -19,6 +24,17 @@ namespace {
 const QString kRecentKey = QStringLiteral("recentFiles");
 constexpr int kMaxRecent = 8;
 const QString kGraphFilter = QStringLiteral("Graph files (*.rnn.json);;All files (*)");
+const QString kOnnxFilter = QStringLiteral("ONNX models (*.onnx);;All files (*)");
+
+/// <dir>/<stem>.safetensors beside the model, or the first of <stem>-2, -3, ... that is free.
+QString freeWeightsPath(const QString& model) {
+  const QFileInfo info(model);
+  const QString base = info.dir().filePath(info.completeBaseName());
+  QString path = base + QStringLiteral(".safetensors");
+  for (int n = 2; QFileInfo::exists(path); ++n)
+    path = QStringLiteral("%1-%2.safetensors").arg(base).arg(n);
+  return path;
+}
 
 }  // namespace
 
@@ -39,6 +55,13 @@ void FileActions::createActions() {
   };
   newFile = make(QStringLiteral("&New"), QKeySequence::New);
   open = make(QStringLiteral("&Open…"), QKeySequence::Open);
+  importOnnx = make(QStringLiteral("&Import ONNX Model…"), {});
+#ifndef RNNWB_HAVE_ONNX
+  importOnnx->setEnabled(false);
+  importOnnx->setToolTip(
+      QStringLiteral("This build has no ONNX import (it was built without "
+                     "protobuf)"));
+#endif
   save = make(QStringLiteral("&Save"), QKeySequence::Save);
   // Not QKeySequence::SaveAs: without a desktop environment Qt binds it to nothing.
   saveAs = make(QStringLiteral("Save &As…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
@@ -56,6 +79,11 @@ void FileActions::createActions() {
     const QString path =
         QFileDialog::getOpenFileName(m_window, QStringLiteral("Open graph"), {}, kGraphFilter);
     if (!path.isEmpty()) openFile(path);
+  });
+  connect(importOnnx, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(m_window, QStringLiteral("Import ONNX model"),
+                                                      {}, kOnnxFilter);
+    if (!path.isEmpty()) importModel(path);
   });
   connect(save, &QAction::triggered, this, &FileActions::saveDocument);
   connect(saveAs, &QAction::triggered, this, [this] {
@@ -83,6 +111,33 @@ bool FileActions::openFile(const QString& path) {
   addRecentFile(path);
   emit documentReplaced();
   return true;
+}
+
+QString FileActions::importModel(const QString& path) {
+#ifdef RNNWB_HAVE_ONNX
+  if (!maybeSave()) return {};
+  const QString weights = freeWeightsPath(path);
+  try {
+    OnnxImport imported = importOnnxFile(path.toStdString());
+    writeSafetensors(weights.toStdString(), imported.weights, {{"graph", imported.graph.name}});
+    m_document->reset(std::move(imported.graph), {});
+  } catch (const std::exception& e) {
+    QMessageBox::critical(m_window, QStringLiteral("Cannot import model"),
+                          QString::fromStdString(e.what()));
+    return {};
+  }
+  m_document->markUnsaved();
+  emit documentReplaced();
+  emit statusMessage(QStringLiteral("Imported %1; its weights are in %2")
+                         .arg(QFileInfo(path).fileName(), weights));
+  return weights;
+#else
+  QMessageBox::critical(m_window, QStringLiteral("Cannot import model"),
+                        QStringLiteral("This build has no ONNX import (it was built without "
+                                       "protobuf)."));
+  (void)path;
+  return {};
+#endif
 }
 
 bool FileActions::saveDocument() {

@@ -29,6 +29,7 @@
 #include "rnnwb/ui/problems_panel.hpp"
 #include "rnnwb/ui/properties_panel.hpp"
 #include "rnnwb/ui/schedule_panel.hpp"
+#include "rnnwb/ui/train_form.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 #include "start_page.hpp"
 
@@ -136,6 +137,8 @@ void MainWindow::createActions() {
     m_scene->setCollapsed(false, false);
     QTimer::singleShot(0, m_view, &GraphView::showDocument);
   });
+  connect(m_files, &FileActions::statusMessage, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 15000); });
   connect(m_view, &GraphView::paletteEntryDropped, m_edit,
           [this](const QString& key, QPointF at) { m_edit->addPaletteEntry(key, at); });
   connect(m_scene, &GraphScene::collapsedChanged, this, [this](bool collapsed) {
@@ -150,6 +153,7 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(QStringLiteral("&File"));
   file->addActions({m_files->newFile, m_files->open});
   file->addMenu(m_files->recentMenu);
+  file->addAction(m_files->importOnnx);
   file->addSeparator();
   file->addActions({m_files->save, m_files->saveAs});
   file->addSeparator();
@@ -275,6 +279,10 @@ void MainWindow::createDockWindows() {
   QDockWidget* packing = addDock(m_packing, QStringLiteral("Packing"), Qt::BottomDockWidgetArea);
   tabifyDockWidget(training, packing);
   packing->hide();
+  // A 2-D graph's stages pack at their own grids: the dock offers each.
+  m_packing->setGraph(m_document->graph());
+  connect(m_document, &GraphDocument::structureChanged, m_packing,
+          [this] { m_packing->setGraph(m_document->graph()); });
   // Sparsity (SnAp masks, colourings, memory) shares the bottom with Training, as a tab.
   m_masks = new MaskPanel(m_document, this);
   QDockWidget* sparsity = addDock(m_masks, QStringLiteral("Sparsity"), Qt::BottomDockWidgetArea);
@@ -300,6 +308,13 @@ void MainWindow::createDockWindows() {
   tabifyDockWidget(training, budget);
   budget->hide();
   // A tab behind another is visible but covered: the measurement runs only while it is in front.
+  // A 2-D graph's budget is that of the words run the Training form would start.
+  const auto wordsTaskToBudget = [this] {
+    const train::TrainConfig config = m_training->form()->config();
+    if (config.task.kind == "words") m_budget->setWordsTask(config.task);
+  };
+  connect(m_training->form(), &TrainForm::changed, this, wordsTaskToBudget);
+  wordsTaskToBudget();
   connect(budget, &QDockWidget::visibilityChanged, m_budget, &BudgetPanel::setOnScreen);
   connect(m_budget, &BudgetPanel::useAlgorithm, this,
           [this, training](const QString& algorithm, int streams, int h, int hPrime) {

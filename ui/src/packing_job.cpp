@@ -38,13 +38,14 @@ void runSteps(QPromise<PackingResult>& promise, PackingResult& result) {
   }
   if (promise.isCanceled()) throw packing::LoadCancelled();
   if (!result.figures)
-    result.figures = std::make_shared<const packing::PackingFigures>(packing::computeFigures(
-        result.examples->sizes, s.batchSize, s.rowWidth, packing::packerNames()));
+    result.figures = std::make_shared<const packing::PackingFigures>(
+        packing::computeFigures(packing::sizesAtGrid(result.examples->sizes, s.grid), s.batchSize,
+                                s.rowWidth, packing::packerNames()));
   if (promise.isCanceled()) throw packing::LoadCancelled();
   const std::size_t batches = packing::batchCount(result.examples->sizes.size(), s.batchSize);
   result.batch = std::min(result.batch, batches - 1);
   result.picture = packing::drawSourceBatch(*result.examples, result.batch, s.batchSize,
-                                            s.packer.toStdString(), s.rowWidth);
+                                            s.packer.toStdString(), s.rowWidth, s.grid);
   result.image = toQImage(result.picture.image);
 }
 

@@ -1,5 +1,7 @@
 #include "rnnwb/ui/packing_panel.hpp"
 
+#include <QAbstractItemView>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -11,6 +13,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "latest_only_runner.hpp"
+#include "packing_grids.hpp"
 #include "packing_hover.hpp"
 #include "rnnwb/ui/canvas_export.hpp"
 #include "rnnwb/ui/packing_form.hpp"
@@ -25,7 +28,8 @@ using Watcher = QFutureWatcher<PackingResult>;
 
 // What the figures depend on besides the source: the packer only chooses the picture.
 bool sameFigures(const PackingSettings& a, const PackingSettings& b) {
-  return a.source == b.source && a.batchSize == b.batchSize && a.rowWidth == b.rowWidth;
+  return a.source == b.source && a.batchSize == b.batchSize && a.rowWidth == b.rowWidth &&
+         a.grid == b.grid;
 }
 
 QString rowWidthText(int rowWidth) {
@@ -33,12 +37,17 @@ QString rowWidthText(int rowWidth) {
                       : QStringLiteral("rows as wide as each batch's widest example");
 }
 
+QString gridText(const packing::GridDivisor& grid) {
+  if (grid == packing::GridDivisor{}) return {};
+  return QStringLiteral(" at 1/%1 × 1/%2 of each example's grid").arg(grid.y).arg(grid.x);
+}
+
 QString legendText(const PackingResult& r, long long batches) {
   const packing::PackedLayout& l = r.picture.layout;
   const std::size_t first = r.picture.first;
   return QStringLiteral(
-             "Batch %1 of %2 packed by '%3': examples %4–%5 (numbered from 0 in the picture), "
-             "%6 rows, H × Wp = %7 × %8 cells, skewed H × Ws = %7 × %9; %10 a cell.")
+             "Batch %1 of %2 packed by '%3'%11: examples %4–%5 (numbered from 0 in the "
+             "picture), %6 rows, H × Wp = %7 × %8 cells, skewed H × Ws = %7 × %9; %10 a cell.")
       .arg(r.batch + 1)
       .arg(batches)
       .arg(r.settings.packer)
@@ -49,7 +58,8 @@ QString legendText(const PackingResult& r, long long batches) {
       .arg(l.width)
       .arg(l.skewedWidth)
       .arg(r.picture.scale == 1 ? QStringLiteral("1 pixel")
-                                : QStringLiteral("%1 × %1 pixels").arg(r.picture.scale));
+                                : QStringLiteral("%1 × %1 pixels").arg(r.picture.scale))
+      .arg(gridText(r.settings.grid));
 }
 
 // The key to the picture's colours: the legend's tool tip, so that at 720 px the picture keeps
@@ -130,10 +140,25 @@ QWidget* PackingPanel::createPictureSide() {
   });
   auto* label = new QLabel(QStringLiteral("Ba&tch:"));
   label->setBuddy(m_batchSelector);
+  m_grid = new QComboBox;
+  m_grid->setObjectName(QStringLiteral("grid"));
+  // Narrow in the bar (the picture keeps its width at 1280×720); the list shows whole names.
+  m_grid->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  m_grid->setMinimumContentsLength(10);
+  setGraph(Graph{});
+  connect(m_grid, &QComboBox::currentIndexChanged, this, [this] {
+    const QPoint divide = m_grid->currentData().value<QPoint>();  // (x, y)
+    m_settings.grid = {divide.x(), divide.y()};
+    if (m_started) reschedule(0);
+  });
+  auto* gridLabel = new QLabel(QStringLiteral("&Grid:"));
+  gridLabel->setBuddy(m_grid);
   auto* bar = new QHBoxLayout;
   bar->addWidget(label);
   bar->addWidget(m_batchSelector);
   bar->addWidget(m_batchTotal);
+  bar->addWidget(gridLabel);
+  bar->addWidget(m_grid);
   bar->addStretch();
   bar->addWidget(new QLabel(QStringLiteral("Ctrl+wheel zooms, drag pans")));
   bar->addWidget(fit);
@@ -148,15 +173,59 @@ QWidget* PackingPanel::createPictureSide() {
   return side;
 }
 
+void PackingPanel::setGraph(const Graph& graph) {
+  const QList<GridChoice> choices = gridChoices(graph);
+  const QString current = m_grid->currentText();
+  {
+    const QSignalBlocker quiet(m_grid);
+    m_grid->clear();
+    for (const GridChoice& c : choices) {
+      m_grid->addItem(c.label, QPoint(static_cast<int>(c.divide.x), static_cast<int>(c.divide.y)));
+      m_grid->setItemData(m_grid->count() - 1,
+                          c.layers.isEmpty() ? QStringLiteral("The examples' own grid")
+                                             : QStringLiteral("Layers here: ") + c.layers,
+                          Qt::ToolTipRole);
+    }
+    int widest = 0;
+    for (const GridChoice& c : choices)
+      widest = std::max(widest, m_grid->fontMetrics().horizontalAdvance(c.label));
+    m_grid->view()->setMinimumWidth(widest + 32);
+    const int keep = m_grid->findText(current);
+    m_grid->setCurrentIndex(keep >= 0 ? keep : 0);
+  }
+  m_grid->setEnabled(choices.size() > 1);
+  m_grid->setToolTip(choices.size() > 1
+                         ? QStringLiteral("Draw and count the batch at a layer's grid of the open "
+                                          "graph: each stage packs its examples at its own grid")
+                         : QStringLiteral("The open graph has no coarser 2-D grid (no block "
+                                          "connection)"));
+  const QPoint divide = m_grid->currentData().value<QPoint>();
+  const packing::GridDivisor grid{divide.x(), divide.y()};
+  if (grid == m_settings.grid) return;
+  m_settings.grid = grid;
+  if (m_started) reschedule(0);
+}
+
 void PackingPanel::setSettings(const PackingSettings& settings) {
   m_settings = settings;
+  m_settings.grid = {};
+  const QSignalBlocker quiet(m_grid);
+  m_grid->setCurrentIndex(0);
+  for (int i = 0; i < m_grid->count(); ++i)
+    if (m_grid->itemData(i).value<QPoint>() ==
+        QPoint(static_cast<int>(settings.grid.x), static_cast<int>(settings.grid.y))) {
+      m_grid->setCurrentIndex(i);
+      m_settings.grid = settings.grid;
+    }
   m_form->setSettings(settings);
   m_started = true;
   reschedule(0);
 }
 
 void PackingPanel::onSettingsEdited(bool typing) {
+  const packing::GridDivisor grid = m_settings.grid;  // the Grid box's, not the form's
   m_settings = m_form->settings();
+  m_settings.grid = grid;
   if (!m_started) return;                   // the first showing starts the work
   reschedule(typing ? kTypingPauseMs : 0);  // typing in a spin box: one job, not one per key
 }

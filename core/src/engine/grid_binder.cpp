@@ -14,10 +14,6 @@ using op::Buffer;
 using op::Kind;
 using op::Route;
 
-bool isLayerBuffer(Buffer b) {
-  return b == Buffer::Value || b == Buffer::ValueGrad || b == Buffer::Sum || b == Buffer::SumGrad;
-}
-
 /// Kinds that only add into their destination, so that they may add through a row map.
 bool addsOnly(const op::Op& op) {
   switch (op.kind) {
@@ -52,37 +48,26 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
       m_scratchDst(workspace.scratchDst) {
   // Sizes only: every row of y, s, z and the loss gradients is written before it is read (a sum
   // starts as a Fill), and the gradients are cleared before a backward.
+  const BufferFloats floats = bufferFloats(plan, program, rows);
   const auto& layers = plan.graph().layers;
   m_layers.resize(layers.size());
-  int widest = 1;
   for (std::size_t l = 0; l < layers.size(); ++l) {
     LayerBuffers& b = m_layers[l];
     b.size = layers[l].size;
-    widest = std::max(widest, b.size);
-    const std::size_t n = static_cast<std::size_t>(rows.rows(static_cast<int>(l))) * b.size;
-    b.y.resize(n);
-    b.dy.resize(n);
-    const bool ownSum = !op::sumIsValue(layers[l]) && !layers[l].isInput();
-    b.s.resize(ownSum ? n : 0);
-    b.ds.resize(ownSum ? n : 0);
-    const bool lossGrad =
-        layers[l].loss == LossKind::CrossEntropy || layers[l].loss == LossKind::Ctc;
-    b.lossGrad.resize(lossGrad ? n : 0);
+    b.y.resize(floats.layers[l].values);
+    b.dy.resize(floats.layers[l].values);
+    b.s.resize(floats.layers[l].sums);
+    b.ds.resize(floats.layers[l].sums);
+    b.lossGrad.resize(floats.layers[l].lossGrad);
   }
   m_factors.resize(program.factors.size());
   m_factorGrads.resize(program.factors.size());
   for (std::size_t f = 0; f < program.factors.size(); ++f) {
-    const int to = plan.toLayer(program.factors[f].connection);
-    const std::size_t n = static_cast<std::size_t>(rows.rows(to)) * program.factors[f].units;
-    m_factors[f].resize(n);
-    m_factorGrads[f].resize(n);
+    m_factors[f].resize(floats.factors[f]);
+    m_factorGrads[f].resize(floats.factors[f]);
   }
-  int widestRange = 0;
-  for (std::size_t n = 0; n < plan.nodes().size(); ++n)
-    if (plan.nodes()[n].recurrent)
-      widestRange = std::max(widestRange, rows.node(static_cast<int>(n)).widestRange);
-  m_stack.resize(static_cast<std::size_t>(widestRange) * program.stackWidth);
-  m_zeros.assign(static_cast<std::size_t>(widest), 0.0f);
+  m_stack.resize(floats.stack);
+  m_zeros.assign(static_cast<std::size_t>(floats.widest), 0.0f);
 }
 
 void GridBinder::clearGradients() {
@@ -127,9 +112,14 @@ int GridBinder::rowWidth(const op::Ref& ref) const {
 }
 
 bool GridBinder::isDirect(const op::Ref& ref, int node) const {
-  if (!isLayerBuffer(ref.buffer)) return true;
-  return ref.shift == 0 && ref.shiftY == 0 && ref.route == Route::Direct &&
-         m_rows.nodeOfLayer(ref.index) == node;
+  return readsOwnRows(ref, node, m_rows);
+}
+
+std::uint64_t GridBinder::mapBytes() const {
+  std::uint64_t bytes = 0;
+  for (const auto& [key, map] : m_maps)
+    bytes += (map.sources.capacity() + map.offsets.capacity()) * sizeof(int);
+  return bytes;
 }
 
 GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
@@ -177,7 +167,9 @@ const GridBinder::RowMap& GridBinder::map(const op::Ref& ref, int node) {
   if (found != m_maps.end()) return found->second;
   RowMap map;
   const NodeRows& rows = m_rows.node(node);
+  map.sources.reserve(rowMapSources(ref, rows, m_rows, m_plan));
   if (ref.route == Route::RowSum) {
+    map.offsets.reserve(rows.positions.size() + 1);
     map.offsets.push_back(0);
     for (const Position& p : rows.positions) {
       const GridExtent extent = m_rows.extent(ref.index, p.example);

@@ -7,6 +7,7 @@
 // scratch and added back into its rows after (only the backward's adds write there). So no value
 // crosses from one example into another, whatever the delay.
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -35,6 +36,7 @@ class RowBuffer {
   float* begin() { return data(); }
   float* end() { return data() + m_size; }
   std::size_t size() const { return m_size; }
+  std::size_t capacity() const { return m_capacity; }
   float& operator[](std::size_t i) { return m_data[i]; }
   float operator[](std::size_t i) const { return m_data[i]; }
 
@@ -65,6 +67,40 @@ struct GridWorkspace {
   std::size_t gatheredCount = 0;
 };
 
+/// Whether an op of node `node` reads or writes `ref` in its own rows (no row map: the same
+/// layer's node, no shift, no block window or row sum). Non-layer buffers are always their own.
+bool readsOwnRows(const op::Ref& ref, int node, const GridRows& rows);
+
+/// The source rows a row map of `ref` lists for the rows of `node` (a block window: bx * by per
+/// row; a row sum: the column's rows of the source).
+std::size_t rowMapSources(const op::Ref& ref, const NodeRows& node, const GridRows& rows,
+                          const CompiledPlan& plan);
+
+/// The floats GridBinder's constructor sizes the per-row buffers to for a batch in `rows`' order
+/// (each is allocated twice: y and dy, s and ds, z and dz), and the step's stack.
+struct BufferFloats {
+  struct Layer {
+    std::size_t values = 0, sums = 0, lossGrad = 0;
+  };
+  std::vector<Layer> layers;
+  std::vector<std::size_t> factors;
+  std::size_t stack = 0;
+  int widest = 1;  // the widest layer (the zeros a bias-free read gets)
+};
+BufferFloats bufferFloats(const CompiledPlan& plan, const op::Program& program,
+                          const GridRows& rows);
+
+/// The most floats each scratch buffer of GridWorkspace takes while forwardBackward runs on a
+/// batch in `rows`' order, and the ints of the row maps it builds: what GridBinder::run resizes
+/// them to, found by walking the program's regions with the same rules as the binder's reads.
+struct ScratchFloats {
+  std::vector<std::size_t> gathered;  // per slot of GridWorkspace::gathered
+  std::size_t a = 0, b = 0, dst = 0;
+  std::uint64_t mapInts = 0;
+};
+ScratchFloats scratchFloats(const CompiledPlan& plan, const op::Program& program,
+                            const GridRows& rows);
+
 class GridBinder {
  public:
   GridBinder(const CompiledPlan& plan, const op::Program& program, const GridRows& rows,
@@ -77,6 +113,8 @@ class GridBinder {
   /// Runs `ops` of node `node` on its rows [first, first + count). Parameter gradients add into
   /// `gradients` (laid out like the parameters) when it is given.
   void run(int node, const std::vector<op::Op>& ops, int first, int count, float* gradients);
+  /// The bytes of the row maps built so far (they live as long as the binder).
+  std::uint64_t mapBytes() const;
 
  private:
   struct Operand {

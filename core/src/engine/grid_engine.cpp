@@ -7,6 +7,7 @@
 
 #include "grid_binder.hpp"
 #include "grid_losses.hpp"
+#include "grid_memory_parts.hpp"
 #include "grid_rows.hpp"
 #include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/packing/packers.hpp"
@@ -25,6 +26,7 @@ struct GridEngine::Impl {
   // The programs of backwardFromOutputs (without, with input gradients), lowered on first use.
   mutable std::unique_ptr<op::Program> external[2];
   mutable grid::GridWorkspace workspace;  // reused by every call (grid_binder.hpp)
+  mutable GridMemory lastMemory;
 
   Impl(const CompiledPlan& p, GridEngineOptions o)
       : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
@@ -188,6 +190,7 @@ GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBat
   if (withLoss)
     result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
   if (withOutputs) result.outputs = m_impl->outputs(binder, rows, batch);
+  m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   return result;
 }
 
@@ -203,6 +206,7 @@ double GridEngine::forwardBackward(const ParameterSet& parameters, const Example
   const std::vector<double> losses = grid::computeLosses(m_impl->plan, batch, rows, binder, true);
   m_impl->backward(m_impl->program, binder, rows, gradients.values().data());
   gradients.applyMasks();
+  m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   return std::accumulate(losses.begin(), losses.end(), 0.0);
 }
 
@@ -225,6 +229,7 @@ void GridEngine::backwardFromOutputs(const ParameterSet& parameters, const Examp
   m_impl->loadOutputGradients(binder, rows, outputGradients);
   m_impl->backward(ops, binder, rows, gradients.values().data());
   gradients.applyMasks();
+  m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   if (!inputGradients) return;
   inputGradients->assign(batch.examples.size(), {});
   for (int layer : m_impl->plan.inputLayers()) {
@@ -234,5 +239,7 @@ void GridEngine::backwardFromOutputs(const ParameterSet& parameters, const Examp
           m_impl->exampleRows(rows, b.dy, b.size, layer, static_cast<int>(e)));
   }
 }
+
+GridMemory GridEngine::lastBatchMemory() const { return m_impl->lastMemory; }
 
 }  // namespace rnnwb

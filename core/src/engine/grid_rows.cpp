@@ -18,9 +18,24 @@ packing::PackedLayout packNode(const std::string& packer,
 
 }  // namespace
 
-GridRows::GridRows(const CompiledPlan& plan, const ExampleBatch& batch, const std::string& packer)
-    : m_plan(plan) {
+namespace {
+
+std::vector<GridExtent> inputGrids(const CompiledPlan& plan, const ExampleBatch& batch) {
   const int dimensions = plan.graph().dimensions;
+  std::vector<GridExtent> grids;
+  for (const Example& example : batch.examples)
+    grids.push_back({example.height(dimensions), example.width(dimensions)});
+  return grids;
+}
+
+}  // namespace
+
+GridRows::GridRows(const CompiledPlan& plan, const ExampleBatch& batch, const std::string& packer)
+    : GridRows(plan, inputGrids(plan, batch), packer) {}
+
+GridRows::GridRows(const CompiledPlan& plan, const std::vector<GridExtent>& grids,
+                   const std::string& packer)
+    : m_plan(plan) {
   const std::size_t nodes = plan.nodes().size();
   m_nodes.resize(nodes);
   m_extents.resize(nodes);
@@ -29,9 +44,8 @@ GridRows::GridRows(const CompiledPlan& plan, const ExampleBatch& batch, const st
   for (std::size_t n = 0; n < nodes; ++n) {
     const int layer = plan.nodes()[n].innerOrder.front();
     long long cells = 0;
-    for (const Example& example : batch.examples) {
-      const GridExtent extent =
-          layerExtent(plan, layer, example.height(dimensions), example.width(dimensions));
+    for (const GridExtent& grid : grids) {
+      const GridExtent extent = layerExtent(plan, layer, grid.height, grid.width);
       m_extents[n].push_back(extent);
       m_firstCell[n].push_back(cells);
       cells += extent.cells();
@@ -41,6 +55,7 @@ GridRows::GridRows(const CompiledPlan& plan, const ExampleBatch& batch, const st
                                   " positions at layer '" + plan.graph().layers[layer].id +
                                   "', more than the grid engine indexes (2^31 - 1)");
     m_rowOfCell[n].assign(static_cast<std::size_t>(cells), -1);
+    m_nodes[n].positions.reserve(static_cast<std::size_t>(cells));
     if (plan.nodes()[n].recurrent)
       orderWavefronts(static_cast<int>(n), packer);
     else
@@ -54,6 +69,16 @@ GridRows::GridRows(const CompiledPlan& plan, const ExampleBatch& batch, const st
     for (std::size_t k = 0; k + 1 < rows.starts.size(); ++k)
       rows.widestRange = std::max(rows.widestRange, rows.starts[k + 1] - rows.starts[k]);
   }
+}
+
+std::uint64_t GridRows::bytes() const {
+  std::uint64_t bytes = 0;
+  for (std::size_t n = 0; n < m_nodes.size(); ++n)
+    bytes += m_nodes[n].positions.capacity() * sizeof(Position) +
+             m_nodes[n].starts.capacity() * sizeof(int) + m_rowOfCell[n].capacity() * sizeof(int) +
+             m_extents[n].capacity() * sizeof(GridExtent) +
+             m_firstCell[n].capacity() * sizeof(long long);
+  return bytes;
 }
 
 int GridRows::rowAt(int layer, int example, int x, int y) const {

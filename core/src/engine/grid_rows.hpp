@@ -13,6 +13,7 @@
 //   examples are rows: separators and padding of the packed batch are neither stored nor
 //   computed, and a read outside an example finds no row (zeros).
 // - A 1-D node's examples each start at wavefront 0 (frame 0, or its last frame for σ = (-1)).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,10 @@ struct NodeRows {
 class GridRows {
  public:
   GridRows(const CompiledPlan& plan, const ExampleBatch& batch, const std::string& packer);
+  /// The same order for examples of these input grids (GridExtent: height, width), with no
+  /// tensors: what the memory estimate (grid_memory.hpp) sizes a batch by.
+  GridRows(const CompiledPlan& plan, const std::vector<GridExtent>& grids,
+           const std::string& packer);
 
   const NodeRows& node(int node) const { return m_nodes[node]; }
   int nodeOfLayer(int layer) const { return m_plan.nodeOfLayer(layer); }
@@ -43,6 +48,8 @@ class GridRows {
   GridExtent extent(int layer, int example) const { return m_extents[nodeOfLayer(layer)][example]; }
   /// The row of `layer` at (x, y) of the example, or -1 outside the example's grid there.
   int rowAt(int layer, int example, int x, int y) const;
+  /// The bytes this order holds (positions, the cell-to-row maps, the wavefront starts).
+  std::uint64_t bytes() const;
 
  private:
   void orderPlain(int node);

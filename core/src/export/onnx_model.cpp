@@ -55,9 +55,13 @@ std::string ModelGraph::serialize() {
 
 void ModelGraph::findCarriedFrames(const op::Program& program) {
   m_carried.assign(m_layers.size(), 0);
+  m_ahead.assign(m_layers.size(), 0);
+  m_wholeSequences = m_plan.needsWholeSequences();
   const auto see = [&](const op::Ref& ref) {
     if (ref.buffer == op::Buffer::Value && ref.shift > 0)
       m_carried[ref.index] = std::max(m_carried[ref.index], ref.shift);
+    if (ref.buffer == op::Buffer::Value && ref.shift < 0)
+      m_ahead[ref.index] = std::max(m_ahead[ref.index], -ref.shift);
   };
   for (const op::NodeProgram& node : program.nodes)
     for (const auto* region : {&node.forwardAll, &node.forwardStep})
@@ -91,7 +95,8 @@ void ModelGraph::addStates() {
     // An input with an initializer is optional: left out, the chunk starts from zeros, one row
     // of them broadcast to the streams.
     const std::string name = "state." + spec.id;
-    m_graph.addInput(name, {sizeText(frames), "N", sizeText(spec.size)});
+    // A whole-sequence model starts every sequence from zeros: no input to give a state.
+    if (!m_wholeSequences) m_graph.addInput(name, {sizeText(frames), "N", sizeText(spec.size)});
     m_graph.floats(name, {frames, 1, spec.size},
                    std::vector<float>(static_cast<std::size_t>(frames) * spec.size, 0.0f));
     const std::string shape = m_graph.node(
@@ -110,7 +115,7 @@ void ModelGraph::addOutputs() {
   }
   for (std::size_t layer = 0; layer < m_layers.size(); ++layer) {
     const int frames = m_carried[layer];
-    if (frames == 0) continue;
+    if (frames == 0 || m_wholeSequences) continue;
     const int index = static_cast<int>(layer);
     if (!m_stateNext.count(index))  // the last frames of its history
       m_stateNext[index] =
@@ -135,7 +140,36 @@ std::string ModelGraph::history(int layer) {
   return known;
 }
 
+std::string ModelGraph::zerosAhead(int layer) {
+  auto& known = m_zerosAhead[layer];
+  if (!known.empty()) return known;
+  const int frames = m_ahead[layer], size = m_layers[layer].size;
+  const std::string zeros =
+      m_graph.floats("ahead." + m_layers[layer].id, {frames, 1, size},
+                     std::vector<float>(static_cast<std::size_t>(frames) * size, 0.0f));
+  const std::string shape = m_graph.node(
+      "Concat", {m_graph.int64s("frames", {frames}), m_streams, m_graph.int64s("size", {size})},
+      "ahead_shape", {{"axis", 0}});
+  return known = m_graph.node("Expand", {zeros, shape}, "ahead");
+}
+
 std::string ModelGraph::shiftedValue(int layer, int shift) {
+  if (shift < 0) {
+    // The future of a layer is its frames and then `ahead` frames of zeros: frame t + a is
+    // future frame t + a, for t in [0, T).
+    auto& future = m_future[layer];
+    if (future.empty())
+      future = m_graph.node(
+          "Concat",
+          {m_binder.read({op::Buffer::Value, layer, 0}, m_layers[layer].size), zerosAhead(layer)},
+          "future", {{"axis", 0}});
+    const std::int64_t rest = m_ahead[layer] + shift;  // zeros left after the read's end
+    return m_graph.node(
+        "Slice",
+        {future, m_graph.int64s("begin", {-shift}),
+         m_graph.int64s("end", {rest == 0 ? kToTheEnd : -rest}), m_graph.int64s("axes", {0})},
+        "ahead");
+  }
   // History frame k is frame k - d_max of the chunk: frame t - shift is history frame
   // t + d_max - shift, for t in [0, T): up to `shift` frames before the history's end.
   const std::int64_t begin = m_carried[layer] - shift;
@@ -165,9 +199,9 @@ std::string ModelGraph::frameShape(int units) {
 }  // namespace onnx_export
 
 std::string exportOnnx(const CompiledPlan& plan, const ParameterSet& parameters) {
-  // 2-D graphs, ctc, block and reduce connections, and graphs that read ahead (the model streams
-  // in chunks, so a negative delay would read frames the chunk does not have).
-  requireEngineSupport(plan, "the ONNX export", true);
+  // 2-D graphs, ctc, block and reduce connections. A graph that reads ahead is computed on whole
+  // sequences (no states to stream with).
+  requireEngineSupport(plan, "the ONNX export", false);
   return onnx_export::ModelGraph(plan, parameters).serialize();
 }
 

@@ -2,7 +2,10 @@
 // The ONNX model's main graph as a scope of the op binder (onnx_op_binder.hpp): every buffer a
 // tensor [T, N, size]. A layer read d frames back anywhere carries its last d_max frames between
 // chunks (state.<id> in, state.<id>.next out); its history is that state and its frames, end to
-// end, which a shifted read slices. A recurrent node is bound by onnx_recurrent_node.cpp.
+// end, which a shifted read slices. A graph that reads ahead (a negative delay) is computed on
+// whole sequences: its model has no state inputs or outputs, a read ahead slices the layer's
+// frames followed by zeros, and a node that scans backward in time is a reversed Scan. A
+// recurrent node is bound by onnx_recurrent_node.cpp.
 #include <map>
 #include <string>
 #include <vector>
@@ -29,6 +32,10 @@ class ModelGraph : public Scope {
   NameSource& names() { return m_names; }
   /// Frames of `layer` that some connection reads back (d_max), 0 for none.
   int carried(int layer) const { return m_carried[layer]; }
+  /// Frames of `layer` that some connection reads ahead (the largest -d of a negative delay).
+  int ahead(int layer) const { return m_ahead[layer]; }
+  /// [ahead, N, size] zeros: the frames past the sequence's end, where a read ahead starts.
+  std::string zerosAhead(int layer);
   /// The state a chunk starts from, [carried, N, size].
   const std::string& stateIn(int layer) const { return m_stateIn.at(layer); }
   void setStateNext(int layer, std::string tensor) { m_stateNext[layer] = std::move(tensor); }
@@ -47,8 +54,9 @@ class ModelGraph : public Scope {
   OnnxGraph m_graph;
   WeightTable m_weights;
   OpBinder m_binder;
-  std::vector<int> m_carried;
-  std::map<int, std::string> m_stateIn, m_stateNext, m_history;
+  std::vector<int> m_carried, m_ahead;
+  bool m_wholeSequences = false;  // reads ahead: no state inputs or outputs, no chunks
+  std::map<int, std::string> m_stateIn, m_stateNext, m_history, m_future, m_zerosAhead;
   std::map<int, std::string> m_rowShapes, m_frameShapes;
   std::string m_frames, m_streams;  // T and N, int64 [1]
 };

@@ -78,8 +78,7 @@ std::string OpBinder::readStack(const op::Ref& ref, int units) {
 std::string OpBinder::read(const op::Ref& ref, int units) {
   switch (ref.buffer) {
     case Buffer::Value:
-      if (ref.shift > 0) return m_scope.shiftedValue(ref.index, ref.shift);
-      if (ref.shift < 0) throw std::logic_error("ONNX export: a read ahead got to the binder");
+      if (ref.shift != 0) return m_scope.shiftedValue(ref.index, ref.shift);
       break;
     case Buffer::Sum:
     case Buffer::Factor:

@@ -37,7 +37,7 @@ class WeightTable {
 class Scope {
  public:
   virtual ~Scope() = default;
-  /// y of `layer` `shift` >= 1 frames back, shaped as this scope's rows.
+  /// y of `layer` `shift` frames back (a negative shift: ahead), shaped as this scope's rows.
   virtual std::string shiftedValue(int layer, int shift) = 0;
   /// The shape of this scope's rows of `units` floats, an int64 tensor.
   virtual std::string rowShape(int units) = 0;

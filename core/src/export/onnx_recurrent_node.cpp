@@ -3,7 +3,8 @@
 // connection reads back (oldest first); its scan inputs are the sums and factors that the
 // node's forwardAll computed over all frames (the fills and the terms from outside the node), and
 // whatever else of the main graph the step reads; its scan outputs are the frames of every layer
-// of the node.
+// of the node. A node that reads ahead (negative delays: it scans backward in time) is a reversed
+// Scan: its frames go in and come out last first, and its states are the frames just ahead.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -23,6 +24,9 @@ class ScanBody : public Scope {
         m_body(m_proto, model.names()),
         m_binder(m_body, model.weights(), *this) {
     m_proto.set_name(model.names().fresh("scan_body"));
+    for (const op::Op& op : node.forwardStep)
+      for (const op::Ref* ref : {&op.a, &op.b})
+        m_reverse = m_reverse || (ref->buffer == op::Buffer::Value && ref->shift < 0);
   }
 
   void build();
@@ -31,13 +35,15 @@ class ScanBody : public Scope {
   std::string shiftedValue(int layer, int shift) override {
     const auto outside = m_outside.find({layer, shift});
     if (outside != m_outside.end()) return outside->second;
-    const std::int64_t row = m_model.carried(layer) - shift;
+    const std::int64_t row = carried(layer) - (shift < 0 ? -shift : shift);
     return m_body.node("Gather", {m_stateIn.at(layer), m_body.int64s("row", {row}, true)},
                        "delayed", {{"axis", 0}});
   }
   std::string rowShape(int units) override { return m_model.frameShape(units); }
 
  private:
+  /// The frames of `layer` the Scan carries: those read back, or ahead in a reversed Scan.
+  int carried(int layer) const { return m_reverse ? m_model.ahead(layer) : m_model.carried(layer); }
   bool inNode(int layer) const {
     return std::find(m_node.layers.begin(), m_node.layers.end(), layer) != m_node.layers.end();
   }
@@ -56,16 +62,17 @@ class ScanBody : public Scope {
   std::map<int, std::string> m_stateIn;                  // per carried layer, in the body
   std::map<std::pair<int, int>, std::string> m_outside;  // (layer, shift) read from the graph
   std::vector<std::string> m_initialStates, m_scanInputs;
+  bool m_reverse = false;  // the node scans backward in time
 };
 
 void ScanBody::addStates() {
   for (int layer : m_node.layers) {
-    const int frames = m_model.carried(layer);
+    const int frames = carried(layer);
     if (frames == 0) continue;
     const std::string name = m_model.names().fresh("state_" + m_layers[layer].id);
     m_body.addInput(name, {std::to_string(frames), "", std::to_string(m_layers[layer].size)});
     m_stateIn[layer] = name;
-    m_initialStates.push_back(m_model.stateIn(layer));
+    m_initialStates.push_back(m_reverse ? m_model.zerosAhead(layer) : m_model.stateIn(layer));
   }
 }
 
@@ -103,8 +110,8 @@ void ScanBody::addScanInputs() {
       const std::pair<int, int> at{ref->index, ref->shift};
       if (m_outside.count(at)) continue;
       const int size = m_layers[ref->index].size;
-      const std::string outer = ref->shift > 0 ? m_model.shiftedValue(ref->index, ref->shift)
-                                               : m_model.binder().read(*ref, size);
+      const std::string outer = ref->shift != 0 ? m_model.shiftedValue(ref->index, ref->shift)
+                                                : m_model.binder().read(*ref, size);
       const BufferKey key = OpBinder::keyOf(*ref);
       addScanInput(outer, size, "frame_input", ref->shift == 0 ? &key : nullptr, at);
     }
@@ -115,7 +122,7 @@ void ScanBody::addOutputsAndScan() {
   std::vector<std::string> outerOutputs;
   std::vector<int> carriedLayers;
   for (int layer : m_node.layers) {  // the states, rolled by one frame
-    const int frames = m_model.carried(layer);
+    const int frames = carried(layer);
     if (frames == 0) continue;
     const std::string y = m_binder.read({op::Buffer::Value, layer, 0}, m_layers[layer].size);
     const std::string row = m_body.node("Unsqueeze", {y, m_body.int64s("axes", {0})}, "frame");
@@ -155,8 +162,18 @@ void ScanBody::addOutputsAndScan() {
   count.set_name("num_scan_inputs");
   count.set_type(onnx::AttributeProto::INT);
   count.set_i(static_cast<std::int64_t>(m_scanInputs.size()));
+  if (m_reverse) {  // frames in and out last first: the outputs come back in frame order
+    const std::pair<const char*, std::size_t> lists[] = {
+        {"scan_input_directions", m_scanInputs.size()}, {"scan_output_directions", frames.size()}};
+    for (const auto& [name, count] : lists) {
+      onnx::AttributeProto& directions = *scan.add_attribute();
+      directions.set_name(name);
+      directions.set_type(onnx::AttributeProto::INTS);
+      for (std::size_t k = 0; k < count; ++k) directions.add_ints(1);
+    }
+  }
 
-  for (std::size_t k = 0; k < carriedLayers.size(); ++k)
+  for (std::size_t k = 0; k < carriedLayers.size() && !m_reverse; ++k)
     m_model.setStateNext(carriedLayers[k], outerOutputs[k]);
   for (std::size_t k = 0; k < m_node.layers.size(); ++k)
     m_model.binder().set({op::Buffer::Value, m_node.layers[k]}, {frames[k], {}});

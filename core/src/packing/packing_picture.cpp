@@ -135,8 +135,38 @@ int pictureScale(const PackedLayout& layout) {
   return longest < 60 ? 8 : longest < 200 ? 3 : 1;
 }
 
+ExampleSize sizeAtGrid(const ExampleSize& size, GridDivisor divide) {
+  const auto ceilDiv = [](long long n, long long d) { return static_cast<int>((n + d - 1) / d); };
+  return {ceilDiv(size.height, divide.y), ceilDiv(size.width, divide.x)};
+}
+
+std::vector<ExampleSize> sizesAtGrid(std::span<const ExampleSize> sizes, GridDivisor divide) {
+  std::vector<ExampleSize> at;
+  at.reserve(sizes.size());
+  for (const ExampleSize& size : sizes) at.push_back(sizeAtGrid(size, divide));
+  return at;
+}
+
+FeatureMap inkAtGrid(const FeatureMap& ink, GridDivisor divide) {
+  if (divide == GridDivisor{}) return ink;
+  const ExampleSize at = sizeAtGrid({ink.height, ink.width}, divide);
+  FeatureMap coarse(at.height, at.width, 1);
+  for (int y = 0; y < at.height; ++y)
+    for (int x = 0; x < at.width; ++x) {
+      const long long y1 = std::min<long long>(ink.height, (y + 1) * divide.y);
+      const long long x1 = std::min<long long>(ink.width, (x + 1) * divide.x);
+      double sum = 0;
+      for (long long v = y * divide.y; v < y1; ++v)
+        for (long long u = x * divide.x; u < x1; ++u)
+          sum += ink.data[ink.offset(static_cast<int>(v), static_cast<int>(u))];
+      const double cells = static_cast<double>((y1 - y * divide.y) * (x1 - x * divide.x));
+      coarse.data[coarse.offset(y, x)] = static_cast<float>(sum / cells);
+    }
+  return coarse;
+}
+
 BatchPicture drawSourceBatch(const ExampleSource& source, std::size_t batch, int batchSize,
-                             const std::string& packer, int rowWidth) {
+                             const std::string& packer, int rowWidth, GridDivisor divide) {
   const std::size_t batches = batchCount(source.sizes.size(), batchSize);
   if (batch >= batches)
     throw std::out_of_range("batch " + std::to_string(batch + 1) + " of " +
@@ -145,12 +175,14 @@ BatchPicture drawSourceBatch(const ExampleSource& source, std::size_t batch, int
   picture.first = batch * static_cast<std::size_t>(batchSize);
   const std::size_t count = std::min<std::size_t>(static_cast<std::size_t>(batchSize),
                                                   source.sizes.size() - picture.first);
-  const std::span<const ExampleSize> sizes(source.sizes.data() + picture.first, count);
+  const std::vector<ExampleSize> sizes =
+      sizesAtGrid(std::span<const ExampleSize>(source.sizes.data() + picture.first, count), divide);
   picture.layout = packWith(packer, sizes, rowWidth, static_cast<int>(picture.first));
   picture.scale = pictureScale(picture.layout);
   requirePictureMemory(picture.layout, picture.scale, batch);
-  const FeatureMap ink = pack(picture.layout, source.ink(picture.first, count));
-  picture.image = drawPackedBatch(picture.layout, ink, picture.scale);
+  std::vector<FeatureMap> ink = source.ink(picture.first, count);
+  for (FeatureMap& example : ink) example = inkAtGrid(example, divide);
+  picture.image = drawPackedBatch(picture.layout, pack(picture.layout, ink), picture.scale);
   return picture;
 }
 

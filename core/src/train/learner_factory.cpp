@@ -53,7 +53,11 @@ void requireLearnerSupports(const TrainConfig& c) {
 std::unique_ptr<Learner> makeLearner(const TrainConfig& c, DataParallel* ranks) {
   requireLearnerSupports(c);
   const std::string learner = learnerSupport(c).learner;
-  if (learner == "words") return std::make_unique<WordsLearner>(c, ranks);
+  if (learner == "words") {
+    auto words = std::make_unique<WordsLearner>(c, ranks);
+    requireMemoryForWords(*words, c);  // before a run folder is made
+    return words;
+  }
   if (learner == "bptt") return std::make_unique<SequenceLearner>(c, bpttEngine, ranks);
   return std::make_unique<SequenceLearner>(c, rtrlEngine, ranks);
 }

@@ -8,6 +8,7 @@
 
 #include "rnnwb/core/connection_mask.hpp"
 #include "rnnwb/core/mdlstm/word_data.hpp"
+#include "rnnwb/core/packing/example_source.hpp"
 #include "rnnwb/core/packing/word_images.hpp"
 
 namespace rnnwb::train {
@@ -15,16 +16,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<mdlstm::WordExample> synthetic(const TaskConfig& task, std::uint64_t seed) {
+std::vector<mdlstm::WordExample> synthetic(const TaskConfig& task, std::uint64_t seed,
+                                           const std::stop_token& stop) {
   packing::SyntheticWordOptions options;
   options.seed = seed;
   if (!task.wordList.empty()) options.wordList = task.wordList;
   options.minPixelSize = task.minFontSize;
   options.maxPixelSize = task.maxFontSize;
+  packing::SyntheticWordGenerator generator(options);  // generateSyntheticWords, word by word
   std::vector<mdlstm::WordExample> examples;
-  for (packing::WordImage& w :
-       packing::generateSyntheticWords(task.syntheticWords + task.validWords, options))
+  for (int i = 0; i < task.syntheticWords + task.validWords; ++i) {
+    if (stop.stop_requested()) throw packing::LoadCancelled();
+    packing::WordImage w = generator.next();
     examples.push_back({std::move(w.image), std::move(w.text)});
+  }
   return examples;
 }
 
@@ -41,11 +46,12 @@ std::vector<mdlstm::WordExample> iam(const TaskConfig& task, const std::string& 
 
 }  // namespace
 
-WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std::uint64_t seed) {
+WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std::uint64_t seed,
+                        const std::stop_token& stop) {
   WordsData data;
   std::vector<mdlstm::WordExample> all;
   if (task.images.empty()) {
-    all = synthetic(task, seed);
+    all = synthetic(task, seed, stop);
     data.source = std::to_string(task.syntheticWords) + " synthetic words (seed " +
                   std::to_string(seed) + ")";
   } else {

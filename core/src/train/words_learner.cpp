@@ -50,16 +50,18 @@ std::string wordsAlphabet(const TaskConfig& task, int classes) {
   return alphabet;
 }
 
-WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks)
+WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks, const Graph* graph,
+                           const std::stop_token& stop)
     : m_config(config),
       m_ranks(ranks && !ranks->single() ? ranks : nullptr),
-      m_plan(loadValidGraph(config.graph)),
+      m_plan(graph ? *graph : loadValidGraph(config.graph)),
+      m_packer(engineOptions(config.task).packer),
       m_alphabet(wordsAlphabet(config.task,
                                m_plan.graph().layers[wordsOutputLayer(m_plan, config.graph)].size)),
-      m_engine(std::make_unique<GridEngine>(m_plan, engineOptions(config.task))),
+      m_engine(std::make_unique<GridEngine>(m_plan, GridEngineOptions{m_packer})),
       m_params(initParameters(m_plan, config.seed)),
       m_grads(ParameterSet::zerosLike(m_params)),
-      m_data(loadWordsData(config.task, m_alphabet, config.seed)) {
+      m_data(loadWordsData(config.task, m_alphabet, config.seed, stop)) {
   // Every transcription must be written in the alphabet: found now, before a run folder exists.
   const auto check = [&](const std::vector<mdlstm::WordExample>& words, const char* set) {
     for (std::size_t i = 0; i < words.size(); ++i)

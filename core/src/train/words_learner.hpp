@@ -30,7 +30,11 @@ class WordsLearner final : public Learner {
   /// `ranks` (null: one process, not owned): as one rank of a data-parallel run it computes the
   /// gradient of its share of every batch, the examples split by packed area
   /// (dist::splitByPackedArea), and of its share of the validation batches.
-  explicit WordsLearner(const TrainConfig& config, DataParallel* ranks = nullptr);
+  /// `graph` (optional): the graph itself, when it is not (or not as edited) in config.graph,
+  /// which then only names it in messages. `stop` ends the loading of synthetic words early
+  /// (loadWordsData).
+  explicit WordsLearner(const TrainConfig& config, DataParallel* ranks = nullptr,
+                        const Graph* graph = nullptr, const std::stop_token& stop = {});
   ~WordsLearner() override;
 
   std::span<float> parameters() override { return m_params.values(); }
@@ -48,6 +52,11 @@ class WordsLearner final : public Learner {
   TrainingPosition restoreCheckpoint(const std::filesystem::path& path,
                                      Optimizer& optimizer) override;
 
+  const WordsData& data() const { return m_data; }
+  const CompiledPlan& plan() const { return m_plan; }
+  /// The grid engine's packer: shelf, baseline or padded (task.packer "none").
+  const std::string& packer() const { return m_packer; }
+
  private:
   /// This rank's examples of the batch at `indices` of the training set.
   std::vector<const mdlstm::WordExample*> myShare(const std::vector<int>& indices) const;
@@ -62,6 +71,7 @@ class WordsLearner final : public Learner {
   TrainConfig m_config;
   DataParallel* m_ranks;
   CompiledPlan m_plan;
+  std::string m_packer;
   std::string m_alphabet;
   std::unique_ptr<GridEngine> m_engine;
   ParameterSet m_params, m_grads;
@@ -72,5 +82,9 @@ class WordsLearner final : public Learner {
 /// `classes - 1` letters of a-z then A-Z. Throws std::invalid_argument when it does not give
 /// exactly `classes - 1` distinct characters.
 std::string wordsAlphabet(const TaskConfig& task, int classes);
+
+/// Refuses, before a run folder is made, a words run whose worst batch (words_budget.hpp) does
+/// not fit this machine's memory, naming each part.
+void requireMemoryForWords(const WordsLearner& learner, const TrainConfig& config);
 
 }  // namespace rnnwb::train

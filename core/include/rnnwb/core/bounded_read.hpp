@@ -13,7 +13,8 @@ namespace rnnwb {
 inline constexpr std::uint64_t kGraphFileLimit = std::uint64_t{256} << 20;
 inline constexpr std::uint64_t kConfigFileLimit = std::uint64_t{16} << 20;
 inline constexpr std::uint64_t kTextFileLimit = std::uint64_t{1} << 30;
-inline constexpr std::uint64_t kListFileLimit = std::uint64_t{256} << 20;  // sizes, words, ids
+inline constexpr std::uint64_t kListFileLimit = std::uint64_t{256} << 20;   // sizes, words, ids
+inline constexpr std::uint64_t kOnnxModelLimit = std::uint64_t{256} << 20;  // rnnwb import
 
 /// The whole file. Throws std::runtime_error "PATH: a folder, where WHAT should be" for a folder,
 /// "PATH: cannot read WHAT: REASON" when it cannot be opened, and "PATH: WHAT is larger than LIMIT

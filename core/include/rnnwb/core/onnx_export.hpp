@@ -4,6 +4,7 @@
 // over all frames; each recurrent node a Scan whose body holds its ops for one frame and carries
 // the last frames that its delayed connections read. Losses and the backward are left out; a
 // cross-entropy output gives its softmax probabilities.
+// (A graph that reads ahead has only the layer inputs and outputs: see exportOnnx.)
 //
 // The model's interface, all float32:
 //   inputs   <layer id>              [T, N, size] per input layer
@@ -20,9 +21,10 @@
 namespace rnnwb {
 
 /// The serialized ModelProto of `plan` with the values of `parameters` (masks applied) as its
-/// initializers. Throws std::invalid_argument naming what it cannot export: a 2-D graph, a graph
-/// that reads ahead (negative delay), the ctc loss, and whatever else the engines cannot compute
-/// (engine_support.hpp). Built where protobuf is found (library rnnwb_export, RNNWB_HAVE_ONNX).
+/// initializers. Throws std::invalid_argument naming what it cannot export: a 2-D graph, the ctc
+/// loss, and whatever else the engines cannot compute (engine_support.hpp). A graph that reads
+/// ahead (a negative delay) exports for whole sequences: no state inputs or outputs, and a
+/// reversed Scan for each node that scans backward in time. Built where protobuf is found (library rnnwb_export, RNNWB_HAVE_ONNX).
 std::string exportOnnx(const CompiledPlan& plan, const ParameterSet& parameters);
 
 }  // namespace rnnwb

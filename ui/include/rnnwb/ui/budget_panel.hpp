@@ -11,6 +11,11 @@
 // (closed, or a dock tab behind another: setOnScreen): hiding it stops a measurement between two
 // sample runs, each kept under kMaxSampleSeconds by the model, and so does the destructor, which
 // therefore returns within about that time.
+//
+// For a 2-D graph the panel counts its words run instead (words_budget.hpp): the batch, the
+// synthetic words and the packer are chosen here, and the table lists each part's bytes for the
+// largest batch of the first epoch and for the worst case. Its time is not measured here (an
+// update cannot be cut short); `rnnwb budget` measures it.
 #include <optional>
 #include <stop_token>
 
@@ -18,6 +23,7 @@
 #include <QWidget>
 
 #include "rnnwb/core/snap/algorithm_budget.hpp"
+#include "rnnwb/core/train/words_budget.hpp"
 
 class QCheckBox;
 class QComboBox;
@@ -31,12 +37,14 @@ namespace rnnwb::ui {
 
 class GraphDocument;
 class LatestOnlyRunner;
+class WordsBudgetControls;
 
 /// What one computation returns: the table, or core's message.
 struct BudgetResult {
   bool stopped = false;  // cut short: the panel hid or closed
   QString error;
   std::optional<snap::BudgetTable> table;
+  std::optional<train::WordsBudget> words;  // a 2-D graph's
 };
 
 class BudgetPanel : public QWidget {
@@ -52,6 +60,9 @@ class BudgetPanel : public QWidget {
   void setStreams(int streams);
   void setWindow(int h, int hPrime);
   void setBudgetBytes(std::uint64_t bytes);
+  /// The words task of the Training form, which a 2-D graph's run is sized by (its word list,
+  /// fonts, IAM folder; batch, word count and packer shown here and editable).
+  void setWordsTask(const train::TaskConfig& task);
   /// Measure the algorithms that fit (on by default); off leaves the model's estimates.
   void setMeasuring(bool measure);
 
@@ -63,6 +74,8 @@ class BudgetPanel : public QWidget {
   /// what runs; on computes what changed meanwhile.
   void setOnScreen(bool onScreen);
   const std::optional<snap::BudgetTable>& table() const { return m_table; }
+  const std::optional<train::WordsBudget>& wordsBudget() const { return m_words; }
+  WordsBudgetControls* wordsControls() const { return m_wordsControls; }
   QTableWidget* tableWidget() const { return m_rows; }
   /// Selects the row of an algorithm ("bptt", "snap1", ...); false when there is none.
   bool selectAlgorithm(const QString& algorithm);
@@ -84,10 +97,15 @@ class BudgetPanel : public QWidget {
   void computationFinished();
   void stopComputation();
   void display(const BudgetResult& result);
+  void displayWords(const train::WordsBudget& words);
+  /// Shows the choices of the document's kind: streams and h for 1-D, the words run's for 2-D.
+  void showControlsForDocument();
   void updateUseButton();
   snap::BudgetQuery query() const;
 
   GraphDocument* m_document;
+  QWidget* m_sequenceControls = nullptr;
+  WordsBudgetControls* m_wordsControls = nullptr;
   QSpinBox* m_streams = nullptr;
   QSpinBox* m_window = nullptr;
   QSpinBox* m_newFrames = nullptr;
@@ -101,6 +119,7 @@ class BudgetPanel : public QWidget {
   LatestOnlyRunner* m_runner;
   QFutureWatcher<BudgetResult>* m_watcher;
   std::optional<snap::BudgetTable> m_table;
+  std::optional<train::WordsBudget> m_words;
   std::optional<std::uint64_t> m_exactBudget;  // set by setBudgetBytes until the user edits
   std::stop_source m_stop;                     // of the computation running now
   bool m_onScreen = true;

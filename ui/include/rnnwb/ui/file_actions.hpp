@@ -1,6 +1,7 @@
 #pragma once
-// The File actions of the workbench and what they do: New, Open, Save, Save As, recent files
-// (kept in QSettings), the unsaved-changes prompt, exports (PNG, SVG, DOT), autosave and the
+// The File actions of the workbench and what they do: New, Open, Import (an ONNX model), Save,
+// Save As, recent files (kept in QSettings), the unsaved-changes prompt, exports (PNG, SVG, DOT),
+// autosave and the
 // recovery offer after a crash. Failures are shown in message boxes that name the file and the
 // problem; the document is left as it was.
 #include <QObject>
@@ -24,6 +25,7 @@ class FileActions : public QObject {
 
   QAction* newFile;
   QAction* open;
+  QAction* importOnnx;
   QAction* save;
   QAction* saveAs;
   QAction* exportPng;
@@ -34,6 +36,11 @@ class FileActions : public QObject {
 
   /// Opens a file after the unsaved-changes prompt; false if cancelled or it failed (shown).
   bool openFile(const QString& path);
+  /// Imports an ONNX model (rnnwb/core/onnx_import.hpp) after the unsaved-changes prompt: the
+  /// graph becomes a new untitled, unsaved document, and its weights are written beside the
+  /// model as <stem>.safetensors (<stem>-2.safetensors, ... where that exists, so that nothing is
+  /// overwritten). Returns that path, or an empty one if cancelled or it failed (shown).
+  QString importModel(const QString& path);
   /// Save, or Save As for an untitled document; false if cancelled or it failed (shown).
   bool saveDocument();
   /// Asks whether to save unsaved changes. True when it is fine to go on (saved or discarded).
@@ -50,6 +57,8 @@ class FileActions : public QObject {
  signals:
   /// A document was opened or created (the view fits it).
   void documentReplaced();
+  /// Something to say in the status bar (where an import put the weights).
+  void statusMessage(const QString& text);
 
  private:
   void createActions();

@@ -37,6 +37,7 @@ struct PackingSettings {
   QString packer = QStringLiteral("shelf");  // the packer drawn (the table shows every packer)
   int batchSize = 32;
   int rowWidth = 0;
+  packing::GridDivisor grid;  // the grid drawn and counted at: a 2-D graph's layer's
 
   bool operator==(const PackingSettings&) const = default;
 };

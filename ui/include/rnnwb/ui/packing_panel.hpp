@@ -15,8 +15,10 @@
 #include <QFutureWatcher>
 #include <QWidget>
 
+#include "rnnwb/core/graph.hpp"
 #include "rnnwb/ui/packing_job.hpp"
 
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -42,6 +44,11 @@ class PackingPanel : public QWidget {
   /// Sets the form to `settings` and starts the work for them now (no waiting for the panel to
   /// be shown). Settings the form does not show (synthetic pixel sizes) are kept.
   void setSettings(const PackingSettings& settings);
+
+  /// The open graph: a 2-D graph's coarser layer grids (its block-strided stages) become
+  /// choices of the Grid box, so that a batch is drawn and counted as each stage packs it.
+  void setGraph(const Graph& graph);
+  QComboBox* gridBox() const { return m_grid; }
 
   /// The batch shown, 0-based, and how many there are (0 while nothing is shown).
   int batch() const { return m_batch; }
@@ -106,6 +113,7 @@ class PackingPanel : public QWidget {
   LatestOnlyRunner* m_runner;  // the pause while typing, and dropping outdated results
 
   PackingForm* m_form = nullptr;
+  QComboBox* m_grid = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_message = nullptr;
   bool m_messageIsError = false;

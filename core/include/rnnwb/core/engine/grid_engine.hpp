@@ -14,6 +14,7 @@
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/engine/example_batch.hpp"
+#include "rnnwb/core/engine/grid_memory.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
 #include "rnnwb/core/tensor.hpp"
 
@@ -60,6 +61,10 @@ class GridEngine {
                            const std::vector<std::vector<Tensor>>& outputGradients,
                            ParameterSet& gradients,
                            std::vector<std::vector<Tensor>>* inputGradients = nullptr) const;
+
+  /// What the engine held at the end of its last call (its workspace, which later calls reuse,
+  /// the row maps and the row order), in estimateGridMemory's parts; empty before the first.
+  GridMemory lastBatchMemory() const;
 
  private:
   struct Impl;

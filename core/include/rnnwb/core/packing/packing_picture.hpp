@@ -2,7 +2,9 @@
 // A picture of one packed batch for people: the packed examples with their outlines and
 // indices, the mask, and the skewed form, one above the other.
 #include <cstddef>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "rnnwb/core/packing/example_source.hpp"
 #include "rnnwb/core/packing/feature_map.hpp"
@@ -43,11 +45,25 @@ struct BatchPicture {
   Image image;            // drawPackedBatch(layout, pack(layout, ink), scale)
 };
 
-/// Batch `batch` (0-based) of `source` split into consecutive batches of `batchSize`, packed by
-/// `packer` (packWith) into rows of `rowWidth` (0 = the batch's widest example), drawn at
-/// pictureScale. Throws std::out_of_range for a batch past the last, and as packWith (naming the
-/// example's index in the source) and ExampleSource::ink.
+/// A coarser grid of the examples: a 2-D graph's layer after its block-strided connections
+/// (layer_grids.hpp: LayerGrid's divideX, divideY) has ceil(H / y) x ceil(W / x) cells.
+struct GridDivisor {
+  long long x = 1, y = 1;
+  bool operator==(const GridDivisor&) const = default;
+};
+/// An example's size at that grid.
+ExampleSize sizeAtGrid(const ExampleSize& size, GridDivisor divide);
+/// Every example's size at that grid.
+std::vector<ExampleSize> sizesAtGrid(std::span<const ExampleSize> sizes, GridDivisor divide);
+/// The ink at that grid: each cell the mean of the pixels it covers (its block, cut by the edge).
+FeatureMap inkAtGrid(const FeatureMap& ink, GridDivisor divide);
+
+/// Batch `batch` (0-based) of `source` split into consecutive batches of `batchSize`, at the grid
+/// `divide` (the examples' own by default), packed by `packer` (packWith) into rows of
+/// `rowWidth` (0 = the batch's widest example), drawn at pictureScale. Throws std::out_of_range
+/// for a batch past the last, and as packWith (naming the example's index in the source) and
+/// ExampleSource::ink.
 BatchPicture drawSourceBatch(const ExampleSource& source, std::size_t batch, int batchSize,
-                             const std::string& packer, int rowWidth);
+                             const std::string& packer, int rowWidth, GridDivisor divide = {});
 
 }  // namespace rnnwb::packing

@@ -8,6 +8,7 @@
 // [k * batch, (k + 1) * batch) of the concatenated epochs (an epoch is rounded down to whole
 // updates). The cursor (examples handed out so far) is therefore the whole random state.
 #include <cstdint>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ struct WordsData {
 /// task.synthetic_words + task.valid_words synthetic words from `seed` (task.word_list,
 /// task.min_font_size, task.max_font_size). Throws std::invalid_argument naming the folder or
 /// the option when the folder is missing, is not an IAM folder, or leaves fewer than
-/// task.batch training examples.
-WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std::uint64_t seed);
+/// task.batch training examples. Once `stop` is requested, no further synthetic word is drawn:
+/// packing::LoadCancelled is thrown (the Memory budget dock stops so at Quit).
+WordsData loadWordsData(const TaskConfig& task, const std::string& alphabet, std::uint64_t seed,
+                        const std::stop_token& stop = {});
 
 /// A word as the grid engine's example: its ink (packing::inkFeatures: 0 = paper, 1 = ink) as the
 /// input [H, W, 1], its classes (alphabet index + 1) as the ctc target; no target when `labels`

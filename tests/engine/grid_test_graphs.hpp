@@ -1,0 +1,26 @@
+#pragma once
+// The graphs and random examples the grid engine's tests run on (tst_gridengine,
+// tst_gridmemory): the v2 examples and small graphs for what they lack.
+#include <QStringList>
+
+#include <cstdint>
+#include <string>
+
+#include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/example_batch.hpp"
+#include "rnnwb/core/graph.hpp"
+
+namespace rnnwb::testing {
+
+/// A graph file of version 2 with these layers and connections (JSON array bodies).
+std::string graph2d(const std::string& layers, const std::string& connections, int dims = 2);
+
+/// Random examples of random sizes, with targets for each output's loss.
+ExampleBatch randomExamples(const CompiledPlan& plan, int count, std::uint64_t seed,
+                            int maxHeight = 4, int maxWidth = 6);
+
+/// The v2 graphs every test runs: file names of examples/, and names of small graphs.
+QStringList gridGraphs();
+Graph gridGraph(const QString& name);
+
+}  // namespace rnnwb::testing

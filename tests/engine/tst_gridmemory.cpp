@@ -1,0 +1,107 @@
+// The grid engine's memory estimate (grid_memory.hpp) against what the engine holds after the
+// same batch: exact for every part but the gather scratch, which it bounds from above (within
+// the buffers' growth room).
+#include <QtTest>
+
+#include "grid_test_graphs.hpp"
+#include "rnnwb/core/engine/grid_engine.hpp"
+#include "rnnwb/core/engine/grid_memory.hpp"
+#include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/graph_io.hpp"
+
+using namespace rnnwb;
+using namespace rnnwb::testing;
+
+namespace {
+
+std::vector<GridExtent> gridsOf(const CompiledPlan& plan, const ExampleBatch& batch) {
+  std::vector<GridExtent> grids;
+  const int dims = plan.graph().dimensions;
+  for (const Example& e : batch.examples) grids.push_back({e.height(dims), e.width(dims)});
+  return grids;
+}
+
+}  // namespace
+
+class TestGridMemory : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void estimateMatchesTheEngine_data();
+  void estimateMatchesTheEngine();
+  void growsWithTheBatch();
+  void refusesWhatItCannotSize();
+};
+
+void TestGridMemory::estimateMatchesTheEngine_data() {
+  QTest::addColumn<QString>("graph");
+  QTest::addColumn<QString>("packer");
+  QStringList graphs = gridGraphs();
+  graphs << "mdlstm-words-small.rnn.json";
+  for (const QString& graph : graphs)
+    for (const char* packer : {"shelf", "baseline", "padded"})
+      QTest::newRow(qPrintable(graph + " " + packer)) << graph << QString(packer);
+}
+
+void TestGridMemory::estimateMatchesTheEngine() {
+  QFETCH(QString, graph);
+  QFETCH(QString, packer);
+  const CompiledPlan plan(gridGraph(graph));
+  const bool words = graph.startsWith("mdlstm");  // three 2 x 2 blocks: words of some size
+  const ExampleBatch batch = randomExamples(plan, 5, 11, words ? 24 : 4, words ? 64 : 6);
+  GridEngine engine(plan, {packer.toStdString()});
+  const ParameterSet params = initParameters(plan, 3);
+  ParameterSet gradients = ParameterSet::zerosLike(params);
+  engine.forwardBackward(params, batch, gradients);
+  const GridMemory held = engine.lastBatchMemory();
+  const GridMemory estimate = estimateGridMemory(plan, gridsOf(plan, batch), packer.toStdString());
+  QCOMPARE(held.parts.size(), estimate.parts.size());
+  for (std::size_t p = 0; p < held.parts.size(); ++p) {
+    const MemoryPart& h = held.parts[p];
+    const MemoryPart& e = estimate.parts[p];
+    QCOMPARE(e.name, h.name);
+    if (h.name != "gather scratch") {
+      QVERIFY2(h.bytes == e.bytes,
+               qPrintable(QString::fromStdString(h.name) + ": held " + QString::number(h.bytes) +
+                          ", estimated " + QString::number(e.bytes)));
+      continue;
+    }
+    // An upper bound: each scratch buffer grows to 1.25x the first size past its capacity, at
+    // most 1.25x the largest run (which the estimate counts), and at least that run.
+    QVERIFY2(h.bytes <= e.bytes && h.bytes * 5 >= e.bytes * 4 - 64,
+             qPrintable("gather scratch: held " + QString::number(h.bytes) + ", estimated " +
+                        QString::number(e.bytes)));
+  }
+  QVERIFY(estimate.part("values and their gradients") > 0);
+}
+
+void TestGridMemory::growsWithTheBatch() {
+  const CompiledPlan plan(gridGraph("leaky-lp-2d.rnn.json"));
+  const std::vector<GridExtent> one{{8, 20}}, four(4, GridExtent{8, 20});
+  const GridMemory small = estimateGridMemory(plan, one), large = estimateGridMemory(plan, four);
+  // Per-row buffers scale with the positions: four times the cells, four times the bytes (but
+  // for the rounding of the growth room).
+  const double ratio = static_cast<double>(large.part("values and their gradients")) /
+                       static_cast<double>(small.part("values and their gradients"));
+  QVERIFY2(ratio > 3.99 && ratio < 4.01, qPrintable(QString::number(ratio)));
+  QVERIFY(large.total() > 3 * small.total());
+}
+
+void TestGridMemory::refusesWhatItCannotSize() {
+  const CompiledPlan plan(gridGraph("leaky-lp-2d.rnn.json"));
+  try {
+    estimateGridMemory(plan, {{4, 4}}, "tetris");
+    QFAIL("an unknown packer was taken");
+  } catch (const std::invalid_argument& e) {
+    QVERIFY(QString(e.what()).contains("unknown packer 'tetris'"));
+  }
+  try {
+    estimateGridMemory(plan, {{4, 4}, {0, 3}});
+    QFAIL("an empty grid was taken");
+  } catch (const std::invalid_argument& e) {
+    QVERIFY(QString(e.what()).contains("example 1 has an empty grid (0 x 3)"));
+  }
+}
+
+QTEST_GUILESS_MAIN(TestGridMemory)
+#include "tst_gridmemory.moc"
