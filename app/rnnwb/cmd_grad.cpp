@@ -31,13 +31,6 @@ void writeGradients(const std::string& path, const ParameterSet& gradients, doub
   writeSafetensors(path, gradientsToTensors(gradients, loss));
 }
 
-/// Whether the grid engine computes this: what the chunk engines do not (engine_support.hpp),
-/// or data held as numbered examples.
-bool needsGridEngine(const CompiledPlan& plan, const TensorFile& data) {
-  return !engineLimitations(plan).empty() || plan.needsWholeSequences() ||
-         holdsNumberedExamples(plan, data);
-}
-
 int runGridGrad(const GradOptions& options, const CompiledPlan& plan, const ParameterSet& params,
                 const TensorFile& data) {
   if (options.backend != "cpu") {

@@ -6,7 +6,7 @@ import copy
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -14,12 +14,16 @@ from . import _core
 from .errors import GraphError, Problem
 
 Arrays = Mapping[str, Any]
+#: A data file's arrays (``[T, N, size]`` or numbered examples), or a list of examples: each a
+#: dict by the unnumbered data key ('input[.<id>]', 'target[.<id>]'), or, for a graph with one
+#: input layer, its input array alone.
+Data = Union[Arrays, Sequence[Any]]
 
 
 @dataclass(frozen=True)
 class Layer:
     """A layer as the file says it (graph-format.md): ``kind`` input, additive or
-    multiplicative; ``loss`` none, mse or cross_entropy."""
+    multiplicative; ``loss`` none, mse, cross_entropy or ctc."""
 
     id: str
     kind: str
@@ -31,13 +35,14 @@ class Layer:
 
 @dataclass(frozen=True)
 class Connection:
-    """A connection as the file says it; ``id`` is the file's or ``from->to[@delay]``."""
+    """A connection as the file says it; ``id`` is the file's or ``from->to[@delay]``; ``delay``
+    an int, or ``[dx, dy]`` in a 2-D graph."""
 
     id: str
     source: str
     target: str
     type: str
-    delay: int
+    delay: int | list[int]
     density: float
     seed: int
 
@@ -46,13 +51,36 @@ def _float32(value) -> np.ndarray:
     return np.ascontiguousarray(value, dtype=np.float32)
 
 
+_ENGINE_DTYPES = (np.dtype(np.float32), np.dtype(np.int64))
+
+
 def _arrays(values: Arrays) -> dict[str, np.ndarray]:
     """Arrays as the engine takes them: integer ones (class targets) int64, others float32."""
     out = {}
     for key, value in values.items():
+        if (type(value) is np.ndarray and value.dtype in _ENGINE_DTYPES
+                and value.flags.c_contiguous):
+            out[str(key)] = value  # as the engine takes it already: no conversion (per call)
+            continue
         a = np.asarray(value)
         dtype = np.int64 if np.issubdtype(a.dtype, np.integer) else np.float32
         out[str(key)] = np.ascontiguousarray(a, dtype=dtype)
+    return out
+
+
+def _examples(data: Data, keys: dict) -> Arrays:
+    """A list of examples as the numbered keys of a data file (graph-format-v2.md)."""
+    if isinstance(data, Mapping):
+        return data
+    out = {}
+    for k, example in enumerate(data):
+        if not isinstance(example, Mapping):
+            if len(keys["inputs"]) != 1:
+                raise ValueError(f"example {k}: a graph of {len(keys['inputs'])} input layers "
+                                 "takes each example as a dict by data key")
+            example = {keys["inputs"][0]: example}
+        for key, value in example.items():
+            out[f"{key}.{k}"] = value
     return out
 
 
@@ -60,7 +88,9 @@ def _connection_id(c: Mapping[str, Any]) -> str:
     if "id" in c:
         return c["id"]
     delay = c.get("delay", 0)
-    return f"{c['from']}->{c['to']}" + (f"@{delay}" if delay else "")
+    parts = delay if isinstance(delay, list) else [delay]
+    suffix = ",".join(str(d) for d in parts) if any(parts) else ""
+    return f"{c['from']}->{c['to']}" + (f"@{suffix}" if suffix else "")
 
 
 _LAYER_DEFAULTS = {"kind": "additive", "activation": "identity", "loss": "none"}
@@ -122,8 +152,9 @@ class Graph:
 
     def analyze(self) -> dict:
         """The schedule as plain data: ``nodes`` (in order, each ``layers``, ``recurrent``,
-        ``inner_order``), ``inputs``, ``outputs`` and ``max_delay_from`` (per layer). Scan
-        vectors of 2-D graphs wait for the graph-format-v2 engine."""
+        ``inner_order`` and ``scan``: a recurrent node's scan vector σ, one integer per
+        dimension, ``[]`` for a plain node), ``inputs``, ``outputs`` and ``max_delay_from``
+        (per layer)."""
         return self._core.analyze()
 
     def data_keys(self) -> dict:
@@ -216,33 +247,51 @@ class Graph:
         tensors of ``rnnwb init GRAPH --seed SEED``."""
         return self._core.init(seed)
 
-    def grad(self, weights: Arrays, data: Arrays) -> tuple[float, dict[str, np.ndarray]]:
-        """``(summed loss, gradients)`` over the whole sequence of ``data`` ('input[.<id>]'
-        [T, N, size], 'target[.<id>]': int classes [T, N] or float [T, N, size]), as
-        ``rnnwb grad``. Per-example 2-D data waits for the graph-format-v2 engine."""
-        return self._core.grad(_arrays(weights), _arrays(data))
+    def grad(self, weights: Arrays, data: Data,
+             packer: str = "shelf") -> tuple[float, dict[str, np.ndarray]]:
+        """``(summed loss, gradients)`` over the whole of ``data``, as ``rnnwb grad --packer``:
+        a data file's arrays ('input[.<id>]' [T, N, size] with 'target[.<id>]' int classes
+        [T, N] or float [T, N, size]; or numbered examples 'input[.<id>].<k>' [H, W, size] in a
+        2-D graph, [T, size] in 1-D, with 'target[.<id>].<k>' at the output's grid), or a list
+        of examples (dicts by 'input[.<id>]' and 'target[.<id>]'). 2-D graphs, graphs that read
+        ahead and examples go to the grid engine, which packs 2-D examples with ``packer``
+        (shelf, baseline or padded)."""
+        data = _examples(data, self.data_keys())
+        return self._core.grad(_arrays(weights), _arrays(data), packer)
 
-    def forward(self, weights: Arrays, data: Arrays) -> dict[str, np.ndarray]:
-        """Each output layer's values ``[T, N, size]`` (after its activation) by layer id. A
-        graph that reads ahead (a negative delay) runs on the grid engine, as N whole sequences."""
-        return self._core.forward(_arrays(weights), _arrays(data))[1]
+    def forward(self, weights: Arrays, data: Data,
+                packer: str = "shelf") -> dict[str, np.ndarray] | list[dict[str, np.ndarray]]:
+        """Each output layer's values (after its activation) by layer id: ``[T, N, size]`` for
+        [T, N, size] data (a graph that reads ahead runs on the grid engine, as N whole
+        sequences), a list of ``{id: [h, w, size] or [t, size]}`` per example for examples
+        (``data`` as :meth:`grad` takes it; targets are not needed)."""
+        data = _examples(data, self.data_keys())
+        return self._core.forward(_arrays(weights), _arrays(data), packer)[1]
 
-    def loss(self, weights: Arrays, data: Arrays) -> float:
+    def loss(self, weights: Arrays, data: Data, packer: str = "shelf") -> float:
         """The summed loss of a forward pass (``data`` with targets)."""
-        loss, _ = self._core.forward(_arrays(weights), _arrays(data))
+        data = _examples(data, self.data_keys())
+        loss, _ = self._core.forward(_arrays(weights), _arrays(data), packer)
         if loss is None:
             raise ValueError("data without targets has no loss")
         return loss
 
-    def backward_from_outputs(self, weights: Arrays, data: Arrays, output_gradients: Arrays,
-                              input_gradients: bool = False) -> dict[str, np.ndarray]:
+    def backward_from_outputs(self, weights: Arrays, data: Data,
+                              output_gradients: Arrays | Sequence[Arrays],
+                              input_gradients: bool = False,
+                              packer: str = "shelf") -> dict[str, np.ndarray]:
         """The engine's BPTT from d(loss)/d(outputs) given from outside (an external loss):
-        ``output_gradients`` by output layer id, float32 [T, N, size]; ``data`` inputs only.
-        Returns the gradients under the weights' keys; with ``input_gradients``, also
-        d(loss)/d(input) under the inputs' data keys ('input' or 'input.<id>')."""
-        return self._core.backward_from_outputs(
-            _arrays(weights), _arrays(data),
-            {k: _float32(v) for k, v in output_gradients.items()}, input_gradients)
+        ``output_gradients`` as :meth:`forward` gives the outputs (float32, by output layer id;
+        a list of such dicts for examples); ``data`` inputs only. Returns the gradients under
+        the weights' keys; with ``input_gradients``, also d(loss)/d(input) under the inputs'
+        data keys ('input' or 'input.<id>', numbered '.<k>' for examples)."""
+        data = _examples(data, self.data_keys())
+        if isinstance(output_gradients, Mapping):
+            given = {k: _float32(v) for k, v in output_gradients.items()}
+        else:
+            given = [{k: _float32(v) for k, v in g.items()} for g in output_gradients]
+        return self._core.backward_from_outputs(_arrays(weights), _arrays(data), given,
+                                                input_gradients, packer)
 
     def __repr__(self) -> str:
         return f"rnnwb.Graph({self.name!r}, {len(self.layers)} layers)"

@@ -67,6 +67,9 @@ nb::dict analysis(PyGraph& self) {
       n["layers"] = ids(g, node.layers);
       n["recurrent"] = node.recurrent;
       n["inner_order"] = ids(g, node.innerOrder);
+      nb::list scan;  // σ of a recurrent node, one component per dimension; empty otherwise
+      for (long long component : node.scan) scan.append(component);
+      n["scan"] = scan;
       nodes.append(n);
     }
     out["nodes"] = nodes;
@@ -131,10 +134,12 @@ void bindGraph(nb::module_& m, nb::class_<PyGraph>& cls) {
       .def_prop_ro(
           "path", [](const PyGraph& g) { return g.path; },
           "The file the graph was read from; empty for text.")
-      .def("analyze", &analysis,
-           "The schedule: nodes in order, each {layers, recurrent, inner_order} (ids), the input "
-           "and output layers and each layer's largest delay out of it. Raises GraphError for an "
-           "invalid graph.")
+      .def(
+          "analyze", &analysis,
+          "The schedule: nodes in order, each {layers, recurrent, inner_order} (ids) and scan (the "
+          "scan vector of a recurrent node, one integer per dimension), the input "
+          "and output layers and each layer's largest delay out of it. Raises GraphError for an "
+          "invalid graph.")
       .def("data_keys", &dataKeys,
            "The keys of a data file for this graph: {'inputs': [...], 'targets': [...]} in the "
            "order of the input and output layers.");

@@ -12,6 +12,7 @@
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/diagnostic.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/grid_engine.hpp"
 #include "rnnwb/core/graph.hpp"
 
 namespace rnnwb::python {
@@ -24,12 +25,21 @@ struct PyGraph {
   std::mutex mutex;
   std::unique_ptr<CompiledPlan> plan;
   std::unique_ptr<CpuBackend> backend;
+  std::unique_ptr<GridEngine> gridEngine;  // for 2-D graphs and numbered examples
+  std::string gridPacker;                  // the packer gridEngine was made with
+  // What a kept forward (forward_kept) computed from: the engine points into them until the
+  // backward of that forward (CpuBackend::keepForward).
+  std::unique_ptr<ParameterSet> keptParams;
+  std::unique_ptr<SequenceBatch> keptBatch;
 
   /// The plan of a valid graph; throws GraphError as loadValidGraph does otherwise (each message
   /// prefixed with the file and position where the graph came from a file).
   const CompiledPlan& compiled();
   /// The CPU engine for the plan (threads: the process-wide count), made on first use.
   CpuBackend& cpu();
+  /// The grid engine for the plan with `packer` (shelf, baseline, padded), made on first use and
+  /// again when the packer changes; call with `mutex` held.
+  GridEngine& grid(const std::string& packer);
 };
 
 }  // namespace rnnwb::python

@@ -71,6 +71,7 @@ def engine_function(m, x):
 def test_gradcheck_fails_on_gradients_two_percent_off(monkeypatch):
     g = small("elman.rnn.json")
     m = GraphModule(g, seed=2)
+    m.keep_forward = False  # every backward through backward_from_outputs, patched below
     x = torch.from_numpy(np.random.default_rng(1).uniform(-1, 1, (4, 2, 8)).astype(np.float32))
     engine = rnnwb.Graph.backward_from_outputs
     monkeypatch.setattr(rnnwb.Graph, "backward_from_outputs", lambda self, *a, **kw: {
@@ -125,3 +126,27 @@ def test_input_gradients_reach_the_input():
     x = torch.zeros(2, 1, 8, requires_grad=True)
     m(x).sum().backward()
     assert x.grad is not None and x.grad.shape == x.shape
+
+
+@pytest.mark.parametrize("name", ["elman.rnn.json", "lstm-peephole.rnn.json",
+                                  "bidirectional-ctc.rnn.json"])
+def test_kept_forward_gives_the_floats_of_a_second_forward(name):
+    """The backward on the forward kept in the engine (keep_forward, the default) gives the
+    gradients of backward_from_outputs, which runs the forward again, bit for bit; so does a
+    backward after the engine computed something else in between (it falls back)."""
+    g = small(name)
+    rng = np.random.default_rng(3)
+    size = g.layers[0].size
+    x = torch.from_numpy(rng.uniform(-1, 1, (5, 2, size)).astype(np.float32))
+    grads = []
+    for keep, between in ((True, False), (False, False), (True, True)):
+        m = GraphModule(g, seed=5)
+        m.keep_forward = keep
+        xi = x.clone().requires_grad_()
+        y = m(xi)
+        if between:
+            g.forward(m.weights(), {"input": x.numpy()})
+        (y * torch.linspace(-1, 1, y.numel()).reshape(y.shape)).sum().backward()
+        grads.append([p.grad.clone() for p in m.params.values()] + [xi.grad.clone()])
+    for other in grads[1:]:
+        assert all(torch.equal(a, b) for a, b in zip(grads[0], other))

@@ -219,6 +219,43 @@ class TestExternalLoss : public QObject {
     QVERIFY(std::equal(without.values().begin(), without.values().end(), grads.values().begin()));
   }
 
+  // keepForward + backwardFromKeptForward (GraphModule: no second forward) compute what
+  // backwardFromOutputs computes, bit for bit; a kept forward serves one backward, and any
+  // computation in between drops it.
+  void keptForwardGivesTheSameFloats_data() {
+    QTest::addColumn<QString>("file");
+    for (const char* file : {"elman.rnn.json", "lstm-peephole.rnn.json", "jordan.rnn.json"})
+      QTest::newRow(file) << QString(file);
+  }
+
+  void keptForwardGivesTheSameFloats() {
+    QFETCH(QString, file);
+    const CompiledPlan plan(withLayerSize(example(file), 4));
+    ParameterSet params(plan);
+    randomizeParameters(params, 7);
+    SequenceBatch batch = randomBatch(plan, 5, 3, 11);
+    batch.targets.clear();
+    CpuBackend backend(plan);
+    std::vector<Tensor> outputs, keptOutputs, inputs, keptInputs;
+    backend.forward(params, batch, {}, nullptr, &outputs);
+    std::vector<Tensor> given;
+    for (std::size_t o = 0; o < outputs.size(); ++o) given.push_back(randomLike(outputs[o], 5 + o));
+    ParameterSet once = ParameterSet::zerosLike(params), kept = ParameterSet::zerosLike(params);
+    backend.backwardFromOutputs(params, batch, {}, nullptr, given, &once, nullptr, &inputs);
+    const std::uint64_t run = backend.keepForward(params, batch, &keptOutputs, true);
+    QCOMPARE(keptOutputs, outputs);
+    backend.backwardFromKeptForward(run, given, kept, &keptInputs);
+    QVERIFY(std::equal(once.values().begin(), once.values().end(), kept.values().begin()));
+    QCOMPARE(keptInputs, inputs);
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, backend.backwardFromKeptForward(run, given, kept));
+    const std::uint64_t next = backend.keepForward(params, batch, nullptr, false);
+    QVERIFY(next != run);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                             backend.backwardFromKeptForward(next, given, kept, &keptInputs));
+    backend.forward(params, batch, {}, nullptr, nullptr);
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, backend.backwardFromKeptForward(next, given, kept));
+  }
+
   void wrongGradientShapeNamesTheLayer() {
     const CompiledPlan plan(withLayerSize(example("elman.rnn.json"), 4));
     ParameterSet params(plan);

@@ -43,6 +43,18 @@ void CpuBackend::backwardFromOutputs(const ParameterSet& params, const SequenceB
                 inputGradients);
 }
 
+std::uint64_t CpuBackend::keepForward(const ParameterSet& params, const SequenceBatch& batch,
+                                      std::vector<Tensor>* outputs, bool inputGradients) {
+  return m_engine->keepForward(params, batch, outputs, inputGradients);
+}
+
+void CpuBackend::backwardFromKeptForward(std::uint64_t run,
+                                         const std::vector<Tensor>& outputGradients,
+                                         ParameterSet& gradients,
+                                         std::vector<Tensor>* inputGradients) {
+  m_engine->backwardFromKept(run, outputGradients, gradients, inputGradients);
+}
+
 bool CpuBackend::setGradientListener(GradientListener* listener) {
   m_engine->gradientListener = listener;
   return true;

@@ -185,12 +185,56 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
                                const std::vector<Tensor>* outputGradients,
                                std::vector<Tensor>* inputGradients) {
   const ScopeClock clock(m_options.profile, stats.runSeconds);
+  m_keptRun = 0;  // whatever a kept forward left is overwritten now
   batch.check(m_plan, gradients != nullptr && outputGradients == nullptr);
   if (outputGradients) checkOutputGradients(batch, *outputGradients);
   if (outputGradients && !batch.targets.empty())
     throw std::invalid_argument("a batch with targets given gradients of its outputs too");
   m_outputGradients = outputGradients;
-  const bool external = outputGradients != nullptr, inputs = inputGradients != nullptr;
+  const double total = runForward(params, batch, stateIn, gradients != nullptr,
+                                  outputGradients != nullptr, inputGradients != nullptr, outputs);
+  if (gradients) runBackward(params, *gradients, inputGradients);
+  if (stateOut) saveState(batch.carryFrameCount(), *stateOut);
+  m_outputGradients = nullptr;
+  return total;
+}
+
+std::uint64_t CpuBackend::Engine::keepForward(const ParameterSet& params,
+                                              const SequenceBatch& batch,
+                                              std::vector<Tensor>* outputs, bool inputGradients) {
+  const ScopeClock clock(m_options.profile, stats.runSeconds);
+  m_keptRun = 0;
+  batch.check(m_plan, false);
+  if (!batch.targets.empty())
+    throw std::invalid_argument("a batch with targets given gradients of its outputs too");
+  runForward(params, batch, {}, true, true, inputGradients, outputs);
+  m_keptParams = &params;
+  m_keptInputGradients = inputGradients;
+  m_keptRun = ++m_runs;
+  return m_keptRun;
+}
+
+void CpuBackend::Engine::backwardFromKept(std::uint64_t run,
+                                          const std::vector<Tensor>& outputGradients,
+                                          ParameterSet& gradients,
+                                          std::vector<Tensor>* inputGradients) {
+  const ScopeClock clock(m_options.profile, stats.runSeconds);
+  if (run == 0 || run != m_keptRun)
+    throw std::logic_error("no kept forward " + std::to_string(run) +
+                           ": the engine has computed something else since");
+  if ((inputGradients != nullptr) != m_keptInputGradients)
+    throw std::invalid_argument("the kept forward was made for " +
+                                std::string(m_keptInputGradients ? "" : "no ") + "input gradients");
+  checkOutputGradients(*m_batch, outputGradients);
+  m_keptRun = 0;  // one backward per forward: the backward changes the buffers
+  m_outputGradients = &outputGradients;
+  runBackward(*m_keptParams, gradients, inputGradients);
+  m_outputGradients = nullptr;
+}
+
+double CpuBackend::Engine::runForward(const ParameterSet& params, const SequenceBatch& batch,
+                                      const StreamState& stateIn, bool backward, bool external,
+                                      bool inputs, std::vector<Tensor>* outputs) {
   if (m_programExternal != external || m_programInputGradients != inputs)
     buildProgram(external, inputs);
   if (!(params.layout() == *m_layout))
@@ -202,7 +246,7 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
                                 " streams for a batch of " + std::to_string(batch.streams));
   m_params = params.values().data();
   m_batch = &batch;
-  prepare(batch.frames, batch.streams, gradients != nullptr);
+  prepare(batch.frames, batch.streams, backward);
   loadInputs(batch, stateIn);
   bindProgram();  // it points into this chunk's buffers
   for (std::size_t n = 0; n < m_program.nodes.size(); ++n) {
@@ -215,34 +259,34 @@ double CpuBackend::Engine::run(const ParameterSet& params, const SequenceBatch& 
     outputs->clear();
     for (int l : m_plan.outputLayers()) outputs->push_back(chunkRows(y(l, 0), l));
   }
-  if (gradients) {
-    if (!(gradients->layout() == *m_layout))
-      throw std::invalid_argument("a gradient buffer of another graph");
-    gradients->fill(0.0f);
-    clearGradients();
-    startBackward();
-    for (std::size_t n = m_program.nodes.size(); n-- > 0;) {
-      const ScopeClock nodeClock(true, nodeTimes.backwardSeconds[n]);
-      backwardNode(n);
-      const ScopeClock gradientClock(m_options.profile, stats.gradientSeconds);
-      parameterGradients(n, gradients->values().data());
-      if (gradientListener) reportFinalGradients(n, params.mask(), *gradients);
-    }
-    ++nodeTimes.backwardPasses;
-    // The parameters' masks decide which gradients exist (the gradient buffer may have been
-    // made for the graph's own masks while the weights came with others).
-    const auto mask = params.mask();
-    auto values = gradients->values();
-    for (std::size_t i = 0; i < mask.size(); ++i)
-      if (mask[i] == 0.0f) values[i] = 0.0f;
+  return total;
+}
+
+void CpuBackend::Engine::runBackward(const ParameterSet& params, ParameterSet& gradients,
+                                     std::vector<Tensor>* inputGradients) {
+  if (!(gradients.layout() == *m_layout))
+    throw std::invalid_argument("a gradient buffer of another graph");
+  gradients.fill(0.0f);
+  clearGradients();
+  startBackward();
+  for (std::size_t n = m_program.nodes.size(); n-- > 0;) {
+    const ScopeClock nodeClock(true, nodeTimes.backwardSeconds[n]);
+    backwardNode(n);
+    const ScopeClock gradientClock(m_options.profile, stats.gradientSeconds);
+    parameterGradients(n, gradients.values().data());
+    if (gradientListener) reportFinalGradients(n, params.mask(), gradients);
   }
-  if (inputGradients && gradients) {
+  ++nodeTimes.backwardPasses;
+  // The parameters' masks decide which gradients exist (the gradient buffer may have been
+  // made for the graph's own masks while the weights came with others).
+  const auto mask = params.mask();
+  auto values = gradients.values();
+  for (std::size_t i = 0; i < mask.size(); ++i)
+    if (mask[i] == 0.0f) values[i] = 0.0f;
+  if (inputGradients) {
     inputGradients->clear();
     for (int l : m_plan.inputLayers()) inputGradients->push_back(chunkRows(dy(l, 0), l));
   }
-  if (stateOut) saveState(batch.carryFrameCount(), *stateOut);
-  m_outputGradients = nullptr;
-  return total;
 }
 
 Tensor CpuBackend::Engine::chunkRows(const float* first, int layer) const {

@@ -61,6 +61,11 @@ class CpuBackend::Engine {
              StreamState* stateOut, ParameterSet* gradients, std::vector<Tensor>* outputs,
              const std::vector<Tensor>* outputGradients = nullptr,
              std::vector<Tensor>* inputGradients = nullptr);
+  /// CpuBackend::keepForward and backwardFromKeptForward (cpu_backend.hpp).
+  std::uint64_t keepForward(const ParameterSet& params, const SequenceBatch& batch,
+                            std::vector<Tensor>* outputs, bool inputGradients);
+  void backwardFromKept(std::uint64_t run, const std::vector<Tensor>& outputGradients,
+                        ParameterSet& gradients, std::vector<Tensor>* inputGradients);
 
   const CompiledPlan& plan() const { return m_plan; }
   CpuBackendStats stats;
@@ -97,6 +102,14 @@ class CpuBackend::Engine {
   }
 
   // cpu_engine.cpp: buffers, inputs, state, loss
+  /// The forward half of run(): the program for `external` output gradients and `inputs`, the
+  /// buffers (with gradients when `backward`), every node forward; returns the loss.
+  double runForward(const ParameterSet& params, const SequenceBatch& batch,
+                    const StreamState& stateIn, bool backward, bool external, bool inputs,
+                    std::vector<Tensor>* outputs);
+  /// The backward half, on what runForward left in the buffers.
+  void runBackward(const ParameterSet& params, ParameterSet& gradients,
+                   std::vector<Tensor>* inputGradients);
   void prepare(int frames, int streams, bool backward);
   void loadInputs(const SequenceBatch& batch, const StreamState& stateIn);
   /// backwardFromOutputs' gradients of the outputs: each [T, N, size] of its output layer.
@@ -193,6 +206,11 @@ class CpuBackend::Engine {
   // replace the built-in losses' (startBackward), and the first writers are planned for them
   // (m_programExternal: the program was built for them, op::LoweringOptions).
   const std::vector<Tensor>* m_outputGradients = nullptr;
+  // A forward kept for the backward that follows (keepForward): its number (0: none), its
+  // parameters and whether it was made for input gradients. Every run() drops it.
+  std::uint64_t m_runs = 0, m_keptRun = 0;
+  const ParameterSet* m_keptParams = nullptr;
+  bool m_keptInputGradients = false;
   bool m_programExternal = false;
   bool m_programInputGradients = false;  // the backward carries on into the input layers' dy
   int m_frames = 0, m_streams = 0;

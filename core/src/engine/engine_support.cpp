@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "rnnwb/core/engine/example_batch.hpp"
+
 namespace rnnwb {
 namespace {
 
@@ -51,6 +53,11 @@ void requireEngineSupport(const CompiledPlan& plan, std::string_view who, bool s
     requireStreamable(plan, std::string(who) +
                                 ", which streams [T, N, size] chunks and does not compute whole "
                                 "sequences yet,");
+}
+
+bool needsGridEngine(const CompiledPlan& plan, const TensorFile& data) {
+  return !engineLimitations(plan).empty() || plan.needsWholeSequences() ||
+         holdsNumberedExamples(plan, data);
 }
 
 }  // namespace rnnwb

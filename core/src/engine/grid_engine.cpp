@@ -1,6 +1,7 @@
 #include "rnnwb/core/engine/grid_engine.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 
@@ -22,24 +23,45 @@ struct GridEngine::Impl {
   GridEngineOptions options;
   ParameterLayout layout;
   op::Program program;
+  // The programs of backwardFromOutputs (without, with input gradients), lowered on first use.
+  mutable std::unique_ptr<op::Program> external[2];
   mutable grid::GridWorkspace workspace;  // reused by every call (grid_binder.hpp)
   mutable GridMemory lastMemory;
 
   Impl(const CompiledPlan& p, GridEngineOptions o)
       : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
 
+  const op::Program& externalProgram(bool inputGradients) const;
   /// Loads the inputs and runs every node forward, in schedule order.
-  void forward(grid::GridBinder& binder, const grid::GridRows& rows,
+  void forward(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
                const ExampleBatch& batch) const;
   /// Runs every node backward, in reverse schedule order, parameter gradients into `gradients`.
-  void backward(grid::GridBinder& binder, const grid::GridRows& rows, float* gradients) const;
+  void backward(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
+                float* gradients) const;
+  /// Each example's rows of `buffer` of layer `layer` as F32 [h, w, size] (2-D) or [t, size].
+  Tensor exampleRows(const grid::GridRows& rows, const grid::RowBuffer& buffer, int size, int layer,
+                     int example) const;
   std::vector<std::vector<Tensor>> outputs(const grid::GridBinder& binder,
                                            const grid::GridRows& rows,
                                            const ExampleBatch& batch) const;
+  /// Writes the given gradients of the outputs into their dy, after checking their shapes.
+  void loadOutputGradients(grid::GridBinder& binder, const grid::GridRows& rows,
+                           const std::vector<std::vector<Tensor>>& given) const;
 };
 
-void GridEngine::Impl::forward(grid::GridBinder& binder, const grid::GridRows& rows,
-                               const ExampleBatch& batch) const {
+const op::Program& GridEngine::Impl::externalProgram(bool inputGradients) const {
+  std::unique_ptr<op::Program>& slot = external[inputGradients ? 1 : 0];
+  if (!slot) {
+    op::LoweringOptions lowering;
+    lowering.externalOutputGradients = true;
+    lowering.inputGradients = inputGradients;
+    slot = std::make_unique<op::Program>(op::lower(plan, layout, lowering));
+  }
+  return *slot;
+}
+
+void GridEngine::Impl::forward(const op::Program& ops, grid::GridBinder& binder,
+                               const grid::GridRows& rows, const ExampleBatch& batch) const {
   const int dimensions = plan.graph().dimensions;
   for (std::size_t i = 0; i < plan.inputLayers().size(); ++i) {
     const int layer = plan.inputLayers()[i];
@@ -53,8 +75,8 @@ void GridEngine::Impl::forward(grid::GridBinder& binder, const grid::GridRows& r
       std::copy(from, from + b.size, b.y.begin() + static_cast<std::ptrdiff_t>(r) * b.size);
     }
   }
-  for (std::size_t n = 0; n < program.nodes.size(); ++n) {
-    const op::NodeProgram& node = program.nodes[n];
+  for (std::size_t n = 0; n < ops.nodes.size(); ++n) {
+    const op::NodeProgram& node = ops.nodes[n];
     if (!node.computes) continue;
     const grid::NodeRows& nodeRows = rows.node(static_cast<int>(n));
     binder.run(static_cast<int>(n), node.forwardAll, 0, nodeRows.rows(), nullptr);
@@ -65,10 +87,10 @@ void GridEngine::Impl::forward(grid::GridBinder& binder, const grid::GridRows& r
   }
 }
 
-void GridEngine::Impl::backward(grid::GridBinder& binder, const grid::GridRows& rows,
-                                float* gradients) const {
-  for (std::size_t n = program.nodes.size(); n-- > 0;) {
-    const op::NodeProgram& node = program.nodes[n];
+void GridEngine::Impl::backward(const op::Program& ops, grid::GridBinder& binder,
+                                const grid::GridRows& rows, float* gradients) const {
+  for (std::size_t n = ops.nodes.size(); n-- > 0;) {
+    const op::NodeProgram& node = ops.nodes[n];
     if (!node.computes) continue;
     const int index = static_cast<int>(n);
     const grid::NodeRows& nodeRows = rows.node(index);
@@ -84,30 +106,67 @@ void GridEngine::Impl::backward(grid::GridBinder& binder, const grid::GridRows& 
   }
 }
 
+Tensor GridEngine::Impl::exampleRows(const grid::GridRows& rows, const grid::RowBuffer& buffer,
+                                     int size, int layer, int example) const {
+  const GridExtent extent = rows.extent(layer, example);
+  Shape shape =
+      plan.grid(layer).dimensions == 2 ? Shape{extent.height, extent.width} : Shape{extent.width};
+  shape.push_back(size);
+  std::vector<float> cells(static_cast<std::size_t>(extent.cells()) * size);
+  for (int y = 0; y < extent.height; ++y)
+    for (int x = 0; x < extent.width; ++x) {
+      const float* from =
+          buffer.data() + static_cast<std::ptrdiff_t>(rows.rowAt(layer, example, x, y)) * size;
+      std::copy(from, from + size,
+                cells.begin() + (static_cast<std::ptrdiff_t>(y) * extent.width + x) * size);
+    }
+  return Tensor::fromF32(std::move(shape), std::move(cells));
+}
+
 std::vector<std::vector<Tensor>> GridEngine::Impl::outputs(const grid::GridBinder& binder,
                                                            const grid::GridRows& rows,
                                                            const ExampleBatch& batch) const {
   std::vector<std::vector<Tensor>> values(batch.examples.size());
   for (int layer : plan.outputLayers()) {
     const grid::LayerBuffers& b = binder.layer(layer);
-    const bool twoD = plan.grid(layer).dimensions == 2;
-    for (std::size_t e = 0; e < batch.examples.size(); ++e) {
-      const int example = static_cast<int>(e);
-      const GridExtent extent = rows.extent(layer, example);
-      Shape shape = twoD ? Shape{extent.height, extent.width} : Shape{extent.width};
+    for (std::size_t e = 0; e < batch.examples.size(); ++e)
+      values[e].push_back(exampleRows(rows, b.y, b.size, layer, static_cast<int>(e)));
+  }
+  return values;
+}
+
+void GridEngine::Impl::loadOutputGradients(grid::GridBinder& binder, const grid::GridRows& rows,
+                                           const std::vector<std::vector<Tensor>>& given) const {
+  const auto& outputs = plan.outputLayers();
+  for (std::size_t e = 0; e < given.size(); ++e) {
+    if (given[e].size() != outputs.size())
+      throw std::invalid_argument("example " + std::to_string(e) + ": gradients of " +
+                                  std::to_string(given[e].size()) + " outputs for a graph of " +
+                                  std::to_string(outputs.size()));
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const int layer = outputs[o];
+      grid::LayerBuffers& b = binder.layer(layer);
+      const GridExtent extent = rows.extent(layer, static_cast<int>(e));
+      Shape shape = plan.grid(layer).dimensions == 2 ? Shape{extent.height, extent.width}
+                                                     : Shape{extent.width};
       shape.push_back(b.size);
-      std::vector<float> cells(static_cast<std::size_t>(extent.cells()) * b.size);
+      const Tensor& g = given[e][o];
+      if (g.dtype() != DType::F32 || g.shape() != shape)
+        throw std::invalid_argument("example " + std::to_string(e) +
+                                    ": the gradient of output layer '" +
+                                    plan.graph().layers[layer].id + "' is " + g.describe() +
+                                    ", expected F32 " + shapeToString(shape));
       for (int y = 0; y < extent.height; ++y)
         for (int x = 0; x < extent.width; ++x) {
           const float* from =
-              b.y.data() + static_cast<std::ptrdiff_t>(rows.rowAt(layer, example, x, y)) * b.size;
+              g.f32().data() + (static_cast<std::ptrdiff_t>(y) * extent.width + x) * b.size;
           std::copy(from, from + b.size,
-                    cells.begin() + (static_cast<std::ptrdiff_t>(y) * extent.width + x) * b.size);
+                    b.dy.begin() +
+                        static_cast<std::ptrdiff_t>(rows.rowAt(layer, static_cast<int>(e), x, y)) *
+                            b.size);
         }
-      values[e].push_back(Tensor::fromF32(std::move(shape), std::move(cells)));
     }
   }
-  return values;
 }
 
 GridEngine::GridEngine(const CompiledPlan& plan, GridEngineOptions options) {
@@ -126,7 +185,7 @@ GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBat
   batch.check(m_impl->plan, withLoss);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
   grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
-  m_impl->forward(binder, rows, batch);
+  m_impl->forward(m_impl->program, binder, rows, batch);
   GridForward result;
   if (withLoss)
     result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
@@ -142,13 +201,43 @@ double GridEngine::forwardBackward(const ParameterSet& parameters, const Example
   batch.check(m_impl->plan, true);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
   grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
-  m_impl->forward(binder, rows, batch);
+  m_impl->forward(m_impl->program, binder, rows, batch);
   binder.clearGradients();
   const std::vector<double> losses = grid::computeLosses(m_impl->plan, batch, rows, binder, true);
-  m_impl->backward(binder, rows, gradients.values().data());
+  m_impl->backward(m_impl->program, binder, rows, gradients.values().data());
   gradients.applyMasks();
   m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   return std::accumulate(losses.begin(), losses.end(), 0.0);
+}
+
+void GridEngine::backwardFromOutputs(const ParameterSet& parameters, const ExampleBatch& batch,
+                                     const std::vector<std::vector<Tensor>>& outputGradients,
+                                     ParameterSet& gradients,
+                                     std::vector<std::vector<Tensor>>* inputGradients) const {
+  if (!(gradients.layout() == m_impl->layout))
+    throw std::invalid_argument("the gradients' layout is not the graph's");
+  batch.check(m_impl->plan, false);
+  if (outputGradients.size() != batch.examples.size())
+    throw std::invalid_argument("gradients of the outputs of " +
+                                std::to_string(outputGradients.size()) + " examples for " +
+                                std::to_string(batch.examples.size()));
+  const op::Program& ops = m_impl->externalProgram(inputGradients != nullptr);
+  const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
+  grid::GridBinder binder(m_impl->plan, ops, rows, parameters, m_impl->workspace);
+  m_impl->forward(ops, binder, rows, batch);
+  binder.clearGradients();
+  m_impl->loadOutputGradients(binder, rows, outputGradients);
+  m_impl->backward(ops, binder, rows, gradients.values().data());
+  gradients.applyMasks();
+  m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
+  if (!inputGradients) return;
+  inputGradients->assign(batch.examples.size(), {});
+  for (int layer : m_impl->plan.inputLayers()) {
+    const grid::LayerBuffers& b = binder.layer(layer);
+    for (std::size_t e = 0; e < batch.examples.size(); ++e)
+      (*inputGradients)[e].push_back(
+          m_impl->exampleRows(rows, b.dy, b.size, layer, static_cast<int>(e)));
+  }
 }
 
 GridMemory GridEngine::lastBatchMemory() const { return m_impl->lastMemory; }

@@ -8,6 +8,7 @@
 // recurrent node run frame by frame (delayed ones first, then the inner order), with the weights
 // of connections that share a source and a delay stacked into one sgemm. Backward runs the same
 // schedule in reverse; weight gradients are one sgemm per connection over all frames.
+#include <cstdint>
 #include <memory>
 
 #include "rnnwb/core/engine/backend.hpp"
@@ -80,6 +81,20 @@ class CpuBackend final : public Backend {
                            const std::vector<Tensor>& outputGradients, ParameterSet* gradients,
                            std::vector<Tensor>* outputs = nullptr,
                            std::vector<Tensor>* inputGradients = nullptr);
+
+  /// backwardFromOutputs in two calls, without its second forward (rnnwb.torch.GraphModule: the
+  /// forward runs in autograd's forward, the backward when PyTorch hands the gradients): the
+  /// forward from an empty state, kept in the engine's buffers; returns its number. `params`
+  /// and `batch` (inputs only) must live, unchanged, until backwardFromKeptForward.
+  std::uint64_t keepForward(const ParameterSet& params, const SequenceBatch& batch,
+                            std::vector<Tensor>* outputs, bool inputGradients = false);
+  /// The backward of kept forward `run`, as backwardFromOutputs computes it (the same floats).
+  /// Throws std::logic_error when the engine has computed anything since that forward (or has
+  /// run its backward already), std::invalid_argument when `inputGradients` is asked for and the
+  /// forward was not made for it, or the other way round.
+  void backwardFromKeptForward(std::uint64_t run, const std::vector<Tensor>& outputGradients,
+                               ParameterSet& gradients,
+                               std::vector<Tensor>* inputGradients = nullptr);
 
   /// Reports each node's parameters as the backward pass finishes them, in reverse schedule order.
   bool setGradientListener(GradientListener* listener) override;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/safetensors.hpp"
 
 namespace rnnwb {
 
@@ -26,5 +27,10 @@ void requireEngineSupport(const CompiledPlan& plan, std::string_view who, bool s
 /// reads ahead), so HOW cannot compute it in chunks". `how` says who streams it ("training with
 /// truncated BPTT or RTRL").
 void requireStreamable(const CompiledPlan& plan, std::string_view how);
+
+/// Whether a data file for the plan goes to the grid engine (grid_engine.hpp) rather than a chunk
+/// engine: what the chunk engines cannot compute (engineLimitations), a graph that needs whole
+/// sequences, or data held as numbered examples. `rnnwb grad` and rnnwb.Graph.grad decide by it.
+bool needsGridEngine(const CompiledPlan& plan, const TensorFile& data);
 
 }  // namespace rnnwb

@@ -50,6 +50,17 @@ class GridEngine {
   /// parameters). Fixed weights and biases get none.
   double forwardBackward(const ParameterSet& parameters, const ExampleBatch& batch,
                          ParameterSet& gradients) const;
+  /// An external loss: the forward over the batch (inputs only; targets are not read), then the
+  /// backward from gradients of the outputs given from outside instead of the graph's own
+  /// losses (rnnwb.torch.GraphModule hands it PyTorch's). outputGradients[example][output] is
+  /// F32 of the shape forward() gives that output. The parameters' gradients are added into
+  /// `gradients`; with `inputGradients`, it also receives d(loss)/d(input) of every example and
+  /// input layer ([example][input], each of its input's shape). Throws std::invalid_argument
+  /// naming the example and the layer of a gradient of another shape.
+  void backwardFromOutputs(const ParameterSet& parameters, const ExampleBatch& batch,
+                           const std::vector<std::vector<Tensor>>& outputGradients,
+                           ParameterSet& gradients,
+                           std::vector<std::vector<Tensor>>* inputGradients = nullptr) const;
 
   /// What the engine held at the end of its last call (its workspace, which later calls reuse,
   /// the row maps and the row order), in estimateGridMemory's parts; empty before the first.
