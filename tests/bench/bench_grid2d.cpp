@@ -3,11 +3,16 @@
 // layer, a reduce over the rows, softmax and ctc) against the fixed mdlstm layer of the word
 // recogniser (core/src/mdlstm: four scans of the same size on shelf-packed, skewed batches, a
 // stand-in output gradient), side by side in one run, alternating which goes first per batch.
-// Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json]. See docs/benchmarks.md.
+// Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json] [--words-out FILE.bin]. See
+// docs/benchmarks.md. --words-out writes the ink of the words it times (for
+// tests/bench/bench_multihare.py, which times the paper's code on the same words): int32 count,
+// then per word int32 height, int32 width and height x width float32 as FeatureMap holds them
+// (one channel, column by column: pixel (y, x) at x * height + y), little-endian.
 #include <cblas.h>
 #include <malloc.h>
 #include <time.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -36,6 +41,7 @@ namespace {
 struct Options {
   int words = 2000, batch = 16;
   std::string out = "bench_grid2d.json";
+  std::string wordsOut;
 };
 
 double cpuSeconds() {  // the machine is shared: CPU time of this process, not wall time
@@ -86,6 +92,8 @@ Options parse(int argc, char** argv) {
       o.batch = std::stoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--out"))
       o.out = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--words-out"))
+      o.wordsOut = argv[i + 1];
     else
       throw std::invalid_argument(std::string("unknown option ") + argv[i]);
   }
@@ -97,9 +105,11 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (answersBenchHelp(
           argc, argv,
-          "Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json]\nA "
-          "four-direction Leaky LP layer of 10 units, forward and backward: the grid "
-          "engine against the fixed mdlstm layer, on the same shelf-packed batches.\n"))
+          "Usage: bench_grid2d [--words N] [--batch B] [--out FILE.json] [--words-out "
+          "FILE.bin]\nA four-direction Leaky LP layer of 10 units, forward and backward: the "
+          "grid engine against the fixed mdlstm layer, on the same shelf-packed batches.\n"
+          "--words-out writes the words' ink (int32 count; per word int32 height, width, "
+          "then float32 pixels column by column) for tests/bench/bench_multihare.py.\n"))
     return 0;
   const Options o = parse(argc, argv);
   openblas_set_num_threads(1);
@@ -124,6 +134,19 @@ int main(int argc, char** argv) {
   for (const WordImage& w : generateSyntheticWords(o.words)) {
     ink.push_back(inkFeatures(w.image));
     pixels += static_cast<long long>(w.image.height) * w.image.width;
+  }
+  if (!o.wordsOut.empty()) {
+    std::ofstream words(o.wordsOut, std::ios::binary);
+    const auto put = [&](std::int32_t v) { words.write(reinterpret_cast<const char*>(&v), 4); };
+    put(static_cast<std::int32_t>(ink.size()));
+    for (const FeatureMap& m : ink) {
+      if (m.channels != 1) throw std::runtime_error("--words-out: ink of more than one channel");
+      put(m.height);
+      put(m.width);
+      words.write(reinterpret_cast<const char*>(m.data.data()),
+                  static_cast<std::streamsize>(m.data.size() * sizeof(float)));
+    }
+    if (!words) throw std::runtime_error("cannot write " + o.wordsOut);
   }
   double load[3] = {0, 0, 0};
   getloadavg(load, 3);
