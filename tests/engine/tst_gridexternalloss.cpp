@@ -12,6 +12,7 @@
 
 #include "engine_test_support.hpp"
 #include "grid_reference.hpp"
+#include "grid_test_graphs.hpp"
 #include "rnnwb/core/engine/grid_engine.hpp"
 #include "rnnwb/core/graph_io.hpp"
 
@@ -19,11 +20,6 @@ using namespace rnnwb;
 using namespace rnnwb::testing;
 
 namespace {
-
-std::string graph2d(const std::string& layers, const std::string& connections) {
-  return R"({"format": "rnnwb.graph", "version": 2, "name": "t", "dimensions": 2, "layers": [)" +
-         layers + R"(], "connections": [)" + connections + "]}";
-}
 
 Graph testGraph(const QString& name) {
   if (name.endsWith(".json"))
@@ -47,36 +43,6 @@ Graph testGraph(const QString& name) {
       R"({"from": "x", "to": "b", "type": "block", "block": [2, 1]},
          {"from": "b", "to": "h"}, {"from": "h", "to": "h", "delay": [-1, 0]},
          {"from": "h", "to": "y"}, {"from": "b", "to": "y", "type": "diagonal"})"));
-}
-
-/// Random examples of random sizes with mse targets (or none, for the other losses).
-ExampleBatch randomExamples(const CompiledPlan& plan, int count, std::uint64_t seed) {
-  std::mt19937_64 random(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  const bool twoD = plan.graph().dimensions == 2;
-  ExampleBatch batch;
-  for (int k = 0; k < count; ++k) {
-    const int height = twoD ? std::uniform_int_distribution<int>(1, 3)(random) : 1;
-    const int width = std::uniform_int_distribution<int>(2, 4)(random);
-    Example e;
-    for (int l : plan.inputLayers()) {
-      const int size = plan.graph().layers[l].size;
-      std::vector<float> v(static_cast<std::size_t>(height) * width * size);
-      for (float& x : v) x = value(random);
-      e.inputs.push_back(
-          Tensor::fromF32(twoD ? Shape{height, width, size} : Shape{width, size}, std::move(v)));
-    }
-    for (int l : plan.outputLayers()) {
-      if (plan.graph().layers[l].loss != LossKind::Mse) continue;
-      const GridExtent extent = layerExtent(plan, l, height, width);
-      std::vector<float> v(static_cast<std::size_t>(extent.cells()) * plan.graph().layers[l].size);
-      for (float& x : v) x = value(random);
-      e.targets.push_back(Tensor::fromF32(
-          {extent.height, extent.width, plan.graph().layers[l].size}, std::move(v)));
-    }
-    batch.examples.push_back(std::move(e));
-  }
-  return batch;
 }
 
 /// Values in [-1, 1] of the tensor's shape, from the seed.
@@ -132,7 +98,7 @@ class TestGridExternalLoss : public QObject {
     const CompiledPlan plan(testGraph("block-mse"));
     ParameterSet params(plan);
     randomizeParameters(params, 3);
-    const ExampleBatch batch = randomExamples(plan, 4, 7);
+    const ExampleBatch batch = randomExamples(plan, 4, 7, 3, 4);
     for (const char* packer : {"shelf", "baseline", "padded"}) {
       const GridEngine engine(plan, {packer});
       ParameterSet own = ParameterSet::zerosLike(params);
@@ -164,7 +130,7 @@ class TestGridExternalLoss : public QObject {
     const CompiledPlan plan(testGraph(graph));
     ParameterSet params(plan);
     randomizeParameters(params, 5);
-    ExampleBatch batch = randomExamples(plan, 3, 11);
+    ExampleBatch batch = randomExamples(plan, 3, 11, 3, 4);
     const GridEngine engine(plan);
     const std::vector<std::vector<Tensor>> given =
         randomLikeOutputs(engine.forward(params, batch, false, true), 31);
@@ -216,7 +182,8 @@ class TestGridExternalLoss : public QObject {
   void wrongGradientShapeNamesTheExampleAndLayer() {
     const CompiledPlan plan(testGraph("softmax-2d"));
     ParameterSet params(plan);
-    ExampleBatch batch = randomExamples(plan, 2, 3);
+    ExampleBatch batch = randomExamples(plan, 2, 3, 3, 4);
+    for (Example& e : batch.examples) e.targets.clear();  // an external loss takes none
     batch.examples[1].inputs[0] = Tensor::zerosF32({2, 3, 2});
     const GridEngine engine(plan);
     ParameterSet grads = ParameterSet::zerosLike(params);
