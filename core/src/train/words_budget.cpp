@@ -20,8 +20,13 @@ std::uint64_t saturatingSum(std::initializer_list<std::uint64_t> parts) {
   return total;
 }
 
-std::uint64_t imageBytes(const mdlstm::WordExample& word) {
-  return word.image.pixels.size() + word.text.size();
+/// The word images (and transcriptions) the run holds, training and validation.
+std::uint64_t wordImageBytes(const WordsData& data) {
+  std::uint64_t bytes = 0;
+  for (const auto* set : {&data.train, &data.valid})
+    for (const mdlstm::WordExample& word : *set)
+      bytes += word.image.pixels.size() + word.text.size();
+  return bytes;
 }
 
 /// The batch of these training words, as the engine would hold it.
@@ -102,9 +107,7 @@ void timeUpdates(WordsLearner& learner, const WordsBudgetOptions& options, Words
 
 void requireMemoryForWords(const WordsLearner& learner, const TrainConfig& config) {
   const WordsBatchMemory worst = batchMemory(learner, largestWords(learner, config.task.batch));
-  std::uint64_t data = 0;
-  for (const auto* set : {&learner.data().train, &learner.data().valid})
-    for (const mdlstm::WordExample& word : *set) data += imageBytes(word);
+  const std::uint64_t data = wordImageBytes(learner.data());
   const std::uint64_t shared = sharedTrainingBytes(config, learner.plan());
   requireMemory(saturatingSum({shared, data, worst.total()}),
                 "training words on " + std::filesystem::path(config.graph).filename().string() +
@@ -137,8 +140,7 @@ WordsBudget estimateWordsBudget(const TrainConfig& config, const WordsBudgetOpti
   b.parameters = static_cast<std::int64_t>(learner.parameters().size());
   b.sharedBytes = sharedTrainingBytes(config, learner.plan());
   b.sharedText = sharedTrainingText(config, learner.plan());
-  for (const auto* set : {&data.train, &data.valid})
-    for (const mdlstm::WordExample& word : *set) b.dataBytes += imageBytes(word);
+  b.dataBytes = wordImageBytes(data);
   b.largestOfFirstEpoch = batchMemory(learner, largestBatchOfFirstEpoch(learner, config));
   b.worstCase = batchMemory(learner, largestWords(learner, b.batch));
   b.budgetBytes = options.budgetBytes ? options.budgetBytes : physicalMemoryBytes();
