@@ -9,6 +9,7 @@
 
 #include "cli_support.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
+#include "rnnwb/core/engine/products.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/algorithm_budget.hpp"
@@ -21,6 +22,7 @@ namespace {
 struct BudgetOptions : SpecOptions {
   std::string file, configFile;
   std::vector<CLI::Option*> oneDimensional;  // --streams, --h, --h-prime
+  CLI::Option* optimizerOption = nullptr;
   snap::BudgetQuery query;
   std::string budget;  // empty: the machine's physical memory
   std::string optimizer = "adam";
@@ -179,13 +181,15 @@ int runWordsBudget(const BudgetOptions& o) {
   train::SettingValues given = givenSettings(o);
   given["graph"] = o.file;
   given["task.kind"] = "words";
-  given["optimizer.kind"] = o.optimizer;
+  // A run config's optimizer stands unless --optimizer is given.
+  if (o.configFile.empty() || o.optimizerOption->count() > 0) given["optimizer.kind"] = o.optimizer;
   const train::TrainConfig config =
       o.configFile.empty() ? train::withValues({}, given)
                            : train::withValues(train::loadTrainConfig(o.configFile), given);
   train::WordsBudgetOptions options;
   options.budgetBytes = o.budget.empty() ? physicalMemoryBytes() : parseBytes(o.budget);
   options.timedUpdates = o.measure ? 2 : 0;
+  setBlasThreads(o.threads);  // the timed updates' threads, as --threads says (default 1)
   const train::WordsBudget budget = train::estimateWordsBudget(config, options);
   if (o.json)
     std::cout << wordsBudgetJson(budget).dump(2) << '\n';
@@ -246,8 +250,9 @@ void registerBudget(CLI::App& app, int& exitCode) {
   cmd->add_option("--budget", o->budget,
                   "Memory budget, e.g. 2GiB or 500MB (default: this machine's memory)")
       ->type_name("SIZE");
-  cmd->add_option("--optimizer", o->optimizer, "Optimizer whose state counts (default adam)")
-      ->check(CLI::IsMember({"adam", "sgd"}));
+  o->optimizerOption =
+      cmd->add_option("--optimizer", o->optimizer, "Optimizer whose state counts (default adam)")
+          ->check(CLI::IsMember({"adam", "sgd"}));
   cmd->add_option("--threads", o->threads, "Threads of the measured engine run (default 1)")
       ->check(CLI::Range(1, 256));
   cmd->add_flag("!--no-measure", o->measure,

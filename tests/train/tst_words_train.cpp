@@ -353,6 +353,15 @@ void TestWordsTrain::budgetCountsAWordsRun() {
                                                       b["data_bytes"].get<std::uint64_t>() +
                                                       worst["bytes"].get<std::uint64_t>());
 
+  // A run config's optimizer stands (SGD keeps one float a parameter, Adam two).
+  const QString config = m_dir.filePath("budget-sgd.json");
+  train_test::writeText(config.toStdString(), R"({"optimizer": {"kind": "sgd"}})");
+  const Run sgd = runCli(QStringList{"budget"} + sizes +
+                         QStringList{"--json", "--no-measure", "--config", config});
+  QVERIFY2(sgd.exitCode == 0, qPrintable(sgd.err));
+  const nlohmann::json s = nlohmann::json::parse(sgd.out.toStdString());
+  QCOMPARE(s["shared_bytes"].get<std::uint64_t>() * 4, b["shared_bytes"].get<std::uint64_t>() * 3);
+
   // The sizes of the other kind of run are refused by name.
   const Run streams = runCli(QStringList{"budget"} + sizes + QStringList{"--streams", "4"});
   QCOMPARE(streams.exitCode, 1);
