@@ -3,8 +3,11 @@
 // tst_gridmemory): the v2 examples and small graphs for what they lack.
 #include <QStringList>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/engine/example_batch.hpp"
@@ -22,5 +25,16 @@ ExampleBatch randomExamples(const CompiledPlan& plan, int count, std::uint64_t s
 /// The v2 graphs every test runs: file names of examples/, and names of small graphs.
 QStringList gridGraphs();
 Graph gridGraph(const QString& name);
+
+/// ‖got − want‖ / ‖want‖ (against a float64 reference; `got` floats or doubles).
+template <typename Values>
+double relativeError(const Values& got, const std::vector<double>& want) {
+  double error = 0, norm = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    error += (got[i] - want[i]) * (got[i] - want[i]);
+    norm += want[i] * want[i];
+  }
+  return std::sqrt(error) / std::max(1e-12, std::sqrt(norm));
+}
 
 }  // namespace rnnwb::testing

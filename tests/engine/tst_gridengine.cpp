@@ -41,15 +41,6 @@ std::vector<float> outputValues(const GridForward& forward, std::size_t example)
   return {values.begin(), values.end()};
 }
 
-double relativeError(std::span<const float> got, const std::vector<double>& want) {
-  double error = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    error += (got[i] - want[i]) * (got[i] - want[i]);
-    norm += want[i] * want[i];
-  }
-  return std::sqrt(error) / std::max(1e-12, std::sqrt(norm));
-}
-
 }  // namespace
 
 class TestGridEngine : public QObject {

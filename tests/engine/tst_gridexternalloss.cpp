@@ -79,15 +79,6 @@ double referenceLoss(const CompiledPlan& plan, const ParameterLayout& layout,
   return total;
 }
 
-double relativeError(const std::vector<double>& got, const std::vector<double>& want) {
-  double error = 0, norm = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    error += (got[i] - want[i]) * (got[i] - want[i]);
-    norm += want[i] * want[i];
-  }
-  return std::sqrt(error) / std::max(1e-12, std::sqrt(norm));
-}
-
 }  // namespace
 
 class TestGridExternalLoss : public QObject {

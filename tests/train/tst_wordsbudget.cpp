@@ -10,21 +10,17 @@
 #include "rnnwb/core/packing/word_images.hpp"
 #include "rnnwb/core/train/words_budget.hpp"
 #include "rnnwb/core/train/words_data.hpp"
+#include "tiny_words_config.hpp"
 
 using namespace rnnwb;
 
 namespace {
 
-/// 12 small synthetic words of the small vocabulary (4 held out), batches of 4.
+/// tinyWordsConfig's words run of the small recogniser, with 12 training words of 14-24 px.
 train::TrainConfig smallRun() {
-  train::TrainConfig c;
+  train::TrainConfig c = tinyWordsConfig(0);
   c.graph = RNNWB_EXAMPLES_DIR "/mdlstm-words-small.rnn.json";
-  c.task.kind = "words";
   c.task.syntheticWords = 12;
-  c.task.validWords = 4;
-  c.task.batch = 4;
-  c.task.wordList = RNNWB_EXAMPLES_DIR "/data/words-small.txt";
-  c.task.minFontSize = 14;
   c.task.maxFontSize = 24;
   return c;
 }

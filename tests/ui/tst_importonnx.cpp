@@ -15,6 +15,7 @@
 #include <QTimer>
 #include <QtTest>
 
+#include "message_box_answer.hpp"
 #include "rnnwb/core/safetensors.hpp"
 #include "rnnwb/ui/file_actions.hpp"
 #include "rnnwb/ui/graph_document.hpp"
@@ -27,15 +28,6 @@ namespace {
 
 const QString kModel = QStringLiteral(RNNWB_TEST_DATA_DIR "/tiny-gru.onnx");
 const QString kElman = QStringLiteral(RNNWB_EXAMPLES_DIR "/elman.rnn.json");
-
-void answerNextMessageBox(QString* text, QMessageBox::StandardButton button) {
-  QTimer::singleShot(0, [text, button] {
-    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-    if (!box) return;
-    *text = box->text();
-    box->button(button)->click();
-  });
-}
 
 QString copyInto(const QTemporaryDir& dir, const QString& name) {
   const QString path = dir.filePath(name);

@@ -27,6 +27,7 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "message_box_answer.hpp"
 #include "rnnwb/ui/budget_panel.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
 #include "rnnwb/ui/file_actions.hpp"
@@ -48,16 +49,6 @@ using namespace rnnwb::ui;
 namespace {
 
 const QString kElman = QStringLiteral(RNNWB_EXAMPLES_DIR "/elman.rnn.json");
-
-// Answers the next message box and returns its text (through *text).
-void answerNextMessageBox(QString* text, QMessageBox::StandardButton button) {
-  QTimer::singleShot(0, [text, button] {
-    auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
-    if (!box) return;
-    *text = box->text();
-    box->button(button)->click();
-  });
-}
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 #pragma once
-// A words run small enough for a GUI test: 8 synthetic words of the small vocabulary (4 held
-// out), batches of 4, 14-16 px, validated and checkpointed every 2 of `steps` updates.
+// A words run small enough for a GUI or budget test: 8 synthetic words of the small vocabulary (4
+// held out), batches of 4, 14-16 px, validated and checkpointed every 2 of `steps` updates.
 #include "rnnwb/core/train/train_config.hpp"
 
 inline rnnwb::train::TrainConfig tinyWordsConfig(std::int64_t steps) {
