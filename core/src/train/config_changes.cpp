@@ -35,7 +35,7 @@ std::string shownLeaf(const std::map<std::string, json>& flat, const std::string
 
 std::string resumeFingerprint(const TrainConfig& config) {
   nlohmann::ordered_json j = toJson(config);
-  for (const char* key : {"steps", "epochs", "ranks", "graph"}) j.erase(key);
+  for (const char* key : {"steps", "epochs", "ranks", "graph", "init_weights"}) j.erase(key);
   if (j.contains("task")) j["task"].erase("model");
   return j.dump();
 }

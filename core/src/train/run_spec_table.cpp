@@ -313,6 +313,13 @@ std::vector<Setting> runRows() {
             .type = T::Unsigned,
             .help = "seed of the initial weights and the generated data"},
            FIELD(seed)),
+      bind({.key = "init_weights",
+            .flag = "--init-weights",
+            .type = T::Path,
+            .help = "safetensors file of the weights to start from (rnnwb init, rnnwb import, "
+                    "a run's weights); empty: drawn from the seed",
+            .writtenWhen = [](const TrainConfig& c) { return !c.initWeights.empty(); }},
+           FIELD(initWeights)),
       bind({.key = "backend",
             .flag = "--backend",
             .help = "cpu, or cuda in a build with the CUDA backend",

@@ -7,13 +7,13 @@
 #include "data_parallel.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
 #include "rnnwb/core/engine/engine_support.hpp"
-#include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/memory_size.hpp"
 #include "rnnwb/core/snap/algorithm_budget.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
 #include "rnnwb/core/train/trainer.hpp"
+#include "starting_weights.hpp"
 
 namespace rnnwb::train {
 
@@ -98,7 +98,7 @@ SequenceLearner::SequenceLearner(const TrainConfig& config, const SequenceEngine
       m_plan(loadValidGraph(config.graph)),
       m_task(taskFor(m_config, m_plan, ranks)),
       m_engine(makeEngine(m_config, m_plan)),
-      m_params(initParameters(m_plan, m_config.seed)),
+      m_params(startingParameters(m_plan, m_config)),
       m_grads(ParameterSet::zerosLike(m_params)) {
   if (m_ranks) m_ranks->attachTo(*m_engine.backend);
 }
@@ -141,7 +141,7 @@ std::optional<Evaluation> SequenceLearner::evaluate() {
                                       m_ranks ? m_ranks->stopAgreement() : StopAgreement());
   if (m_ranks) m_ranks->sumLoss(loss.summed, loss.predicted);
   return Evaluation{loss.summed / static_cast<double>(std::max<std::int64_t>(1, loss.predicted)),
-                    std::nullopt};
+                    std::nullopt, std::nullopt};
 }
 
 void SequenceLearner::collectNodeTimes() {
@@ -186,13 +186,11 @@ std::string SequenceLearner::describe(std::int64_t totalSteps) const {
 TrainConfig SequenceLearner::writeRunFiles(const RunFolder& folder,
                                            const TrainConfig& resolved) const {
   writeFolderFile(folder.graphPath(), serializeGraph(loadValidGraph(resolved.graph)));
-  return keptConfig(folder, resolved);
+  return keepRunFiles(folder, resolved, m_params, /*writeFiles=*/true);
 }
 
 TrainConfig SequenceLearner::keptConfig(const RunFolder& folder, const TrainConfig& config) const {
-  TrainConfig kept = config;  // the run stands alone: it names its own copy of the graph
-  kept.graph = folder.graphPath().filename().string();
-  return kept;
+  return keepRunFiles(folder, config, m_params, /*writeFiles=*/false);
 }
 
 void SequenceLearner::saveCheckpoint(const std::filesystem::path& path,

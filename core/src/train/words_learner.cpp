@@ -5,7 +5,6 @@
 
 #include "data_parallel.hpp"
 #include "rnnwb/core/dist/sharding.hpp"
-#include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/mdlstm/ctc_loss.hpp"
@@ -13,6 +12,7 @@
 #include "rnnwb/core/train/checkpoint.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
 #include "rnnwb/core/train/trainer.hpp"
+#include "starting_weights.hpp"
 
 namespace rnnwb::train {
 namespace fs = std::filesystem;
@@ -59,7 +59,7 @@ WordsLearner::WordsLearner(const TrainConfig& config, DataParallel* ranks, const
       m_alphabet(wordsAlphabet(config.task,
                                m_plan.graph().layers[wordsOutputLayer(m_plan, config.graph)].size)),
       m_engine(std::make_unique<GridEngine>(m_plan, GridEngineOptions{m_packer})),
-      m_params(initParameters(m_plan, config.seed)),
+      m_params(startingParameters(m_plan, config)),
       m_grads(ParameterSet::zerosLike(m_params)),
       m_data(loadWordsData(config.task, m_alphabet, config.seed, stop)) {
   // Every transcription must be written in the alphabet: found now, before a run folder exists.
@@ -257,13 +257,11 @@ std::string WordsLearner::describe(std::int64_t totalSteps) const {
 TrainConfig WordsLearner::writeRunFiles(const RunFolder& folder,
                                         const TrainConfig& resolved) const {
   writeFolderFile(folder.graphPath(), serializeGraph(m_plan.graph()));
-  return keptConfig(folder, resolved);
+  return keepRunFiles(folder, resolved, m_params, /*writeFiles=*/true);
 }
 
 TrainConfig WordsLearner::keptConfig(const RunFolder& folder, const TrainConfig& config) const {
-  TrainConfig kept = config;  // the run stands alone: it names its own copy of the graph
-  kept.graph = folder.graphPath().filename().string();
-  return kept;
+  return keepRunFiles(folder, config, m_params, /*writeFiles=*/false);
 }
 
 void WordsLearner::saveCheckpoint(const fs::path& path, const OptimizerState& state,

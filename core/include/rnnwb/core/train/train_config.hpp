@@ -60,6 +60,7 @@ struct TrainConfig {
   std::int64_t reportEvery = 10;        // updates between lines of metrics.jsonl
   int keepCheckpoints = 3;              // the newest checkpoints kept in the run folder
   std::uint64_t seed = 1;               // initialization and generated data
+  std::string initWeights;  // safetensors of the starting weights; empty: drawn from the seed
   std::string backend = "cpu";
   int threads = 0;            // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
   std::string algo = "bptt";  // bptt, rtrl or snapN (docs/snap.md): how gradients are computed
