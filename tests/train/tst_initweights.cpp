@@ -87,7 +87,8 @@ void TestInitWeights::runKeepsItsOwnCopyAndResumesWithoutTheOriginal() {
   const QString moved = m_dir.filePath("moved.safetensors");
   QVERIFY(QFile::copy(weights, moved));
   const QString run = m_dir.filePath("kept");
-  auto started = runCli(lmArgs(run) << "--init-weights" << moved << "--checkpoint-every" << "5");
+  auto started = runCli(lmArgs(run) << "--init-weights" << moved << "--checkpoint-every"
+                                    << "5");
   QVERIFY2(started.exitCode == 0, qPrintable(started.err));
   // The folder's copy holds the file's values, under the name config.json gives it.
   const auto copy = rnnwb::readSafetensors((run + "/init_weights.safetensors").toStdString());
@@ -100,6 +101,9 @@ void TestInitWeights::runKeepsItsOwnCopyAndResumesWithoutTheOriginal() {
   QFile config(run + "/config.json");
   QVERIFY(config.open(QIODevice::ReadOnly));
   QVERIFY(config.readAll().contains("\"init_weights\": \"init_weights.safetensors\""));
+  QFile log(run + "/train.log");
+  QVERIFY(log.open(QIODevice::ReadOnly));
+  QVERIFY(log.readAll().contains("weights from " + moved.toUtf8()));
   // Without the original, and without a checkpoint (starting over), the copy is read.
   QVERIFY(QFile::remove(moved));
   for (const QString& checkpoint : QDir(run + "/checkpoints").entryList(QDir::Files))

@@ -14,6 +14,7 @@
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/run_spec.hpp"
 #include "run_reporter.hpp"
+#include "starting_weights.hpp"
 #include "update_loop.hpp"
 
 namespace rnnwb::train {
@@ -92,6 +93,9 @@ class Trainer::Loop {
         resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
     message("run " + what + ": " + m_learner->describe(m_totalSteps) + "; CPU products " +
             productKernels());
+    if (!resumed && !m_config.initWeights.empty())
+      message("weights from " + m_config.initWeights + " (kept in the run folder as " +
+              kStartingWeightsFile + ")");
     if (!m_ranks.single())
       message("data-parallel over " + std::to_string(m_ranks.ranks()) + " ranks (" +
               m_ranks.world().name() + "), " +
