@@ -31,12 +31,8 @@ class TestRtrlTrainCli : public QObject {
 
  private slots:
   void initTestCase() {
-    m_text = m_dir.filePath("text.txt");
-    train_test::writeText(m_text.toStdString(), train_test::corpusPrefix(20000));
-    m_vocabulary = rnnwb::train::TextCorpus::load(m_text.toStdString()).vocabularySize();
-    m_graph = m_dir.filePath("lm.rnn.json");
-    train_test::writeText(m_graph.toStdString(),
-                          train_test::elmanGraph(m_vocabulary, 16, m_vocabulary, true));
+    const train_test::CharLmFiles files = train_test::writeCharLmFiles(m_dir);
+    m_text = files.text, m_graph = files.graph, m_vocabulary = files.vocabulary;
   }
 
   void snap1LossFalls() {

@@ -11,6 +11,7 @@
 
 #include "rnnwb/core/train/metrics.hpp"
 #include "rnnwb/core/train/stop_signal.hpp"
+#include "rnnwb/core/train/text_corpus.hpp"
 #include "rnnwb/core/train/trainer.hpp"
 
 namespace train_test {
@@ -62,6 +63,21 @@ inline std::string elmanGraph(int inputs, int hidden, int outputs, bool classes)
         {{"from", "h"}, {"to", "h"}, {"delay", 1}},
         {{"from", "h"}, {"to", "y"}}}}};
   return g.dump();
+}
+
+/// A char-lm setup in a folder: a text of 20,000 characters and an Elman graph of 16 units
+/// whose input and output sizes are the text's vocabulary.
+struct CharLmFiles {
+  QString text, graph;
+  int vocabulary = 0;
+};
+
+inline CharLmFiles writeCharLmFiles(const QTemporaryDir& dir) {
+  CharLmFiles files{dir.filePath("text.txt"), dir.filePath("lm.rnn.json")};
+  writeText(files.text.toStdString(), corpusPrefix(20000));
+  files.vocabulary = rnnwb::train::TextCorpus::load(files.text.toStdString()).vocabularySize();
+  writeText(files.graph.toStdString(), elmanGraph(files.vocabulary, 16, files.vocabulary, true));
+  return files;
 }
 
 /// Metrics equal in everything but the timing keys (frames_per_s, wall_s, wall_time).
