@@ -1,6 +1,7 @@
 // rnnwb import MODEL.onnx -o GRAPH.rnn.json [--weights-out W.safetensors]: an ONNX model of LSTM,
 // GRU and RNN operators as a graph and its weights (docs/interop.md, "Import"), in a build with
 // protobuf (RNNWB_HAVE_ONNX).
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -38,8 +39,18 @@ int runImport(const ImportOptions& options) {
   TensorFile file{weights, imported.weights, {}, {}};
   (void)parametersFromTensors(plan, file);
   file.rejectUnread("the weights of the imported graph");
-  writeSafetensors(weights, imported.weights, {{"graph", imported.graph.name}});
-  saveGraphFile(imported.graph, options.output);
+  // Both files or neither: the weights wait under a temporary name until the graph is written,
+  // so a graph that cannot be written (no such folder, a full disk) leaves no weights behind.
+  const std::filesystem::path partial = weights + ".importing";
+  writeSafetensors(partial, imported.weights, {{"graph", imported.graph.name}});
+  try {
+    saveGraphFile(imported.graph, options.output);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    throw;
+  }
+  std::filesystem::rename(partial, weights);
   std::cout << options.output << ": graph '" << imported.graph.name << "' ("
             << imported.graph.layers.size() << " layers, " << imported.graph.connections.size()
             << " connections) from " << options.model << "; weights in " << weights << "\n";

@@ -164,6 +164,16 @@ def test_a_last_state_output_and_batch_first_are_refused_by_name(tmp_path):
     assert "(LSTM): X" in err and "[N, T, 3], where [T, N, features] is needed" in err, err
 
 
+def test_a_graph_that_cannot_be_written_leaves_no_weights(tmp_path):
+    _export(_torch_model("gru"), tmp_path / "m.onnx")
+    weights = tmp_path / "w.safetensors"
+    result = cli("import", tmp_path / "m.onnx", "-o", tmp_path / "no-such-folder" / "g.rnn.json",
+                 "--weights-out", weights, check=False)
+    assert result.returncode == 1, result.stderr
+    assert "no-such-folder" in result.stderr, result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx"]
+
+
 def test_a_broken_file_is_refused_by_name(tmp_path):
     _export(_torch_model("gru"), tmp_path / "m.onnx")
     data = (tmp_path / "m.onnx").read_bytes()
