@@ -13,11 +13,12 @@ struct CliRun {
   QString err;
 };
 
-/// Runs rnnwb with these arguments and waits up to a minute; a run that hangs reports exit -1.
-inline CliRun runCli(const QStringList& args) {
+/// Runs rnnwb with these arguments and waits up to `timeoutMs` (a minute); a run that hangs
+/// reports exit -1.
+inline CliRun runCli(const QStringList& args, int timeoutMs = 60000) {
   QProcess p;
   p.start(RNNWB_CLI, args);
-  if (!p.waitForFinished(60000)) return {-1, {}, "timed out"};
+  if (!p.waitForFinished(timeoutMs)) return {-1, {}, "timed out"};
   return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
           QString::fromUtf8(p.readAllStandardError())};
 }

@@ -284,9 +284,12 @@ void TestHostileUse::stopInsideAValidationChangesNoReport() {
   QVERIFY(
       QString::fromUtf8(p.readAllStandardError()).contains("stopped by signal 15 after step 2"));
   QCOMPARE(metrics(dir).size(), std::size_t(1));
-  const CliRun resumed = runCli({"train", "--resume", "--run-dir", dir});
+  // Validations of 300,000 sequences: in the ASan tree on a loaded 2-core machine, over a
+  // minute each (the minute runCli allows ran out there), so five minutes are allowed.
+  constexpr int kValidatingRunMs = 300000;
+  const CliRun resumed = runCli({"train", "--resume", "--run-dir", dir}, kValidatingRunMs);
   QVERIFY2(resumed.exitCode == 0, qPrintable(resumed.err));
-  QCOMPARE(runCli(trainArgs(whole, 4) + validation).exitCode, 0);
+  QCOMPARE(runCli(trainArgs(whole, 4) + validation, kValidatingRunMs).exitCode, 0);
   const auto got = metrics(dir), expected = metrics(whole);
   QCOMPARE(got.size(), expected.size());
   for (std::size_t i = 0; i < got.size(); ++i)

@@ -88,7 +88,8 @@ class ConnectionItem : public QGraphicsPathItem {
   bool m_retargeting = false;  // an end is being dragged
   QPolygonF m_arrowHead;
   QPointF m_labelAt;
-  QPointF m_missingAt;  // where the marker of a missing end sits
+  QPointF m_missingAt;      // where the marker of a missing end sits
+  double m_labelWidth = 0;  // of label(), which is fixed at construction as the connection is
 };
 
 }  // namespace rnnwb::ui
