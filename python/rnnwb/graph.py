@@ -6,7 +6,7 @@ import copy
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Callable, Mapping, Sequence, Union
 
 import numpy as np
 
@@ -68,10 +68,19 @@ def _arrays(values: Arrays) -> dict[str, np.ndarray]:
     return out
 
 
-def _examples(data: Data, keys: dict) -> Arrays:
-    """A list of examples as the numbered keys of a data file (graph-format-v2.md)."""
-    if isinstance(data, Mapping):
+def _as_dict(arrays: Arrays) -> dict:
+    """Weights or data as the engine's binding takes them: a dict, its arrays as given (the
+    binding takes float32 and int64 C-contiguous arrays as they are, and converts anything else
+    as :func:`_arrays` does)."""
+    return arrays if type(arrays) is dict else dict(arrays)
+
+
+def _examples(data: Data, data_keys: Callable[[], dict]) -> Arrays:
+    """A list of examples as the numbered keys of a data file (graph-format-v2.md);
+    ``data_keys`` gives the graph's data keys (only asked for a list)."""
+    if type(data) is dict or isinstance(data, Mapping):
         return data
+    keys = data_keys()
     out = {}
     for k, example in enumerate(data):
         if not isinstance(example, Mapping):
@@ -256,8 +265,8 @@ class Graph:
         of examples (dicts by 'input[.<id>]' and 'target[.<id>]'). 2-D graphs, graphs that read
         ahead and examples go to the grid engine, which packs 2-D examples with ``packer``
         (shelf, baseline or padded)."""
-        data = _examples(data, self.data_keys())
-        return self._core.grad(_arrays(weights), _arrays(data), packer)
+        data = _examples(data, self.data_keys)
+        return self._core.grad(_as_dict(weights), _as_dict(data), packer)
 
     def forward(self, weights: Arrays, data: Data,
                 packer: str = "shelf") -> dict[str, np.ndarray] | list[dict[str, np.ndarray]]:
@@ -265,13 +274,13 @@ class Graph:
         [T, N, size] data (a graph that reads ahead runs on the grid engine, as N whole
         sequences), a list of ``{id: [h, w, size] or [t, size]}`` per example for examples
         (``data`` as :meth:`grad` takes it; targets are not needed)."""
-        data = _examples(data, self.data_keys())
-        return self._core.forward(_arrays(weights), _arrays(data), packer)[1]
+        data = _examples(data, self.data_keys)
+        return self._core.forward(_as_dict(weights), _as_dict(data), packer)[1]
 
     def loss(self, weights: Arrays, data: Data, packer: str = "shelf") -> float:
         """The summed loss of a forward pass (``data`` with targets)."""
-        data = _examples(data, self.data_keys())
-        loss, _ = self._core.forward(_arrays(weights), _arrays(data), packer)
+        data = _examples(data, self.data_keys)
+        loss, _ = self._core.forward(_as_dict(weights), _as_dict(data), packer)
         if loss is None:
             raise ValueError("data without targets has no loss")
         return loss
@@ -285,12 +294,12 @@ class Graph:
         a list of such dicts for examples); ``data`` inputs only. Returns the gradients under
         the weights' keys; with ``input_gradients``, also d(loss)/d(input) under the inputs'
         data keys ('input' or 'input.<id>', numbered '.<k>' for examples)."""
-        data = _examples(data, self.data_keys())
+        data = _examples(data, self.data_keys)
         if isinstance(output_gradients, Mapping):
             given = {k: _float32(v) for k, v in output_gradients.items()}
         else:
             given = [{k: _float32(v) for k, v in g.items()} for g in output_gradients]
-        return self._core.backward_from_outputs(_arrays(weights), _arrays(data), given,
+        return self._core.backward_from_outputs(_as_dict(weights), _as_dict(data), given,
                                                 input_gradients, packer)
 
     def __repr__(self) -> str:

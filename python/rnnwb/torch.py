@@ -22,7 +22,7 @@ from typing import Mapping
 import numpy as np
 import torch as _torch
 
-from .graph import Graph, _arrays
+from .graph import Graph, _arrays, _as_dict
 
 
 def _param_name(key: str) -> str:
@@ -44,7 +44,7 @@ class _EngineFunction(_torch.autograd.Function):
         else:  # kept in the engine for the backward: no second forward there
             ctx.wants_inputs = any(ctx.needs_input_grad[2:2 + len(keys)])
             outputs, ctx.run = module.graph._core.forward_kept(
-                _arrays(weights), _arrays(data), ctx.wants_inputs, module.packer)
+                _as_dict(weights), _as_dict(data), ctx.wants_inputs, module.packer)
         ctx.module, ctx.keys, ctx.weights, ctx.data = module, keys, weights, data
         # Examples (numbered keys) give a list of {id: array}, flattened example by example.
         per_example = outputs if isinstance(outputs, list) else [outputs]

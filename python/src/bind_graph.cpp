@@ -30,6 +30,11 @@ CpuBackend& PyGraph::cpu() {
   return *backend;
 }
 
+const WeightKeys& PyGraph::weightKeys() {
+  if (!keys) keys = std::make_unique<WeightKeys>(compiled());
+  return *keys;
+}
+
 namespace {
 
 std::unique_ptr<PyGraph> fromResult(GraphLoadResult result, const std::string& path) {

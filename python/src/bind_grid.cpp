@@ -25,13 +25,9 @@ GridEngine& PyGraph::grid(const std::string& packer) {
 
 namespace {
 
-std::string graphName(const PyGraph& g) {
-  return g.path.empty() ? "graph '" + g.graph.name + "'" : g.path;
-}
-
 ExampleBatch readExamples(PyGraph& g, const TensorFile& file, bool withTargets) {
   ExampleBatch batch = examplesFromTensorFile(g.compiled(), file, withTargets);
-  file.rejectUnread("a data file for " + graphName(g));
+  file.rejectUnread("a data file for " + g.name());
   return batch;
 }
 
@@ -125,7 +121,9 @@ double gridGrad(PyGraph& g, const ParameterSet& params, const TensorFile& data,
   const ExampleBatch batch = readExamples(g, data, true);
   const nb::gil_scoped_release noGil;
   const std::lock_guard<std::mutex> lock(g.mutex);
-  return g.grid(packer).forwardBackward(params, batch, gradients);
+  GridEngine& engine = g.grid(packer);
+  const EngineClock clock(g.lastEngineSeconds);
+  return engine.forwardBackward(params, batch, gradients);
 }
 
 nb::tuple gridForward(PyGraph& g, const ParameterSet& params, const TensorFile& data,

@@ -22,21 +22,9 @@ namespace rnnwb::python {
 
 namespace {
 
-std::string graphName(const PyGraph& g) {
-  return g.path.empty() ? "graph '" + g.graph.name + "'" : g.path;
-}
-
-ParameterSet readWeights(PyGraph& g, const nb::dict& weights) {
-  const TensorFile file = tensorFileFromDict(weights, "weights");
-  ParameterSet params = parametersFromTensors(g.compiled(), file);
-  // A checkpoint is a weights file too: its optimizer, stream and RTRL state are not extra.
-  file.rejectUnread("the weights of " + graphName(g), {"optimizer.", "streams.", "rtrl."});
-  return params;
-}
-
 SequenceBatch readData(PyGraph& g, const TensorFile& file, bool withTargets) {
   SequenceBatch batch = batchFromTensorFile(g.compiled(), file, withTargets);
-  file.rejectUnread("a data file for " + graphName(g));
+  file.rejectUnread("a data file for " + g.name());
   return batch;
 }
 
@@ -47,10 +35,8 @@ nb::dict outputsDict(const CompiledPlan& plan, const std::vector<Tensor>& output
   return out;
 }
 
-nb::dict gradientDict(const ParameterSet& gradients) {
-  TensorMap tensors = gradientsToTensors(gradients, 0.0);
-  tensors.erase("loss");
-  return toDict(tensors);
+nb::dict gradientDict(PyGraph& g, ParameterSet&& gradients) {
+  return gradientArrays(g.weightKeys(), std::move(gradients));
 }
 
 nb::dict init(PyGraph& g, std::uint64_t seed) {
@@ -71,8 +57,8 @@ std::pair<double, nb::dict> grad(PyGraph& g, const nb::dict& weights, const nb::
                                  const std::string& packer) {
   std::pair<double, nb::dict> result;
   withGraphNames(&g.graph, [&] {
-    const ParameterSet params = readWeights(g, weights);
-    const TensorFile file = tensorFileFromDict(data, "data");
+    const ParameterSet params = weightsFromDict(g, weights);
+    const TensorFile file = convertedTensorFile(data, "data");
     ParameterSet gradients = ParameterSet::zerosLike(params);
     double loss = 0;
     if (needsGridEngine(g.compiled(), file)) {
@@ -81,10 +67,11 @@ std::pair<double, nb::dict> grad(PyGraph& g, const nb::dict& weights, const nb::
       const SequenceBatch batch = readData(g, file, true);
       const nb::gil_scoped_release noGil;
       const std::lock_guard<std::mutex> lock(g.mutex);
+      const EngineClock clock(g.lastEngineSeconds);
       loss = g.cpu().forwardBackward(params, batch, {}, nullptr, &gradients);
     }
     requireFinite(loss, gradients);
-    result = {loss, gradientDict(gradients)};
+    result = {loss, gradientDict(g, std::move(gradients))};
   });
   return result;
 }
@@ -93,9 +80,9 @@ nb::tuple forward(PyGraph& g, const nb::dict& weights, const nb::dict& data,
                   const std::string& packer) {
   nb::tuple result;
   withGraphNames(&g.graph, [&] {
-    const ParameterSet params = readWeights(g, weights);
+    const ParameterSet params = weightsFromDict(g, weights);
     const CompiledPlan& plan = g.compiled();
-    const TensorFile file = tensorFileFromDict(data, "data");
+    const TensorFile file = convertedTensorFile(data, "data");
     bool withTargets = false;  // every output's targets, or none (only the inputs are read)
     for (const auto& [key, tensor] : file.tensors) withTargets |= key.rfind("target", 0) == 0;
     if (needsGridEngine(plan, file)) {
@@ -127,14 +114,14 @@ nb::dict backwardFromOutputs(PyGraph& g, const nb::dict& weights, const nb::dict
                              const std::string& packer) {
   nb::dict result;
   withGraphNames(&g.graph, [&] {
-    const ParameterSet params = readWeights(g, weights);
+    const ParameterSet params = weightsFromDict(g, weights);
     const CompiledPlan& plan = g.compiled();
-    const TensorFile file = tensorFileFromDict(data, "data");
+    const TensorFile file = convertedTensorFile(data, "data");
     ParameterSet gradients = ParameterSet::zerosLike(params);
     if (needsGridEngine(plan, file)) {
       const nb::object inputs = gridBackwardFromOutputs(g, params, file, outputGradients,
                                                         inputGradients, packer, gradients);
-      result = gradientDict(gradients);
+      result = gradientDict(g, std::move(gradients));
       if (nb::isinstance<nb::list>(inputs)) addNumbered(result, nb::cast<nb::list>(inputs));
       if (nb::isinstance<nb::dict>(inputs))
         for (auto [key, value] : nb::cast<nb::dict>(inputs)) result[key] = value;
@@ -145,7 +132,7 @@ nb::dict backwardFromOutputs(PyGraph& g, const nb::dict& weights, const nb::dict
         tensorFileFromDict(nb::cast<nb::dict>(outputGradients), "output gradients");
     std::vector<Tensor> grads;
     for (int l : plan.outputLayers()) grads.push_back(given.at(plan.graph().layers[l].id));
-    given.rejectUnread("the output gradients of " + graphName(g));
+    given.rejectUnread("the output gradients of " + g.name());
     std::vector<Tensor> inputs;
     {
       const nb::gil_scoped_release noGil;
@@ -153,7 +140,7 @@ nb::dict backwardFromOutputs(PyGraph& g, const nb::dict& weights, const nb::dict
       g.cpu().backwardFromOutputs(params, batch, {}, nullptr, grads, &gradients, nullptr,
                                   inputGradients ? &inputs : nullptr);
     }
-    result = gradientDict(gradients);
+    result = gradientDict(g, std::move(gradients));
     for (std::size_t i = 0; i < inputs.size(); ++i)  // under the data keys ('input[.<id>]')
       result[inputKey(plan, plan.inputLayers()[i]).c_str()] = toNumpy(inputs[i]);
   });
@@ -167,8 +154,8 @@ nb::tuple forwardKept(PyGraph& g, const nb::dict& weights, const nb::dict& data,
                       bool inputGradients, const std::string& packer) {
   nb::tuple result;
   withGraphNames(&g.graph, [&] {
-    auto params = std::make_unique<ParameterSet>(readWeights(g, weights));
-    const TensorFile file = tensorFileFromDict(data, "data");
+    auto params = std::make_unique<ParameterSet>(weightsFromDict(g, weights));
+    const TensorFile file = convertedTensorFile(data, "data");
     if (needsGridEngine(g.compiled(), file)) {  // the grid engine keeps nothing: no run
       result = nb::make_tuple(gridForward(g, *params, file, false, packer)[1], nb::none());
       return;
@@ -199,7 +186,7 @@ nb::object backwardKept(PyGraph& g, std::uint64_t run, const nb::dict& outputGra
     const TensorFile given = tensorFileFromDict(outputGradients, "output gradients");
     std::vector<Tensor> grads;
     for (int l : plan.outputLayers()) grads.push_back(given.at(plan.graph().layers[l].id));
-    given.rejectUnread("the output gradients of " + graphName(g));
+    given.rejectUnread("the output gradients of " + g.name());
     std::vector<Tensor> inputs;
     std::unique_ptr<ParameterSet> gradients;
     {
@@ -214,7 +201,7 @@ nb::object backwardKept(PyGraph& g, std::uint64_t run, const nb::dict& outputGra
         return;  // not the engine's last computation any more
       }
     }
-    nb::dict out = gradientDict(*gradients);
+    nb::dict out = gradientDict(g, std::move(*gradients));
     for (std::size_t i = 0; i < inputs.size(); ++i)
       out[inputKey(plan, plan.inputLayers()[i]).c_str()] = toNumpy(inputs[i]);
     result = out;
@@ -246,6 +233,9 @@ void bindNumbers(nb::module_& m, nb::class_<PyGraph>& cls) {
            "list of them per example); returns the gradients under the weights' keys, and with "
            "`input_gradients` those of the inputs under their data keys ('input[.<id>]' "
            "[T, N, size], or 'input[.<id>].<k>' per example). `data` holds inputs only.");
+  cls.def_ro("_last_engine_seconds", &PyGraph::lastEngineSeconds,
+             "The seconds of the engine's forward and backward in the last grad call "
+             "(tests/bench/bench_grad_overhead.py: the call's overhead is the rest).");
   cls.def("forward_kept", &forwardKept, nb::arg("weights"), nb::arg("data"),
           nb::arg("input_gradients") = false, nb::arg("packer") = "shelf",
           "The forward of [T, N, size] inputs kept in the engine for one backward_kept "

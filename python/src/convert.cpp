@@ -55,6 +55,16 @@ TensorFile tensorFileFromDict(const nb::dict& arrays, const std::string& origin)
   return file;
 }
 
+TensorFile convertedTensorFile(const nb::dict& arrays, const std::string& origin) {
+  try {
+    return tensorFileFromDict(arrays, origin);
+  } catch (const std::invalid_argument&) {  // a dtype or layout NumPy can convert
+  } catch (const nb::cast_error&) {         // a key that is no str
+  }
+  const nb::object convert = nb::module_::import_("rnnwb.graph").attr("_arrays");
+  return tensorFileFromDict(nb::cast<nb::dict>(convert(arrays)), origin);
+}
+
 nb::dict toDict(const TensorMap& tensors) {
   nb::dict out;
   for (const auto& [key, tensor] : tensors) out[key.c_str()] = toNumpy(tensor);

@@ -1,6 +1,7 @@
 #pragma once
 // Between NumPy arrays (nanobind ndarrays) and the engine's Tensors and safetensors maps. Arrays
 // are copied both ways: a Tensor owns its values, and the arrays handed to Python own theirs.
+// (The weights and gradients of the per-call functions take a shorter way: weights_arrays.hpp.)
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -20,6 +21,10 @@ nb::object toNumpy(const Tensor& tensor);
 Tensor fromArray(const nb::handle& array, const std::string& what);
 /// {key: array} as a TensorFile named `origin` in messages (as the CLI names its files).
 TensorFile tensorFileFromDict(const nb::dict& arrays, const std::string& origin);
+/// As tensorFileFromDict, for a dict whose arrays may need NumPy's conversions first (lists,
+/// float64, strided arrays): those are converted as the Python layer's `_arrays` converts them.
+/// The arrays that are float32/int64 and C-contiguous already cost no conversion.
+TensorFile convertedTensorFile(const nb::dict& arrays, const std::string& origin);
 /// {key: array} of a TensorMap.
 nb::dict toDict(const TensorMap& tensors);
 /// A Python object (dict, list, str, number, bool, None) as JSON, and back.

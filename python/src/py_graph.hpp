@@ -4,6 +4,7 @@
 // methods that compute lock `mutex` (one computation at a time per graph: a Backend is not
 // thread-safe) and release the GIL while the engine runs, so that two graphs compute in two
 // Python threads at once.
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,6 +15,7 @@
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/grid_engine.hpp"
 #include "rnnwb/core/graph.hpp"
+#include "weights_arrays.hpp"
 
 namespace rnnwb::python {
 
@@ -31,7 +33,13 @@ struct PyGraph {
   // backward of that forward (CpuBackend::keepForward).
   std::unique_ptr<ParameterSet> keptParams;
   std::unique_ptr<SequenceBatch> keptBatch;
+  std::unique_ptr<WeightKeys> keys;  // made on first use (weightKeys())
+  // The seconds of the engine's forward and backward in the last grad call: the benchmark of
+  // the binding's per-call overhead reads it (tests/bench/bench_grad_overhead.py).
+  double lastEngineSeconds = 0;
 
+  /// The graph as messages name it: its file, or "graph 'NAME'" for JSON text.
+  std::string name() const { return path.empty() ? "graph '" + graph.name + "'" : path; }
   /// The plan of a valid graph; throws GraphError as loadValidGraph does otherwise (each message
   /// prefixed with the file and position where the graph came from a file).
   const CompiledPlan& compiled();
@@ -40,6 +48,24 @@ struct PyGraph {
   /// The grid engine for the plan with `packer` (shelf, baseline, padded), made on first use and
   /// again when the packer changes; call with `mutex` held.
   GridEngine& grid(const std::string& packer);
+  /// The plan's parameter keys and layout, made on first use (weights_arrays.hpp).
+  const WeightKeys& weightKeys();
+};
+
+/// Writes the seconds from its construction to its end into `seconds`.
+class EngineClock {
+ public:
+  explicit EngineClock(double& seconds)
+      : m_seconds(seconds), m_start(std::chrono::steady_clock::now()) {}
+  ~EngineClock() {
+    m_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+  }
+  EngineClock(const EngineClock&) = delete;
+  EngineClock& operator=(const EngineClock&) = delete;
+
+ private:
+  double& m_seconds;
+  std::chrono::steady_clock::time_point m_start;
 };
 
 }  // namespace rnnwb::python

@@ -117,3 +117,47 @@ def test_two_graphs_in_two_threads_give_what_they_give_in_turn():
     for (loss, grads), (loss2, grads2) in zip(alone, together):
         assert loss == loss2
         assert all(np.array_equal(grads[k], grads2[k]) for k in grads)
+
+
+def test_weights_and_data_numpy_must_convert_give_the_same_floats():
+    # init()'s float32 arrays are copied straight in; float64, strided and list weights and
+    # int32 / float64 data go through the conversions: the same gradients either way.
+    g = rnnwb.Graph.load(example("lstm-peephole.rnn.json"))
+    w = g.init(3)
+    data = random_data(g)
+    loss, grads = g.grad(w, data)
+    doubled = {k: np.repeat(v.astype(np.float64), 2, axis=-1)[..., ::2] for k, v in w.items()}
+    assert not doubled["connections.x->i.weight"].flags.c_contiguous
+    mixed = {**doubled, "layers.y.bias": w["layers.y.bias"].tolist()}
+    other = {"input": data["input"].astype(np.float64), "target": data["target"].astype(np.int32)}
+    loss2, grads2 = g.grad(mixed, other)
+    assert loss2 == loss
+    assert grads2.keys() == grads.keys()
+    for k in grads:
+        assert np.array_equal(grads2[k], grads[k]), k
+
+
+def test_gradient_arrays_are_separate_writable_arrays_that_outlive_their_graph():
+    g = rnnwb.Graph.load(example("lstm-peephole.rnn.json"))
+    w = g.init(1)
+    _, grads = g.grad(w, random_data(g))
+    assert list(grads) == sorted(grads)
+    for k, v in grads.items():
+        assert v.shape == w[k].shape and v.dtype == np.float32 and v.flags.writeable, k
+    before = {k: v.copy() for k, v in grads.items()}
+    grads["layers.i.bias"][:] = 7  # one array's values only
+    for k in grads:
+        if k != "layers.i.bias":
+            assert np.array_equal(grads[k], before[k]), k
+    _, again = g.grad(w, random_data(g))  # a new call does not write into the old arrays
+    assert np.all(grads["layers.i.bias"] == 7)
+    del g, again
+    assert np.array_equal(grads["connections.h->y.weight"], before["connections.h->y.weight"])
+
+
+def test_weights_of_a_wrong_shape_raise_the_readers_message():
+    g = rnnwb.Graph.load(example("elman.rnn.json"))
+    w = g.init(0)
+    bad = {**w, "connections.x->h.weight": w["connections.x->h.weight"][:, :3].copy()}
+    with pytest.raises(RuntimeError, match="weights: tensor 'connections.x->h.weight'"):
+        g.grad(bad, random_data(g))

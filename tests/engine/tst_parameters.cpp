@@ -1,6 +1,7 @@
 // ParameterSet layout, initialization and safetensors IO: keys and shapes of the spec, masks
 // equal to connectionMask(), deterministic seeds, round trips and precise errors.
 #include <QtTest>
+#include <limits>
 
 #include "engine_test_support.hpp"
 #include "rnnwb/core/connection_mask.hpp"
@@ -29,6 +30,7 @@ class TestParameters : public QObject {
   void roundTripsThroughTensors();
   void loadReportsMissingAndMisshapenKeys();
   void masksComeFromTheFile();
+  void allFiniteFindsEveryNonFiniteValue();
 };
 
 void TestParameters::layoutHasTheSpecKeys() {
@@ -150,6 +152,32 @@ void TestParameters::masksComeFromTheFile() {
   mask[6] = 0.5f;
   file.tensors["connections.h->h@1.mask"] = Tensor::fromF32({32, 32}, mask);
   QVERIFY_THROWS_EXCEPTION(std::runtime_error, parametersFromTensors(elman, file));
+}
+
+void TestParameters::allFiniteFindsEveryNonFiniteValue() {
+  // allFinite reads the exponent bits (so that it vectorises): every kind of NaN and infinity,
+  // at every place of a vector's body and tail, and no finite extreme.
+  const float finite[] = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          std::numeric_limits<float>::max(),
+                          -std::numeric_limits<float>::max(),
+                          std::numeric_limits<float>::min(),
+                          std::numeric_limits<float>::denorm_min()};
+  const float bad[] = {
+      std::numeric_limits<float>::quiet_NaN(), -std::numeric_limits<float>::quiet_NaN(),
+      std::numeric_limits<float>::signaling_NaN(), std::numeric_limits<float>::infinity(),
+      -std::numeric_limits<float>::infinity()};
+  std::vector<float> values(37);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = finite[i % std::size(finite)];
+  QVERIFY(allFinite(values));
+  QVERIFY(allFinite(std::span<const float>()));
+  for (std::size_t at = 0; at < values.size(); ++at)
+    for (const float v : bad) {
+      std::vector<float> one = values;
+      one[at] = v;
+      QVERIFY2(!allFinite(one), qPrintable(QString("at %1").arg(at)));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestParameters)

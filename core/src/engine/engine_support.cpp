@@ -24,10 +24,14 @@ std::vector<std::string> engineLimitations(const CompiledPlan& plan) {
     if (!l.biasTrainable) lines.push_back("layer " + quoted(l.id) + ": a fixed bias");
   }
   for (const Connection& c : graph.connections) {
-    const std::string label = "connection " + quoted(c.id) + ": ";
-    if (c.type == ConnectionType::Block) lines.push_back(label + "the block type");
-    if (c.reduce != ReduceAxis::None) lines.push_back(label + "reduce");
-    if (!c.trainable) lines.push_back(label + "a fixed weight (\"trainable\": false)");
+    // The label is made only for a limitation found: every grad call asks (needsGridEngine),
+    // and a string per connection was a tenth of a small graph's Python call.
+    const auto add = [&](const char* what) {
+      lines.push_back("connection " + quoted(c.id) + ": " + what);
+    };
+    if (c.type == ConnectionType::Block) add("the block type");
+    if (c.reduce != ReduceAxis::None) add("reduce");
+    if (!c.trainable) add("a fixed weight (\"trainable\": false)");
   }
   return lines;
 }

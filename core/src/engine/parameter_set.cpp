@@ -1,7 +1,9 @@
 #include "rnnwb/core/engine/parameter_set.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 #include <tuple>
@@ -211,7 +213,12 @@ void ParameterSet::fill(float value) {
 bool ParameterSet::allFinite() const { return rnnwb::allFinite(m_values); }
 
 bool allFinite(std::span<const float> values) {
-  return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+  // On the bits, so that the loop vectorises (std::isfinite per value does not): a float is
+  // NaN or infinite when its exponent bits are all ones. Every gradient check runs this.
+  std::uint32_t nonFinite = 0;
+  for (const float v : values)
+    nonFinite |= (std::bit_cast<std::uint32_t>(v) & 0x7f800000u) == 0x7f800000u;
+  return nonFinite == 0;
 }
 
 }  // namespace rnnwb
