@@ -30,8 +30,8 @@ CpuBackend& PyGraph::cpu() {
   return *backend;
 }
 
-const WeightKeys& PyGraph::weightKeys() {
-  if (!keys) keys = std::make_unique<WeightKeys>(compiled());
+const CallKeys& PyGraph::callKeys() {
+  if (!keys) keys = std::make_unique<CallKeys>(compiled());
   return *keys;
 }
 

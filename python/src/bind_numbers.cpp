@@ -8,6 +8,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cmath>
+#include <optional>
 
 #include "bindings.hpp"
 #include "convert.hpp"
@@ -36,7 +37,7 @@ nb::dict outputsDict(const CompiledPlan& plan, const std::vector<Tensor>& output
 }
 
 nb::dict gradientDict(PyGraph& g, ParameterSet&& gradients) {
-  return gradientArrays(g.weightKeys(), std::move(gradients));
+  return gradientArrays(g.callKeys(), std::move(gradients));
 }
 
 nb::dict init(PyGraph& g, std::uint64_t seed) {
@@ -58,17 +59,21 @@ std::pair<double, nb::dict> grad(PyGraph& g, const nb::dict& weights, const nb::
   std::pair<double, nb::dict> result;
   withGraphNames(&g.graph, [&] {
     const ParameterSet params = weightsFromDict(g, weights);
-    const TensorFile file = convertedTensorFile(data, "data");
     ParameterSet gradients = ParameterSet::zerosLike(params);
     double loss = 0;
-    if (needsGridEngine(g.compiled(), file)) {
-      loss = gridGrad(g, params, file, packer, gradients);
-    } else {
-      const SequenceBatch batch = readData(g, file, true);
+    std::optional<SequenceBatch> batch = copiedBatch(g.callKeys(), data, true);
+    if (!batch) {  // numbered examples, conversions, or a problem the file reader names
+      const TensorFile file = convertedTensorFile(data, "data");
+      if (needsGridEngine(g.compiled(), file))
+        loss = gridGrad(g, params, file, packer, gradients);
+      else
+        batch = readData(g, file, true);
+    }
+    if (batch) {
       const nb::gil_scoped_release noGil;
       const std::lock_guard<std::mutex> lock(g.mutex);
       const EngineClock clock(g.lastEngineSeconds);
-      loss = g.cpu().forwardBackward(params, batch, {}, nullptr, &gradients);
+      loss = g.cpu().forwardBackward(params, *batch, {}, nullptr, &gradients);
     }
     requireFinite(loss, gradients);
     result = {loss, gradientDict(g, std::move(gradients))};

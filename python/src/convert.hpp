@@ -1,7 +1,7 @@
 #pragma once
 // Between NumPy arrays (nanobind ndarrays) and the engine's Tensors and safetensors maps. Arrays
 // are copied both ways: a Tensor owns its values, and the arrays handed to Python own theirs.
-// (The weights and gradients of the per-call functions take a shorter way: weights_arrays.hpp.)
+// (The weights and gradients of the per-call functions take a shorter way: call_arrays.hpp.)
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "call_arrays.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/diagnostic.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/grid_engine.hpp"
 #include "rnnwb/core/graph.hpp"
-#include "weights_arrays.hpp"
 
 namespace rnnwb::python {
 
@@ -33,7 +33,7 @@ struct PyGraph {
   // backward of that forward (CpuBackend::keepForward).
   std::unique_ptr<ParameterSet> keptParams;
   std::unique_ptr<SequenceBatch> keptBatch;
-  std::unique_ptr<WeightKeys> keys;  // made on first use (weightKeys())
+  std::unique_ptr<CallKeys> keys;  // made on first use (callKeys())
   // The seconds of the engine's forward and backward in the last grad call: the benchmark of
   // the binding's per-call overhead reads it (tests/bench/bench_grad_overhead.py).
   double lastEngineSeconds = 0;
@@ -48,8 +48,8 @@ struct PyGraph {
   /// The grid engine for the plan with `packer` (shelf, baseline, padded), made on first use and
   /// again when the packer changes; call with `mutex` held.
   GridEngine& grid(const std::string& packer);
-  /// The plan's parameter keys and layout, made on first use (weights_arrays.hpp).
-  const WeightKeys& weightKeys();
+  /// The plan's parameter keys and layout, made on first use (call_arrays.hpp).
+  const CallKeys& callKeys();
 };
 
 /// Writes the seconds from its construction to its end into `seconds`.
