@@ -161,3 +161,17 @@ def test_weights_of_a_wrong_shape_raise_the_readers_message():
     bad = {**w, "connections.x->h.weight": w["connections.x->h.weight"][:, :3].copy()}
     with pytest.raises(RuntimeError, match="weights: tensor 'connections.x->h.weight'"):
         g.grad(bad, random_data(g))
+
+
+def test_data_that_is_not_the_graphs_raises_the_readers_message():
+    g = rnnwb.Graph.load(example("elman.rnn.json"))
+    w = g.init(0)
+    data = random_data(g)
+    with pytest.raises(RuntimeError, match=r"data: tensor 'typo' \(F32 \[1\]\) is not part of"):
+        g.grad(w, {**data, "typo": np.zeros(1, np.float32)})
+    with pytest.raises(RuntimeError, match="data: no tensor 'target'"):
+        g.grad(w, {"input": data["input"]})
+    bad = data["target"].copy()
+    bad[2, 1] = 99
+    with pytest.raises(RuntimeError, match="has class 99 at frame 2, stream 1"):
+        g.grad(w, {**data, "target": bad})
