@@ -96,6 +96,7 @@ std::optional<ParameterSet> copiedWeights(const CallKeys& keys, const nb::dict& 
 
 CallKeys::CallKeys(const CompiledPlan& plan)
     : plan(plan),
+      reshape(nb::str("reshape")),
       zeros(plan),
       chunkEngine(engineLimitations(plan).empty() && !plan.needsWholeSequences()) {
   for (int l : plan.inputLayers()) inputKeys.push_back(inputKey(plan, l));
@@ -172,7 +173,11 @@ nb::dict gradientArrays(const CallKeys& keys, ParameterSet gradients) {
   for (const CallKeys::GradientCut& cut : keys.gradientCuts) {
     nb::object array = nb::steal(PyObject_GetItem(flat.ptr(), cut.slice.ptr()));
     if (!array.is_valid()) throw nb::python_error();
-    if (!cut.shape.is_none()) array = array.attr("reshape")(cut.shape);
+    if (!cut.shape.is_none()) {
+      array =
+          nb::steal(PyObject_CallMethodOneArg(array.ptr(), keys.reshape.ptr(), cut.shape.ptr()));
+      if (!array.is_valid()) throw nb::python_error();
+    }
     out[cut.key] = array;
   }
   return out;

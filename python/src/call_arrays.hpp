@@ -34,6 +34,7 @@ struct CallKeys {
   };
 
   const CompiledPlan& plan;
+  nb::str reshape;  // the method's name, made once
   ParameterSet zeros;  // the plan's layout and masks, every value 0
   std::unordered_map<std::string_view, const ParameterView*> byKey;  // keys live in zeros' layout
   std::vector<GradientCut> gradientCuts;           // trainable views, by key (the files' order)

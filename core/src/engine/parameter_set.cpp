@@ -144,10 +144,12 @@ ParameterSet::ParameterSet(const CompiledPlan& plan)
   if (!mask.empty()) m_mask = std::make_shared<const std::vector<float>>(std::move(mask));
 }
 
+ParameterSet::ParameterSet(std::shared_ptr<const ParameterLayout> layout,
+                           std::shared_ptr<const std::vector<float>> mask)
+    : m_layout(std::move(layout)), m_mask(std::move(mask)), m_values(m_layout->size(), 0.0f) {}
+
 ParameterSet ParameterSet::zerosLike(const ParameterSet& other) {
-  ParameterSet copy = other;
-  copy.fill(0.0f);
-  return copy;
+  return ParameterSet(other.m_layout, other.m_mask);
 }
 
 std::span<float> ParameterSet::view(const ParameterView& view) {

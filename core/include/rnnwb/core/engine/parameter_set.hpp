@@ -100,6 +100,10 @@ class ParameterSet {
   bool allFinite() const;
 
  private:
+  // All zeros, sharing a layout and masks (zerosLike: no copy of the values first).
+  ParameterSet(std::shared_ptr<const ParameterLayout> layout,
+               std::shared_ptr<const std::vector<float>> mask);
+
   std::shared_ptr<const ParameterLayout> m_layout;
   std::shared_ptr<const std::vector<float>> m_mask;  // null: no masks
   std::vector<float> m_values;
