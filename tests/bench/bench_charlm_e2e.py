@@ -102,7 +102,7 @@ def torch_frames_per_s(streams_ids, vocabulary, steps, threads):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         optimizer.step()
-    return 3 * (steps // 5) * STREAMS * H_PRIME / seconds, float(loss)
+    return 3 * (steps // 5) * STREAMS * H_PRIME / seconds, loss.item()
 
 
 def main():
