@@ -75,7 +75,45 @@ class TestCollapseView : public QObject {
   void collapsedViewIsCompact();
   void aFoldedBoxStaysClearOfAnUnfoldedNode_data();
   void aFoldedBoxStaysClearOfAnUnfoldedNode();
+  void aFrameTitleSitsTopLeftClearOfLayers_data();
+  void aFrameTitleSitsTopLeftClearOfLayers();
 };
+
+void TestCollapseView::aFrameTitleSitsTopLeftClearOfLayers_data() {
+  aFoldedBoxStaysClearOfAnUnfoldedNode_data();
+}
+
+// Issue #30: "recurrent node N" sat at the bottom of its frame, against an unrelated layer. It
+// sits at the frame's top-left, inside the frame, on no layer box.
+void TestCollapseView::aFrameTitleSitsTopLeftClearOfLayers() {
+  QFETCH(QString, file);
+  QFETCH(int, unfold);
+  GraphDocument doc;
+  QVERIFY(doc.open(QStringLiteral(RNNWB_EXAMPLES_DIR "/") + file, nullptr));
+  GraphScene scene(&doc);
+  scene.setCollapsed(true, false);
+  const auto boxes = expectedBoxes(doc);
+  QVERIFY(scene.toggleRecurrentNode(boxes[unfold].front()));
+  QTRY_VERIFY_WITH_TIMEOUT(scene.isLayerShown(boxes[unfold].front()), 3000);
+  const RecurrentFrameItem* frame = nullptr;
+  for (QGraphicsItem* item : scene.items())
+    if (item->type() == RecurrentFrameItem::Type && item->isVisible())
+      frame = static_cast<RecurrentFrameItem*>(item);
+  QVERIFY(frame);
+  for (const std::string& id : boxes[unfold])  // settled: the members at their places
+    QTRY_VERIFY_WITH_TIMEOUT(scene.layerBox(id).center() == doc.position(id), 3000);
+  const QRectF title = frame->mapRectToScene(frame->titleRect());
+  const QRectF outline = frame->sceneBoundingRect();
+  QVERIFY(outline.contains(title));
+  QVERIFY2(title.top() - outline.top() < 12 && title.left() - outline.left() < 20,
+           qPrintable(QStringLiteral("title at %1,%2 in a frame at %3,%4")
+                          .arg(title.left())
+                          .arg(title.top())
+                          .arg(outline.left())
+                          .arg(outline.top())));
+  for (const std::string& id : scene.layerIds())
+    if (scene.isLayerShown(id)) QVERIFY2(!title.intersects(scene.layerBox(id)), id.c_str());
+}
 
 void TestCollapseView::aFoldedBoxStaysClearOfAnUnfoldedNode_data() {
   QTest::addColumn<QString>("file");

@@ -15,7 +15,7 @@ constexpr double kGapX = 40.0;
 constexpr double kGapY = 28.0;
 // The search grid: fine enough to land near the wanted spot, coarse enough to be quick.
 constexpr double kStep = 20.0;
-// The title band a recurrent node's frame has under its boxes.
+// The title band a recurrent node's frame has over its boxes (RecurrentFrameItem::kTitleBand).
 constexpr double kFrameTitle = 30.0;
 
 QRectF boundsOf(const std::vector<QRectF>& rects) {
@@ -46,7 +46,7 @@ std::vector<QRectF> occupiedBy(const GraphDocument& document, bool frames) {
       QRectF area;
       for (int layer : node.layers)
         area |= layerFootprint(document.position(document.graph().layers[layer].id));
-      rects.push_back(area.adjusted(0, 0, 0, kFrameTitle));
+      rects.push_back(area.adjusted(0, -kFrameTitle, 0, 0));
     }
   return rects;
 }

@@ -1,5 +1,6 @@
 #include "recurrent_node_item.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QApplication>
@@ -86,8 +87,10 @@ RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember,
   const QRectF box(-LayerItem::kWidth / 2, -LayerItem::kHeight / 2, LayerItem::kWidth,
                    LayerItem::kHeight);
   for (const QPointF& home : homes) m_rect |= box.translated(home);
-  m_rect.adjust(-16, -16, 16, 30);  // the title goes under the boxes: self-loops rise above
-  setZValue(-1);                    // under connections and boxes
+  // The title band on top, inside the frame: under the boxes it sat against whatever layer
+  // came next below the frame. Self-loops rise above a box's middle, right of the title.
+  m_rect.adjust(-16, -kTitleBand, 16, 16);
+  setZValue(-1);  // under connections and boxes
   setToolTip(QStringLiteral("%1: double-click an empty spot inside to fold it").arg(m_title));
 }
 
@@ -101,12 +104,22 @@ void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem
   line.setAlpha(110);
   painter->setPen(QPen(line, 1.2));
   painter->drawRoundedRect(m_rect, 14, 14);
+  painter->setFont(titleFont());
+  painter->setPen(canvas::line(kBorder));
+  painter->drawText(titleRect(), Qt::AlignLeft | Qt::AlignVCenter, m_title);
+}
+
+QFont RecurrentFrameItem::titleFont() {
   QFont font = bodyFont();
   font.setPixelSize(12);
   font.setBold(true);
-  painter->setFont(font);
-  painter->setPen(canvas::line(kBorder));
-  painter->drawText(m_rect.adjusted(12, 0, -12, -7), Qt::AlignLeft | Qt::AlignBottom, m_title);
+  return font;
+}
+
+QRectF RecurrentFrameItem::titleRect() const {
+  const double width = QFontMetricsF(titleFont()).horizontalAdvance(m_title) + 2;
+  return {m_rect.left() + 12, m_rect.top() + 5, std::min(width, m_rect.width() - 24),
+          kTitleBand - 10};
 }
 
 void RecurrentNodeItem::setHighlighted(bool highlighted) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <QFont>
 #include <QGraphicsItem>
 #include <QGraphicsPathItem>
 
@@ -35,8 +36,14 @@ class RecurrentNodeItem : public QGraphicsItem {
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  /// Where "recurrent node N" is drawn (item coordinates): the top-left of the frame, in the
+  /// band above the members' boxes, so that it never lies on a layer box.
+  QRectF titleRect() const;
+  /// The band above the members' boxes that holds the title.
+  static constexpr double kTitleBand = 30.0;
 
  private:
+  static QFont titleFont();
   std::string m_firstMember;
   QString m_title, m_body, m_shortTitle, m_count;
   QRectF m_rect;
@@ -54,8 +61,14 @@ class RecurrentFrameItem : public QGraphicsItem {
   const std::string& firstMember() const { return m_firstMember; }
   QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+  /// Where "recurrent node N" is drawn (item coordinates): the top-left of the frame, in the
+  /// band above the members' boxes, so that it never lies on a layer box.
+  QRectF titleRect() const;
+  /// The band above the members' boxes that holds the title.
+  static constexpr double kTitleBand = 30.0;
 
  private:
+  static QFont titleFont();
   std::string m_firstMember;
   QString m_title;
   QRectF m_rect;
