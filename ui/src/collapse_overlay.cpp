@@ -52,18 +52,17 @@ void CollapseOverlay::rebuild(bool collapsed) {
   for (std::size_t n = 0; n < nodes.size(); ++n) {
     if (!nodes[n].recurrent) continue;
     Box box{nullptr, nullptr, {}, {}};
-    std::vector<QPointF> homes;
     for (int layer : nodes[n].layers) {
       box.members.push_back(graph.layers[layer].id);
-      homes.push_back(doc.position(graph.layers[layer].id));
-      box.centre += homes.back() / double(nodes[n].layers.size());
+      box.centre += doc.position(graph.layers[layer].id) / double(nodes[n].layers.size());
     }
     std::vector<std::string> order;
     for (int layer : nodes[n].innerOrder) order.push_back(graph.layers[layer].id);
     ++number;
     box.item = new RecurrentNodeItem(number, int(n) + 1, box.members, order, nodes[n].scan);
     box.item->setPos(box.centre);
-    box.frame = new RecurrentFrameItem(number, box.members.front(), homes);
+    box.frame = new RecurrentFrameItem(number, box.members.front(),
+                                       RecurrentFrameItem::outline(doc, nodes[n].layers));
     m_scene->addItem(box.frame);
     m_scene->addItem(box.item);
     box.target = collapsed != bool(m_exceptions.count(box.members.front())) ? 1.0 : 0.0;

@@ -22,9 +22,12 @@ const QColor kProblem(0xe0, 0x10, 0x10);
 // How far a connection to a missing layer reaches out of the layer that exists.
 constexpr double kStubLength = 150.0;
 
+// How high the control points of a self-loop in `lane` sit above the box (its apex: 3/4 of it).
+double selfLoopRise(int lane) { return 42 + 18 * lane; }
+
 QPainterPath selfLoop(const LayerItem* layer, int lane) {
   const QRectF box = layer->boxRect().translated(layer->pos());
-  const double rise = 42 + 18 * lane;
+  const double rise = selfLoopRise(lane);
   const QPointF start(box.right() - 18, box.top());
   const QPointF end(box.left() + 18, box.top());
   QPainterPath path(start);
@@ -75,6 +78,13 @@ bool ConnectionItem::joins(const std::string& layerId) const {
 void ConnectionItem::setLane(int lane) {
   m_lane = lane;
   updatePath();
+}
+
+double ConnectionItem::selfLoopReach(int loops) {
+  if (loops <= 0) return 0;
+  // A cubic with both control points `rise` up peaks at 3/4 of it; the label (labelRectAt,
+  // 15 high) is centred on the peak, which is the path's middle.
+  return 0.75 * selfLoopRise(loops - 1) + 8;
 }
 
 void ConnectionItem::setLoopLane(int lane) {

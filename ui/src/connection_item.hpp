@@ -34,6 +34,9 @@ class ConnectionItem : public QGraphicsPathItem {
   void setLane(int lane);
   /// A backward connection's lane among the loops it overlaps (GraphScene: nestedLanes).
   void setLoopLane(int lane);
+  /// How far above its box's top a layer's self-loops reach, their labels included (scene
+  /// units; 0 without one): the frame of its recurrent node takes them in.
+  static double selfLoopReach(int loops);
   /// True when it runs backwards (its target's in port is left of its source's out port):
   /// a loop closing, routed around the boxes. Its x-range in *span.
   bool isBackward(std::pair<double, double>* span = nullptr) const;

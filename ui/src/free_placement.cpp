@@ -6,6 +6,7 @@
 #include <QLineF>
 
 #include "layer_item.hpp"
+#include "recurrent_node_item.hpp"
 
 namespace rnnwb::ui {
 namespace {
@@ -15,8 +16,6 @@ constexpr double kGapX = 40.0;
 constexpr double kGapY = 28.0;
 // The search grid: fine enough to land near the wanted spot, coarse enough to be quick.
 constexpr double kStep = 20.0;
-// The title band a recurrent node's frame has over its boxes (RecurrentFrameItem::kTitleBand).
-constexpr double kFrameTitle = 30.0;
 
 QRectF boundsOf(const std::vector<QRectF>& rects) {
   QRectF bounds;
@@ -43,10 +42,10 @@ std::vector<QRectF> occupiedBy(const GraphDocument& document, bool frames) {
   if (frames && document.analysis())
     for (const SccNode& node : document.analysis()->nodes) {
       if (!node.recurrent) continue;
-      QRectF area;
+      QRectF area = RecurrentFrameItem::outline(document, node.layers);
       for (int layer : node.layers)
         area |= layerFootprint(document.position(document.graph().layers[layer].id));
-      rects.push_back(area.adjusted(0, -kFrameTitle, 0, 0));
+      rects.push_back(area);
     }
   return rects;
 }

@@ -1,16 +1,20 @@
 #include "recurrent_node_item.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <QApplication>
 #include <QFontMetricsF>
+#include <QGraphicsScene>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
 #include "canvas_colours.hpp"
+#include "connection_item.hpp"
 #include "layer_item.hpp"
 #include "rnnwb/core/scan_order.hpp"
+#include "rnnwb/ui/graph_document.hpp"
 
 namespace rnnwb::ui {
 namespace {
@@ -80,18 +84,34 @@ RecurrentNodeItem::RecurrentNodeItem(int number, int step, std::vector<std::stri
   setToolTip(QStringLiteral("Double-click to unfold this node"));
 }
 
-RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember,
-                                       const std::vector<QPointF>& homes)
+RecurrentFrameItem::RecurrentFrameItem(int number, std::string firstMember, const QRectF& outline)
     : m_firstMember(std::move(firstMember)),
-      m_title(QStringLiteral("recurrent node %1").arg(number)) {
-  const QRectF box(-LayerItem::kWidth / 2, -LayerItem::kHeight / 2, LayerItem::kWidth,
-                   LayerItem::kHeight);
-  for (const QPointF& home : homes) m_rect |= box.translated(home);
-  // The title band on top, inside the frame: under the boxes it sat against whatever layer
-  // came next below the frame. Self-loops rise above a box's middle, right of the title.
-  m_rect.adjust(-16, -kTitleBand, 16, 16);
+      m_title(QStringLiteral("recurrent node %1").arg(number)),
+      m_rect(outline) {
   setZValue(-1);  // under connections and boxes
   setToolTip(QStringLiteral("%1: double-click an empty spot inside to fold it").arg(m_title));
+}
+
+QRectF RecurrentFrameItem::outline(const GraphDocument& document, const std::vector<int>& layers) {
+  constexpr double kMargin = 16;
+  const QRectF box(-LayerItem::kWidth / 2, -LayerItem::kHeight / 2, LayerItem::kWidth,
+                   LayerItem::kHeight);
+  const Graph& graph = document.graph();
+  QRectF rect;
+  for (int layer : layers) {
+    const std::string& id = graph.layers[layer].id;
+    const auto loops =
+        std::count_if(graph.connections.begin(), graph.connections.end(),
+                      [&](const Connection& c) { return c.from == id && c.to == id; });
+    // A self-loop arcs over its box, its label on top: the frame takes it in, so that the
+    // title above it crosses no wire (issue #30: at the bottom the title sat against the next
+    // layer down; at the top without this, the loop's arc ran through the text).
+    const double above = loops ? ConnectionItem::selfLoopReach(int(loops)) + 4 : kMargin;
+    // Below, room for the title too, where every corner above is taken (titleRect).
+    rect |=
+        box.translated(document.position(id)).adjusted(-kMargin, -above, kMargin, kTitleBand - 4);
+  }
+  return rect.adjusted(0, -kTitleBand, 0, 0);
 }
 
 void RecurrentFrameItem::paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) {
@@ -117,9 +137,27 @@ QFont RecurrentFrameItem::titleFont() {
 }
 
 QRectF RecurrentFrameItem::titleRect() const {
-  const double width = QFontMetricsF(titleFont()).horizontalAdvance(m_title) + 2;
-  return {m_rect.left() + 12, m_rect.top() + 5, std::min(width, m_rect.width() - 24),
-          kTitleBand - 10};
+  const double width =
+      std::min(QFontMetricsF(titleFont()).horizontalAdvance(m_title) + 2, m_rect.width() - 24);
+  const double height = kTitleBand - 8;
+  const double left = m_rect.left() + 12, right = m_rect.right() - 12 - width;
+  const double top = m_rect.top() + 6, bottom = m_rect.bottom() - 3 - height;
+  // Top-left as a reader looks first, unless a wire or a drawn frame's title bar crosses it
+  // there (lstm-peephole's "gates" frame starts at the same corner; jordan's y -> h loop runs
+  // over its boxes): then the first clear corner of the others.
+  const std::array<QRectF, 4> corners{
+      QRectF(left, top, width, height), QRectF(right, top, width, height),
+      QRectF(left, bottom, width, height), QRectF(right, bottom, width, height)};
+  for (const QRectF& corner : corners)
+    if (isClearAt(corner)) return corner;
+  return corners.front();
+}
+
+bool RecurrentFrameItem::isClearAt(const QRectF& rect) const {
+  if (!scene()) return true;
+  for (const QGraphicsItem* item : scene()->items(mapRectToScene(rect), Qt::IntersectsItemShape))
+    if (item != this && item->isVisible() && item->type() != Type) return false;
+  return true;
 }
 
 void RecurrentNodeItem::setHighlighted(bool highlighted) {

@@ -12,6 +12,8 @@
 
 namespace rnnwb::ui {
 
+class GraphDocument;
+
 class RecurrentNodeItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 3 };
@@ -36,14 +38,8 @@ class RecurrentNodeItem : public QGraphicsItem {
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
-  /// Where "recurrent node N" is drawn (item coordinates): the top-left of the frame, in the
-  /// band above the members' boxes, so that it never lies on a layer box.
-  QRectF titleRect() const;
-  /// The band above the members' boxes that holds the title.
-  static constexpr double kTitleBand = 30.0;
 
  private:
-  static QFont titleFont();
   std::string m_firstMember;
   QString m_title, m_body, m_shortTitle, m_count;
   QRectF m_rect;
@@ -55,20 +51,26 @@ class RecurrentNodeItem : public QGraphicsItem {
 class RecurrentFrameItem : public QGraphicsItem {
  public:
   enum { Type = UserType + 4 };
-  /// `homes` are the members' box centres.
-  RecurrentFrameItem(int number, std::string firstMember, const std::vector<QPointF>& homes);
+  /// `outline`: where the frame goes, in scene units (outline()).
+  RecurrentFrameItem(int number, std::string firstMember, const QRectF& outline);
+  /// The frame's outline around the document's `layers` (scene units): their boxes at their
+  /// places with a margin, the self-loops that rise above them with their labels, and the
+  /// title band above all of that. Free placement keeps new layers out of it.
+  static QRectF outline(const GraphDocument& document, const std::vector<int>& layers);
   int type() const override { return Type; }
   const std::string& firstMember() const { return m_firstMember; }
   QRectF boundingRect() const override { return m_rect.adjusted(-2, -2, 2, 2); }
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
   /// Where "recurrent node N" is drawn (item coordinates): the top-left of the frame, in the
-  /// band above the members' boxes, so that it never lies on a layer box.
+  /// band above the members' boxes and their self-loops, so that it lies on no box and no wire.
   QRectF titleRect() const;
-  /// The band above the members' boxes that holds the title.
-  static constexpr double kTitleBand = 30.0;
+  /// The band at the frame's top that holds the title.
+  static constexpr double kTitleBand = 26.0;
 
  private:
   static QFont titleFont();
+  /// No item but recurrent frames lies on `rect` (item coordinates).
+  bool isClearAt(const QRectF& rect) const;
   std::string m_firstMember;
   QString m_title;
   QRectF m_rect;
