@@ -131,6 +131,7 @@ class TestTrainingPanel : public QObject {
   void crashShowsError();
   void failureShowsTrainersMessage();
   void stopSendsSigtermAndResumeContinues();
+  void twoRunsTrainAtOnceEachStoppedAlone();
   void missingExecutableIsExplained();
   void badConfigNeverLaunches();
   void existingRunIsNotOverwritten();
@@ -227,10 +228,10 @@ void TestTrainingPanel::stopSendsSigtermAndResumeContinues() {
   f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kStopOnTerm));
   QVERIFY(f.panel.startTraining());
   QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(f.runDir)->records().size() >= 2, 10000);
-  // One run at a time: a second start is refused and the running one goes on.
-  f.panel.form()->setRunDir(f.dir.filePath(QStringLiteral("runs/second")));
-  QVERIFY(!f.panel.startTraining());
-  QVERIFY(f.panel.message().contains(QStringLiteral("stop it first")));
+  // The selected run trains: Resume is refused (Stop first), and it goes on.
+  QVERIFY(!f.panel.resumeRun());
+  QVERIFY2(f.panel.message().contains(QStringLiteral("Stop it before resuming")),
+           qPrintable(f.panel.message()));
   QVERIFY(f.panel.process()->isRunning());
   QSignalSpy ended(f.panel.process(), &TrainingProcess::finished);
   f.panel.stopTraining();
@@ -251,6 +252,56 @@ void TestTrainingPanel::stopSendsSigtermAndResumeContinues() {
                         QStringLiteral("--run-dir"), key}));
   f.panel.stopTraining();
   QVERIFY(f.waitForEnd());
+}
+
+// Issue #30 (TensorBoard): several runs train at once from the workbench, each with its own Stop.
+void TestTrainingPanel::twoRunsTrainAtOnceEachStoppedAlone() {
+  Fixture f;
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), kStopOnTerm));
+  QVERIFY(f.panel.startTraining());
+  TrainingProcess* first = f.panel.process();
+  const QString second = f.dir.filePath(QStringLiteral("runs/second"));
+  f.panel.form()->setRunDir(second);
+  QVERIFY2(f.panel.startTraining(), qPrintable(f.panel.message()));
+  TrainingProcess* next = f.panel.process();
+  QVERIFY(next != first);  // its own process, with the executable the first one had
+  QVERIFY(first->isRunning() && next->isRunning());
+  QCOMPARE(f.panel.trainerOf(f.runDir), first);
+  QCOMPARE(f.panel.trainerOf(second), next);
+  QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(f.runDir)->records().size() >= 2, 10000);
+  QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(second)->records().size() >= 2, 10000);
+
+  // Stop acts on the selected run: the first, selected again, stops; the second trains on.
+  const QString firstKey = QDir(f.runDir).absolutePath(), secondKey = QDir(second).absolutePath();
+  QCOMPARE(f.panel.runList()->currentRun(), secondKey);
+  f.panel.runList()->setCurrentRun(firstKey);
+  QSignalSpy firstEnded(first, &TrainingProcess::finished);
+  f.panel.stopTraining();
+  QVERIFY(firstEnded.wait(10000));
+  QCOMPARE(firstEnded.front().front().value<Outcome>(), Outcome::Stopped);
+  QVERIFY(QFile::exists(f.runDir + QStringLiteral("/term")));
+  // Its last words came while the other trained: the output says whose they are.
+  QTRY_VERIFY_WITH_TIMEOUT(
+      f.panel.logText().contains(QStringLiteral("[first] rnnwb train: stopped at step")), 10000);
+  QVERIFY(next->isRunning());
+  QVERIFY(!QFile::exists(second + QStringLiteral("/term")));
+  const qsizetype reported = f.panel.follower(second)->records().size();
+  QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(second)->records().size() > reported, 10000);
+
+  // A third start takes the process that has ended, not a new one.
+  f.panel.form()->setRunDir(f.dir.filePath(QStringLiteral("runs/third")));
+  QVERIFY(f.panel.startTraining());
+  QCOMPARE(f.panel.process(), first);
+  for (const QString& key :
+       {secondKey, QDir(f.dir.filePath(QStringLiteral("runs/third"))).absolutePath()}) {
+    f.panel.runList()->setCurrentRun(key);
+    TrainingProcess* process = f.panel.trainerOf(key);
+    QVERIFY(process);
+    QSignalSpy ended(process, &TrainingProcess::finished);
+    f.panel.stopTraining();
+    QVERIFY(ended.wait(10000));
+  }
+  QVERIFY(!first->isRunning() && !next->isRunning());
 }
 
 void TestTrainingPanel::missingExecutableIsExplained() {

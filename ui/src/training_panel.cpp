@@ -26,6 +26,7 @@
 #include "rnnwb/ui/run_plot.hpp"
 #include "rnnwb/ui/train_form.hpp"
 #include "training_panel_support.hpp"
+#include "training_processes.hpp"
 
 namespace rnnwb::ui {
 
@@ -38,7 +39,7 @@ std::filesystem::path toPath(const QString& path) {
 }  // namespace
 
 TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
-    : QWidget(parent), m_document(document), m_process(new TrainingProcess(this)) {
+    : QWidget(parent), m_document(document), m_processes(new TrainingProcesses(this)) {
   m_message = new QLabel;
   m_message->setWordWrap(true);
   m_message->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -56,9 +57,9 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
   layout->addWidget(m_message);
   layout->addWidget(splitter, 1);
 
-  connect(m_process, &TrainingProcess::logLine, this, &TrainingPanel::appendLog);
-  connect(m_process, &TrainingProcess::finished, this, &TrainingPanel::onProcessFinished);
-  connect(m_process, &TrainingProcess::started, this, [this](const QString& dir) {
+  connect(m_processes, &TrainingProcesses::logLine, this, &TrainingPanel::appendRunLog);
+  connect(m_processes, &TrainingProcesses::finished, this, &TrainingPanel::onProcessFinished);
+  connect(m_processes, &TrainingProcesses::started, this, [this](const QString& dir) {
     m_runs->setState(dir, QStringLiteral("running"));
     updateButtons();
   });
@@ -74,6 +75,12 @@ TrainingPanel::TrainingPanel(GraphDocument* document, QWidget* parent)
 }
 
 TrainingPanel::~TrainingPanel() = default;
+
+TrainingProcess* TrainingPanel::process() const { return m_processes->newest(); }
+
+TrainingProcess* TrainingPanel::trainerOf(const QString& runDir) const {
+  return m_processes->trainer(runDir);
+}
 
 QWidget* TrainingPanel::createFormSide() {
   m_form = new TrainForm;
@@ -134,7 +141,7 @@ void TrainingPanel::showMessage(const QString& text, bool error) {
 }
 
 bool TrainingPanel::isOwnRunning(const QString& key) const {
-  return m_process->isRunning() && absoluteDir(m_process->runDir()) == key;
+  return m_processes->trainer(key) != nullptr;
 }
 
 bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QString* configPath) {
@@ -177,11 +184,6 @@ bool TrainingPanel::stageLaunch(const QString& runDir, QString* graphPath, QStri
 }
 
 bool TrainingPanel::startTraining() {
-  if (m_process->isRunning()) {
-    showMessage(QStringLiteral("A run is going on in %1; stop it first.").arg(m_process->runDir()),
-                true);
-    return false;
-  }
   if (m_form->runDir().isEmpty()) {
     showMessage(QStringLiteral("Choose a run folder (Run folder, in the form)."), true);
     return false;
@@ -199,26 +201,27 @@ bool TrainingPanel::startTraining() {
   if (!stageLaunch(dir, &graphPath, &configPath)) return false;
   const train::TrainConfig config = m_form->config();
   rememberForm(config);
-  m_process->setProcesses(config.ranks, QString::fromStdString(config.hostfile));
+  TrainingProcess* process = m_processes->launcher();  // runs started before train on
+  process->setProcesses(config.ranks, QString::fromStdString(config.hostfile));
   followRun(dir);
   m_runs->setState(dir, QStringLiteral("starting"));
   m_message->setVisible(false);
-  const bool started = m_process->startNew(graphPath, configPath, dir);
-  m_log->appendPlainText(QStringLiteral("$ ") + m_process->command().join(QLatin1Char(' ')));
+  const bool started = process->startNew(graphPath, configPath, dir);
+  m_log->appendPlainText(QStringLiteral("$ ") + process->command().join(QLatin1Char(' ')));
   proposeRunDir();  // this folder is taken now: the next Train goes to the next one
   return started;
 }
 
 bool TrainingPanel::resumeRun() {
-  if (m_process->isRunning()) {
-    showMessage(QStringLiteral("A run is going on in %1; stop it first.").arg(m_process->runDir()),
-                true);
-    return false;
-  }
   const QString key = m_runs->currentRun();
   RunFollower* run = follower(key);
   if (!run) {
     showMessage(QStringLiteral("Select the run to resume in the list of runs."), true);
+    return false;
+  }
+  if (isOwnRunning(key)) {
+    showMessage(QStringLiteral("%1 is training; Stop it before resuming it.").arg(run->name()),
+                true);
     return false;
   }
   run->poll();
@@ -237,11 +240,12 @@ bool TrainingPanel::resumeRun() {
     }
     steps = wanted.steps;
   }
-  setProcessesOfRun(*run);
+  TrainingProcess* process = m_processes->launcher();
+  setProcessesOfRun(*process, *run);
   m_message->setVisible(false);
   m_runs->setState(key, QStringLiteral("starting"));
-  const bool started = m_process->resume(key, steps);
-  m_log->appendPlainText(QStringLiteral("$ ") + m_process->command().join(QLatin1Char(' ')));
+  const bool started = process->resume(key, steps);
+  m_log->appendPlainText(QStringLiteral("$ ") + process->command().join(QLatin1Char(' ')));
   return started;
 }
 
@@ -256,12 +260,12 @@ void TrainingPanel::useAlgorithm(const QString& algorithm, int streams, int h, i
   m_form->setRunDir(runDir);
 }
 
-void TrainingPanel::setProcessesOfRun(const RunFollower& run) {
+void TrainingPanel::setProcessesOfRun(TrainingProcess& process, const RunFollower& run) {
   // A resumed run keeps the launch it was started with: its config says how many ranks. Without
   // a readable config, rnnwb train --resume names what is wrong with the folder.
   const auto& config = run.config();
-  m_process->setProcesses(config ? config->ranks : 1,
-                          config ? QString::fromStdString(config->hostfile) : QString());
+  process.setProcesses(config ? config->ranks : 1,
+                       config ? QString::fromStdString(config->hostfile) : QString());
 }
 
 void TrainingPanel::stopTraining() {
@@ -281,9 +285,10 @@ void TrainingPanel::stopTraining() {
     m_runs->setState(selected, QStringLiteral("stopping"));
     return;
   }
-  if (!m_process->isRunning()) return;
-  m_runs->setState(absoluteDir(m_process->runDir()), QStringLiteral("stopping"));
-  m_process->stop();
+  TrainingProcess* process = m_processes->trainer(selected);
+  if (!process) return;
+  m_runs->setState(absoluteDir(process->runDir()), QStringLiteral("stopping"));
+  process->stop();
 }
 
 std::optional<long> TrainingPanel::externalHolder(const QString& runDir) const {
@@ -291,8 +296,9 @@ std::optional<long> TrainingPanel::externalHolder(const QString& runDir) const {
   return train::localLockHolder(runDir.toStdString());
 }
 
-void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QString& message) {
-  const QString key = absoluteDir(m_process->runDir());
+void TrainingPanel::onProcessFinished(TrainingProcess* process, TrainingProcess::Outcome outcome,
+                                      const QString& message) {
+  const QString key = absoluteDir(process->runDir());
   if (RunFollower* run = follower(key)) run->poll();  // the last lines before the exit
   static const QMap<TrainingProcess::Outcome, QString> kStates = {
       {TrainingProcess::Outcome::Finished, QStringLiteral("finished")},
@@ -301,7 +307,7 @@ void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QS
       {TrainingProcess::Outcome::Crashed, QStringLiteral("crashed")},
       {TrainingProcess::Outcome::NotStarted, QStringLiteral("not started")}};
   // A refused second start leaves the running run's state alone.
-  if (!(outcome == TrainingProcess::Outcome::NotStarted && m_process->isRunning()))
+  if (!(outcome == TrainingProcess::Outcome::NotStarted && process->isRunning()))
     m_runs->setState(key, kStates.value(outcome));
   const bool error =
       outcome != TrainingProcess::Outcome::Finished && outcome != TrainingProcess::Outcome::Stopped;
@@ -318,10 +324,11 @@ void TrainingPanel::onProcessFinished(TrainingProcess::Outcome outcome, const QS
 }
 
 void TrainingPanel::updateButtons() {
-  const bool running = m_process->isRunning();
-  m_train->setEnabled(!running);
-  m_stop->setEnabled(running || externalHolder(m_runs->currentRun()).has_value());
-  m_resume->setEnabled(!running && follower(m_runs->currentRun()) != nullptr);
+  // Train starts another run beside those training; Stop and Resume act on the selected one.
+  const QString selected = m_runs->currentRun();
+  const bool running = isOwnRunning(selected);
+  m_stop->setEnabled(running || externalHolder(selected).has_value());
+  m_resume->setEnabled(!running && follower(selected) != nullptr);
 }
 
 }  // namespace rnnwb::ui

@@ -1,6 +1,8 @@
 // The training panel's form side: the banner that follows the form's problems, Load config, the
 // proposed run folder, the log view, and the question when the window closes during a run
 // (stop it, leave it running and detach, or cancel).
+#include <algorithm>
+
 #include <QDate>
 #include <QDir>
 #include <QEventLoop>
@@ -22,6 +24,7 @@
 #include "rnnwb/ui/training_panel.hpp"
 #include "start_page.hpp"
 #include "training_panel_support.hpp"
+#include "training_processes.hpp"
 
 namespace rnnwb::ui {
 
@@ -32,6 +35,16 @@ void TrainingPanel::appendLog(const QString& text) {
   const int position = bar->value();
   m_log->appendPlainText(text);
   bar->setValue(atEnd ? bar->maximum() : position);
+}
+
+void TrainingPanel::appendRunLog(const QString& runDir, const QString& text) {
+  // Several runs' lines interleave: each says whose it is, as `mpirun --tag-output` does.
+  const std::vector<TrainingProcess*> running = m_processes->running();
+  const bool alone = std::none_of(running.begin(), running.end(), [&](const TrainingProcess* p) {
+    return absoluteDir(p->runDir()) != absoluteDir(runDir);
+  });
+  if (alone) return appendLog(text);
+  appendLog(QStringLiteral("[%1] %2").arg(QFileInfo(runDir).fileName(), text));
 }
 
 void TrainingPanel::showFormProblems(const QStringList& problems) {
@@ -55,23 +68,33 @@ void TrainingPanel::onFormChanged() {
 }
 
 bool TrainingPanel::confirmClose() {
-  if (!m_process->isRunning()) return true;
-  QMessageBox ask(QMessageBox::Question, QStringLiteral("A run is training"),
-                  QStringLiteral("%1 is still training.\n\nStop it: it writes a checkpoint, and "
-                                 "Resume continues it.\nLeave it running: it goes on without the "
-                                 "workbench (its output in console.log in the run folder), and "
-                                 "the next start follows it again.")
-                      .arg(m_process->runDir()),
+  const std::vector<TrainingProcess*> running = m_processes->running();
+  if (running.empty()) return true;
+  QStringList folders;
+  for (const TrainingProcess* process : running) folders << process->runDir();
+  const bool one = running.size() == 1;
+  QMessageBox ask(QMessageBox::Question,
+                  one ? QStringLiteral("A run is training") : QStringLiteral("Runs are training"),
+                  QStringLiteral("%1 %2 still training.\n\nStop: each writes a checkpoint, and "
+                                 "Resume continues it.\nLeave running: they go on without the "
+                                 "workbench (the output in console.log in each run folder), and "
+                                 "the next start follows them again.")
+                      .arg(folders.join(QStringLiteral(", ")),
+                           one ? QStringLiteral("is") : QStringLiteral("are")),
                   QMessageBox::NoButton, this);
-  QPushButton* stop = ask.addButton(QStringLiteral("Stop it"), QMessageBox::AcceptRole);
-  QPushButton* detach =
-      ask.addButton(QStringLiteral("Leave it running and detach"), QMessageBox::AcceptRole);
+  QPushButton* stop = ask.addButton(one ? QStringLiteral("Stop it") : QStringLiteral("Stop them"),
+                                    QMessageBox::AcceptRole);
+  QPushButton* detach = ask.addButton(
+      one ? QStringLiteral("Leave it running and detach") : QStringLiteral("Leave them running"),
+      QMessageBox::AcceptRole);
   ask.addButton(QMessageBox::Cancel);
   ask.setDefaultButton(stop);
   ask.exec();
   if (ask.clickedButton() == detach) {
-    rememberDetachedRun(m_process->runDir());
-    m_process->detach();
+    for (TrainingProcess* process : running) {
+      rememberDetachedRun(process->runDir());
+      process->detach();
+    }
     return true;
   }
   if (ask.clickedButton() != stop) return false;
@@ -80,10 +103,14 @@ bool TrainingPanel::confirmClose() {
 }
 
 void TrainingPanel::stopAndWait() {
-  QEventLoop loop;
-  connect(m_process, &TrainingProcess::finished, &loop, &QEventLoop::quit);
-  m_process->stop();
-  if (m_process->isRunning()) loop.exec();  // the trainer ends its update and checkpoints
+  // All at once, then each waited for: every trainer ends its update and checkpoints.
+  const std::vector<TrainingProcess*> running = m_processes->running();
+  for (TrainingProcess* process : running) process->stop();
+  for (TrainingProcess* process : running) {
+    QEventLoop loop;
+    connect(process, &TrainingProcess::finished, &loop, &QEventLoop::quit);
+    if (process->isRunning()) loop.exec();
+  }
 }
 
 bool TrainingPanel::loadConfig(const QString& path) {

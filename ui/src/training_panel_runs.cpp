@@ -20,6 +20,7 @@
 #include "rnnwb/ui/runs_table.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 #include "training_panel_support.hpp"
+#include "training_processes.hpp"
 
 namespace rnnwb::ui {
 
@@ -224,7 +225,7 @@ void TrainingPanel::showRunLog(const QString& runDir) {
 void TrainingPanel::removeCurrentRun() {
   const QString key = m_runs->currentRun();
   if (key.isEmpty()) return;
-  if (m_process->isRunning() && absoluteDir(m_process->runDir()) == key) {
+  if (isOwnRunning(key)) {
     showMessage(QStringLiteral("Stop the run before removing it from the list."), true);
     return;
   }

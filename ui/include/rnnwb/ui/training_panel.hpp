@@ -1,10 +1,11 @@
 #pragma once
-// The training panel (a dock of the workbench): a form for a new run, Train / Stop / Resume, the
-// runs it follows (launched here or opened from a folder that a run elsewhere writes), their
-// live plots overlaid, and the trainer's output. Training runs in a child process
-// (TrainingProcess), so that a crash or a bad config shows here as an error and the editor goes
-// on. Train first writes the current document, unsaved edits included, beside the config it
-// launches with (RUN/launch/graph.rnn.json, RUN/launch/config.json): never a stale file.
+// The training panel (a dock of the workbench): a form for a new run, Train / Stop / Resume (of
+// the selected run: several train at once), the runs it follows (launched here or opened from a
+// folder that a run elsewhere writes), their live plots overlaid, and the trainer's output.
+// Training runs in a child process (TrainingProcess), so that a crash or a bad config shows here as
+// an error and the editor goes on. Train first writes the current document, unsaved edits included,
+// beside the config it launches with (RUN/launch/graph.rnn.json, RUN/launch/config.json): never a
+// stale file.
 #include <map>
 #include <optional>
 #include <vector>
@@ -28,6 +29,7 @@ class RunList;
 class RunPlot;
 class RunsTable;
 class TrainForm;
+class TrainingProcesses;
 
 class TrainingPanel : public QWidget {
   Q_OBJECT
@@ -43,7 +45,11 @@ class TrainingPanel : public QWidget {
   RunList* runList() const { return m_runs; }
   /// The runs' settings against their final metrics (HParams), under the list.
   RunsTable* runsTable() const { return m_table; }
-  TrainingProcess* process() const { return m_process; }
+  /// The process of the latest Train or Resume (runs started earlier may still train: several
+  /// runs train at once, each with its own process).
+  TrainingProcess* process() const;
+  /// The process training this run folder here, or null.
+  TrainingProcess* trainerOf(const QString& runDir) const;
   /// The follower of a run folder (by any spelling of its path), or null.
   RunFollower* follower(const QString& runDir) const;
 
@@ -63,6 +69,7 @@ class TrainingPanel : public QWidget {
   bool startTraining();
   /// Continues the selected run (extended to the form's steps when it had finished).
   bool resumeRun();
+  /// Stops the selected run (it checkpoints; Resume continues it); the others train on.
   void stopTraining();
   /// Follows a run folder, running or not, written here or elsewhere. False when it is no run.
   bool openRun(const QString& runDir);
@@ -98,6 +105,8 @@ class TrainingPanel : public QWidget {
   void showRunLog(const QString& runDir);
   bool isOwnRunning(const QString& key) const;  // this panel's process trains that run
   void appendLog(const QString& text);
+  /// A line of a run's output: named by its run when several train at once.
+  void appendRunLog(const QString& runDir, const QString& text);
   void showFormProblems(const QStringList& problems);
   void onFormChanged();
   /// The next free folder beside the graph, unless the form holds one the user chose.
@@ -110,15 +119,16 @@ class TrainingPanel : public QWidget {
   QString taskMismatch(const train::TrainConfig& config) const;
   void proposeBundledText();  // char-lm's text: the corpus the project ships, when found
   void stopAndWait();
-  void onProcessFinished(TrainingProcess::Outcome outcome, const QString& message);
+  void onProcessFinished(TrainingProcess* process, TrainingProcess::Outcome outcome,
+                         const QString& message);
   void updateButtons();
   /// The pid training `runDir` on this host when it is not this panel's own process.
   std::optional<long> externalHolder(const QString& runDir) const;
-  void setProcessesOfRun(const RunFollower& run);
+  void setProcessesOfRun(TrainingProcess& process, const RunFollower& run);
   bool stageLaunch(const QString& runDir, QString* graphPath, QString* configPath);
 
   GraphDocument* m_document;
-  TrainingProcess* m_process;
+  TrainingProcesses* m_processes;
   TrainForm* m_form = nullptr;
   RunPlot* m_plot = nullptr;
   RunList* m_runs = nullptr;

@@ -2,7 +2,8 @@
 // TrainingProcess: runs `rnnwb train` as a child process, so that a crash in training never takes
 // the editor down. It finds the executable (the "training/rnnwb" setting, else `rnnwb` beside
 // the running program), passes the child's output on line by line, stops it with SIGTERM (the
-// trainer then checkpoints and exits with 143) and says in words how it ended. One run at a time.
+// trainer then checkpoints and exits with 143) and says in words how it ended. One run at a time
+// per object (TrainingProcesses holds one per run that trains).
 //
 // The child runs in a session of its own (setsid) and writes its output to RUN/console.log,
 // which is read from there: no pipe ties it to the workbench, so detach() can leave it running
@@ -29,6 +30,8 @@ class TrainingProcess : public QObject {
   static QString findExecutable(QString* why);
   /// Overrides the search (tests, and the setting's value); empty restores it.
   void setExecutable(const QString& path) { m_executable = path; }
+  /// The override set with setExecutable (empty: the search).
+  QString executable() const { return m_executable; }
 
   /// The next launches run `ranks` processes through Open MPI's mpirun (data-parallel training,
   /// docs/distributed.md), over the hostfile's machines when one is given, else on this one
