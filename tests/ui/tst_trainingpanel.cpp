@@ -285,7 +285,7 @@ void TestTrainingPanel::twoRunsTrainAtOnceEachStoppedAlone() {
       f.panel.logText().contains(QStringLiteral("[first] rnnwb train: stopped at step")), 10000);
   QVERIFY(next->isRunning());
   QVERIFY(!QFile::exists(second + QStringLiteral("/term")));
-  const qsizetype reported = f.panel.follower(second)->records().size();
+  const std::size_t reported = f.panel.follower(second)->records().size();
   QTRY_VERIFY_WITH_TIMEOUT(f.panel.follower(second)->records().size() > reported, 10000);
 
   // A third start takes the process that has ended, not a new one.

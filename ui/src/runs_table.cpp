@@ -67,7 +67,7 @@ QString RunsTable::text(const QString& key, Column column) const {
 
 void RunsTable::setRun(const QString& key, const QString& name,
                        const std::optional<train::TrainConfig>& config,
-                       const std::vector<train::MetricsRecord>& records) {
+                       const std::vector<train::MetricsRecord>& records, const QColor& color) {
   // Rows move while sorting is on: fill the row with it off, then sort again.
   const bool sorting = m_table->isSortingEnabled();
   m_table->setSortingEnabled(false);
@@ -79,6 +79,7 @@ void RunsTable::setRun(const QString& key, const QString& name,
   auto* run = textItem(name);
   run->setData(kRunKeyRole, key);
   run->setToolTip(key);
+  if (color.isValid()) run->setData(Qt::DecorationRole, color);
   m_table->setItem(row, kRun, run);
   const auto setting = [&](Column column, std::optional<double> value) {
     m_table->setItem(row, column, numberItem(config ? value : std::nullopt));
@@ -101,10 +102,38 @@ void RunsTable::setRun(const QString& key, const QString& name,
       numberItem(any ? std::optional<double>(records.back().trainLoss) : std::nullopt));
   m_table->setItem(row, kValid, numberItem(bestValid(records)));
   m_table->setSortingEnabled(sorting);
+  emit changed();
 }
 
 void RunsTable::removeRun(const QString& key) {
-  if (const int row = rowOf(key); row >= 0) m_table->removeRow(row);
+  const int row = rowOf(key);
+  if (row < 0) return;
+  m_table->removeRow(row);
+  emit changed();
 }
+
+QString RunsTable::columnName(Column column) const {
+  return m_table->horizontalHeaderItem(column)->text();
+}
+
+std::optional<double> RunsTable::number(int row, Column column) const {
+  const QTableWidgetItem* item = m_table->item(row, column);
+  if (!item) return std::nullopt;
+  const QVariant value = item->data(Qt::DisplayRole);
+  if (value.typeId() != QMetaType::Double) return std::nullopt;
+  return value.toDouble();
+}
+
+QString RunsTable::keyAt(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, kRun);
+  return item ? item->data(kRunKeyRole).toString() : QString();
+}
+
+QColor RunsTable::colorAt(int row) const {
+  const QTableWidgetItem* item = m_table->item(row, kRun);
+  return item ? item->data(Qt::DecorationRole).value<QColor>() : QColor();
+}
+
+int RunsTable::rowCount() const { return m_table->rowCount(); }
 
 }  // namespace rnnwb::ui

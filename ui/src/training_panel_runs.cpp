@@ -17,6 +17,7 @@
 #include "rnnwb/ui/run_follower.hpp"
 #include "rnnwb/ui/run_list.hpp"
 #include "rnnwb/ui/run_plot.hpp"
+#include "rnnwb/ui/runs_scatter.hpp"
 #include "rnnwb/ui/runs_table.hpp"
 #include "rnnwb/ui/training_panel.hpp"
 #include "training_panel_support.hpp"
@@ -85,10 +86,14 @@ QWidget* TrainingPanel::createRunsSide() {
   // Under the list: the trainer's output, and the runs' settings against their final metrics
   // (TensorBoard's HParams table), sortable.
   m_table = new RunsTable;
+  // Beside it, one metric against one setting (HParams' scatter view); a dot selects its run.
+  m_scatter = new RunsScatter(m_table);
+  connect(m_scatter, &RunsScatter::runClicked, m_runs, &RunList::setCurrentRun);
   auto* bottom = new QTabWidget;
   bottom->setDocumentMode(true);
   bottom->addTab(m_log, QStringLiteral("Output"));
   bottom->addTab(m_table, QStringLiteral("Runs table"));
+  bottom->addTab(m_scatter, QStringLiteral("Scatter"));
   auto* side = new QSplitter(Qt::Vertical);
   side->addWidget(top);
   side->addWidget(bottom);
@@ -117,10 +122,10 @@ RunFollower* TrainingPanel::followRun(const QString& runDir, const QString& labe
   const QColor color = m_plot->addRun(key, name);
   m_runs->addRun(key, name, color, makeCurrent);
   m_plot->setRunVisible(key, m_runs->isShown(key));  // the run filter may hide it
-  auto refresh = [this, follower, key, name] {
+  auto refresh = [this, follower, key, name, color] {
     if (const auto& config = follower->config())
       m_plot->setRunTask(key, QString::fromStdString(config->task.kind));
-    m_table->setRun(key, name, follower->config(), follower->records());
+    m_table->setRun(key, name, follower->config(), follower->records(), color);
     m_plot->setRecords(key, follower->records());
     m_runs->setProgress(key, follower->records(), follower->totalSteps(), follower->currentStep());
     markRunsWithoutWallTime();

@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include <QColor>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -24,10 +25,11 @@ class RunsTable : public QWidget {
 
   explicit RunsTable(QWidget* parent = nullptr);
 
-  /// Adds the run or updates its row.
+  /// Adds the run or updates its row; `color` is the run's in the list and the plots (a swatch
+  /// beside its name, its dot in the scatter).
   void setRun(const QString& key, const QString& name,
               const std::optional<train::TrainConfig>& config,
-              const std::vector<train::MetricsRecord>& records);
+              const std::vector<train::MetricsRecord>& records, const QColor& color = {});
   void removeRun(const QString& key);
 
   QTableWidget* table() const { return m_table; }
@@ -35,6 +37,18 @@ class RunsTable : public QWidget {
   int rowOf(const QString& key) const;
   /// A cell's value as shown (tests).
   QString text(const QString& key, Column column) const;
+  /// The header of a column ("lr", "best valid").
+  QString columnName(Column column) const;
+  /// A cell's number (settings and metrics; nothing for a text column or a missing value).
+  std::optional<double> number(int row, Column column) const;
+  /// The run's key and colour in a row.
+  QString keyAt(int row) const;
+  QColor colorAt(int row) const;
+  int rowCount() const;
+
+ signals:
+  /// A row was added, updated or removed.
+  void changed();
 
  private:
   QTableWidget* m_table;

@@ -27,6 +27,7 @@ class LogDirWatcher;
 class RunFollower;
 class RunList;
 class RunPlot;
+class RunsScatter;
 class RunsTable;
 class TrainForm;
 class TrainingProcesses;
@@ -45,6 +46,8 @@ class TrainingPanel : public QWidget {
   RunList* runList() const { return m_runs; }
   /// The runs' settings against their final metrics (HParams), under the list.
   RunsTable* runsTable() const { return m_table; }
+  /// One metric of that table against one setting, a dot per run (HParams' scatter view).
+  RunsScatter* runsScatter() const { return m_scatter; }
   /// The process of the latest Train or Resume (runs started earlier may still train: several
   /// runs train at once, each with its own process).
   TrainingProcess* process() const;
@@ -133,6 +136,7 @@ class TrainingPanel : public QWidget {
   RunPlot* m_plot = nullptr;
   RunList* m_runs = nullptr;
   RunsTable* m_table = nullptr;
+  RunsScatter* m_scatter = nullptr;
   QPlainTextEdit* m_log = nullptr;
   QLabel* m_message = nullptr;
   QPushButton* m_train = nullptr;
