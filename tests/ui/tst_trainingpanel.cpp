@@ -13,6 +13,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -132,6 +133,7 @@ class TestTrainingPanel : public QObject {
   void failureShowsTrainersMessage();
   void stopSendsSigtermAndResumeContinues();
   void twoRunsTrainAtOnceEachStoppedAlone();
+  void outputFollowsTheEndUntilScrolledUp();
   void missingExecutableIsExplained();
   void badConfigNeverLaunches();
   void existingRunIsNotOverwritten();
@@ -302,6 +304,48 @@ void TestTrainingPanel::twoRunsTrainAtOnceEachStoppedAlone() {
     QVERIFY(ended.wait(10000));
   }
   QVERIFY(!first->isRunning() && !next->isRunning());
+}
+
+// A second run's long command line left the output behind for the rest of the run (seen in a
+// window at 1280x720): it follows the end until the reader scrolls up, and keeps their place then.
+void TestTrainingPanel::outputFollowsTheEndUntilScrolledUp() {
+  Fixture f;
+  // Paced as a trainer's lines are, so that the output is laid out and painted between them.
+  const char* const chatty = R"SH(for s in $(seq 1 120); do
+  echo "step $s/120  train_loss 2.0 (a line long enough to wrap in a narrow dock, as the trainer's are)" >&2
+  sleep 0.002
+done
+)SH";
+  f.panel.process()->setExecutable(writeScript(f.dir, QStringLiteral("rnnwb"), chatty));
+  f.panel.resize(560, 420);
+  f.panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&f.panel));
+  auto* log = f.panel.findChild<QPlainTextEdit*>();
+  QVERIFY(log);
+  QScrollBar* bar = log->verticalScrollBar();
+  const auto runOnce = [&](const QString& folder) {
+    f.panel.form()->setRunDir(f.dir.filePath(folder));
+    QVERIFY(f.panel.startTraining());
+    QVERIFY(f.waitForEnd());
+    QTRY_VERIFY(f.panel.logText().contains(QStringLiteral("step 120/120")));
+    QTest::qWait(50);
+  };
+  // Folders named as a sweep's are: the command line wraps over several lines.
+  const QString sweep = QStringLiteral("runs/adding-lstm-peephole-lr-sweep-%1-seed-0-hidden-64");
+  runOnce(sweep.arg(1));
+  runOnce(sweep.arg(2));  // after its long command line, too
+  QVERIFY(bar->maximum() > 0);
+  QCOMPARE(bar->value(), bar->maximum());
+  bar->triggerAction(QAbstractSlider::SliderPageStepSub);  // the reader scrolls up
+  QTest::qWait(20);
+  const int place = bar->value();
+  QVERIFY(place < bar->maximum());
+  runOnce(sweep.arg(3));
+  QCOMPARE(bar->value(), place);
+  bar->triggerAction(QAbstractSlider::SliderToMaximum);  // back at the end: it follows again
+  QTest::qWait(20);
+  runOnce(sweep.arg(4));
+  QCOMPARE(bar->value(), bar->maximum());
 }
 
 void TestTrainingPanel::missingExecutableIsExplained() {

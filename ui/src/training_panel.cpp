@@ -207,7 +207,7 @@ bool TrainingPanel::startTraining() {
   m_runs->setState(dir, QStringLiteral("starting"));
   m_message->setVisible(false);
   const bool started = process->startNew(graphPath, configPath, dir);
-  m_log->appendPlainText(QStringLiteral("$ ") + process->command().join(QLatin1Char(' ')));
+  appendLog(QStringLiteral("$ ") + process->command().join(QLatin1Char(' ')));
   proposeRunDir();  // this folder is taken now: the next Train goes to the next one
   return started;
 }
@@ -245,7 +245,7 @@ bool TrainingPanel::resumeRun() {
   m_message->setVisible(false);
   m_runs->setState(key, QStringLiteral("starting"));
   const bool started = process->resume(key, steps);
-  m_log->appendPlainText(QStringLiteral("$ ") + process->command().join(QLatin1Char(' ')));
+  appendLog(QStringLiteral("$ ") + process->command().join(QLatin1Char(' ')));
   return started;
 }
 

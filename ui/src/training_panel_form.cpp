@@ -13,6 +13,8 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
+#include <QTextCursor>
+#include <QTimer>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/train/task_factory.hpp"
@@ -29,12 +31,27 @@
 namespace rnnwb::ui {
 
 void TrainingPanel::appendLog(const QString& text) {
-  // Keeps the reader's place when they scrolled up; follows the end otherwise.
+  // Keeps the reader's place when they scrolled up; follows the end otherwise. Whether it
+  // follows is the reader's last scroll (followLogAsScrolled), not the bar's place now: with
+  // wrapped lines the bar's maximum lags the text, and a long command line left the view
+  // behind for the rest of a run.
   QScrollBar* bar = m_log->verticalScrollBar();
-  const bool atEnd = bar->value() == bar->maximum();
   const int position = bar->value();
   m_log->appendPlainText(text);
-  bar->setValue(atEnd ? bar->maximum() : position);
+  if (m_logFollows) {
+    m_log->moveCursor(QTextCursor::End);
+    m_log->ensureCursorVisible();
+  } else {
+    bar->setValue(position);
+  }
+}
+
+void TrainingPanel::followLogAsScrolled() {
+  // After the scroll has moved the bar (actionTriggered comes before the move).
+  QTimer::singleShot(0, this, [this] {
+    const QScrollBar* bar = m_log->verticalScrollBar();
+    m_logFollows = bar->value() >= bar->maximum();
+  });
 }
 
 void TrainingPanel::appendRunLog(const QString& runDir, const QString& text) {

@@ -8,6 +8,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QToolButton>
@@ -74,6 +75,8 @@ QWidget* TrainingPanel::createRunsSide() {
   m_log->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // an error line is read whole
   m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
   m_log->setPlaceholderText(QStringLiteral("rnnwb train's output"));
+  connect(m_log->verticalScrollBar(), &QScrollBar::actionTriggered, this,
+          &TrainingPanel::followLogAsScrolled);
   // Low minimums: on a 720-pixel screen the dock's height goes to the plots.
   m_log->setMinimumHeight(36);
   auto* remove = new QPushButton(QStringLiteral("Remove from list"));

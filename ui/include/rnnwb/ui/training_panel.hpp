@@ -108,6 +108,8 @@ class TrainingPanel : public QWidget {
   void showRunLog(const QString& runDir);
   bool isOwnRunning(const QString& key) const;  // this panel's process trains that run
   void appendLog(const QString& text);
+  /// The reader scrolled the output: it follows new lines again once at the end.
+  void followLogAsScrolled();
   /// A line of a run's output: named by its run when several train at once.
   void appendRunLog(const QString& runDir, const QString& text);
   void showFormProblems(const QStringList& problems);
@@ -145,6 +147,7 @@ class TrainingPanel : public QWidget {
   std::map<QString, RunFollower*> m_followers;  // by absolute run folder
   std::vector<LogDirWatcher*> m_logDirs;        // folders of runs followed
   bool m_messageIsError = false;
+  bool m_logFollows = true;          // the output shows new lines (the reader has not scrolled up)
   bool m_showsFormProblems = false;  // the message lists the form's problems
   QString m_proposedRunDir;          // the folder the panel last proposed (not the user's own)
 };
