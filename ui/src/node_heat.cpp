@@ -10,7 +10,7 @@ namespace {
 
 using LayerSet = std::set<std::string>;
 
-LayerSet idsOf(const Graph& graph, const std::vector<int>& layers) {
+LayerSet layerSetOf(const Graph& graph, const std::vector<int>& layers) {
   LayerSet ids;
   for (int layer : layers) ids.insert(graph.layers[layer].id);
   return ids;
@@ -25,7 +25,7 @@ NodeHeat matchNodeTimes(const Graph& graph, const std::vector<SccNode>& schedule
     byLayers[LayerSet(row.layers.begin(), row.layers.end())] = &row;
   NodeHeat heat;
   for (const SccNode& node : schedule) {
-    const auto found = byLayers.find(idsOf(graph, node.layers));
+    const auto found = byLayers.find(layerSetOf(graph, node.layers));
     if (found == byLayers.end()) {
       heat.forwardPerChunk.emplace_back();
       heat.backwardPerChunk.emplace_back();

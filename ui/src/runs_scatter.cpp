@@ -16,15 +16,15 @@
 namespace rnnwb::ui {
 namespace {
 
-using Column = RunsTable::Column;
+using TableColumn = RunsTable::Column;
 
 // What can go across: the settings, and the step a run reached. What can go up: the metrics.
-constexpr Column kSettings[] = {RunsTable::kLr,     RunsTable::kStreams, RunsTable::kH,
-                                RunsTable::kHPrime, RunsTable::kAlgo,    RunsTable::kOptimizer,
-                                RunsTable::kTask,   RunsTable::kStep};
-constexpr Column kMetrics[] = {RunsTable::kValid, RunsTable::kTrain, RunsTable::kStep};
+constexpr TableColumn kSettings[] = {RunsTable::kLr,     RunsTable::kStreams, RunsTable::kH,
+                                     RunsTable::kHPrime, RunsTable::kAlgo,    RunsTable::kOptimizer,
+                                     RunsTable::kTask,   RunsTable::kStep};
+constexpr TableColumn kMetrics[] = {RunsTable::kValid, RunsTable::kTrain, RunsTable::kStep};
 
-bool isText(Column column) {
+bool isText(TableColumn column) {
   return column == RunsTable::kTask || column == RunsTable::kAlgo ||
          column == RunsTable::kOptimizer;
 }
@@ -42,8 +42,8 @@ RunsScatter::RunsScatter(RunsTable* table, QWidget* parent)
       m_log(new QCheckBox(QStringLiteral("log x"))),
       m_plot(new QCustomPlot),
       m_note(new QLabel) {
-  for (Column c : kSettings) m_x->addItem(table->columnName(c), int(c));
-  for (Column c : kMetrics) m_y->addItem(table->columnName(c), int(c));
+  for (TableColumn c : kSettings) m_x->addItem(table->columnName(c), int(c));
+  for (TableColumn c : kMetrics) m_y->addItem(table->columnName(c), int(c));
   m_x->setToolTip(QStringLiteral("The setting across"));
   m_y->setToolTip(QStringLiteral("The metric up"));
   m_log->setToolTip(QStringLiteral("A logarithmic x axis (values <= 0 are left out)"));
@@ -81,13 +81,13 @@ RunsScatter::RunsScatter(RunsTable* table, QWidget* parent)
   rebuild();
 }
 
-void RunsScatter::setAxes(Column x, Column y) {
+void RunsScatter::setAxes(TableColumn x, TableColumn y) {
   m_x->setCurrentIndex(m_x->findData(int(x)));
   m_y->setCurrentIndex(m_y->findData(int(y)));
 }
 
-Column RunsScatter::xColumn() const { return Column(m_x->currentData().toInt()); }
-Column RunsScatter::yColumn() const { return Column(m_y->currentData().toInt()); }
+TableColumn RunsScatter::xColumn() const { return TableColumn(m_x->currentData().toInt()); }
+TableColumn RunsScatter::yColumn() const { return TableColumn(m_y->currentData().toInt()); }
 bool RunsScatter::logX() const { return m_log->isChecked() && !isText(xColumn()); }
 QString RunsScatter::note() const { return m_note->isHidden() ? QString() : m_note->text(); }
 
@@ -99,7 +99,7 @@ void RunsScatter::rebuild() {
 void RunsScatter::collectDots() {
   m_dots.clear();
   m_categories.clear();
-  const Column x = xColumn(), y = yColumn();
+  const TableColumn x = xColumn(), y = yColumn();
   QStringList missing;
   for (int row = 0; row < m_table->rowCount(); ++row) {
     const QString key = m_table->keyAt(row);
@@ -130,7 +130,7 @@ void RunsScatter::collectDots() {
 
 void RunsScatter::draw() {
   m_plot->clearGraphs();
-  const Column x = xColumn();
+  const TableColumn x = xColumn();
   for (const Dot& dot : m_dots) {
     QCPGraph* graph = m_plot->addGraph();
     const int row = m_table->rowOf(dot.key);
@@ -205,11 +205,11 @@ void RunsScatter::hoverAt(QMouseEvent* event) {
   const QString key = runAt(event->pos());
   if (key.isEmpty()) return QToolTip::hideText();
   const int row = m_table->rowOf(key);
-  const auto value = [&](Column c) {
+  const auto value = [&](TableColumn c) {
     const std::optional<double> number = m_table->number(row, c);
-    return QStringLiteral("%1 %2").arg(m_table->columnName(c),
-                                       number ? QLocale().toString(*number, 'g', 5)
-                                              : m_table->text(key, c));
+    return QStringLiteral("%1 %2").arg(
+        m_table->columnName(c),
+        number ? QLocale().toString(*number, 'g', 5) : m_table->text(key, c));
   };
   QToolTip::showText(event->globalPosition().toPoint(),
                      QStringLiteral("%1\n%2\n%3\nclick to select it")
