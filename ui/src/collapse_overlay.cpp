@@ -5,6 +5,8 @@
 #include <QVariantAnimation>
 
 #include "connection_item.hpp"
+#include "frame_item.hpp"
+#include "frame_overlay.hpp"
 #include "layer_item.hpp"
 #include "recurrent_node_item.hpp"
 #include "rnnwb/ui/free_placement.hpp"
@@ -20,6 +22,8 @@ CollapseOverlay::CollapseOverlay(GraphScene* scene)
   m_animation->setEndValue(1.0);
   connect(m_animation, &QVariantAnimation::valueChanged, this,
           [this](const QVariant& value) { apply(value.toDouble()); });
+  // Unfolded, the wires of a collapsed frame end at its box again, not at the node's.
+  connect(m_animation, &QVariantAnimation::finished, this, &CollapseOverlay::settle);
 }
 
 CollapseOverlay::~CollapseOverlay() { clear(); }
@@ -148,8 +152,19 @@ int CollapseOverlay::boxOfLayer(const std::string& id) const {
 QGraphicsItem* CollapseOverlay::endpointOf(int node, const std::string& layerId) const {
   const int box = m_boxOfNode[node];
   if (box >= 0 && (m_boxes[box].target > 0 || m_boxes[box].t > 0)) return m_boxes[box].item;
+  if (FrameItem* frame = collapsedFrameOf(layerId)) return frame;
   const auto it = m_scene->m_layers.find(layerId);
   return it == m_scene->m_layers.end() ? nullptr : it->second;
+}
+
+FrameItem* CollapseOverlay::collapsedFrameOf(const std::string& layerId) const {
+  return m_scene->m_frames ? m_scene->m_frames->collapsedFrameOf(layerId) : nullptr;
+}
+
+bool CollapseOverlay::isInCollapsedFrame(const std::string& layerId) const {
+  // A recurrent node folded alone takes its members, even those of a collapsed frame.
+  const int b = boxOfLayer(layerId);
+  return (b < 0 || m_boxes[b].target == 0) && collapsedFrameOf(layerId) != nullptr;
 }
 
 void CollapseOverlay::rebuildEdges() {
@@ -158,19 +173,20 @@ void CollapseOverlay::rebuildEdges() {
   const GraphDocument& doc = *m_scene->document();
   if (!doc.analysis()) return;
   const Graph& graph = doc.graph();
-  // The condensed DAG's edges that touch a folded box, one per pair of endpoints (a box, or a
-  // layer of a node shown unfolded).
+  // The condensed DAG's edges that touch a folded box, one per pair of endpoints (a box, a
+  // collapsed frame, or a layer of a node shown unfolded). Inside one box, none.
   std::map<std::pair<QGraphicsItem*, QGraphicsItem*>, std::vector<const Connection*>> grouped;
   const auto index = layerIndexById(graph);
   for (const Connection& c : graph.connections) {
     const int from = doc.analysis()->nodeOfLayer[index.at(c.from)];
     const int to = doc.analysis()->nodeOfLayer[index.at(c.to)];
-    if (from == to) continue;
     QGraphicsItem* a = endpointOf(from, c.from);
     QGraphicsItem* b = endpointOf(to, c.to);
-    if (!a || !b) continue;
-    if (a->type() == RecurrentNodeItem::Type || b->type() == RecurrentNodeItem::Type)
-      grouped[{a, b}].push_back(&c);
+    if (!a || !b || a == b) continue;
+    const auto isBox = [](const QGraphicsItem* item) {
+      return item->type() == RecurrentNodeItem::Type || item->type() == FrameItem::Type;
+    };
+    if (isBox(a) || isBox(b)) grouped[{a, b}].push_back(&c);
   }
   for (const auto& [pair, connections] : grouped) {
     auto* edge = new CondensedEdgeItem(pair.first, pair.second, connections);
@@ -185,10 +201,16 @@ void CollapseOverlay::startChange(bool animated) {
   rebuildEdges();
   if (!animated) {
     apply(1.0);
+    settle();
     return;
   }
   apply(0.0);
   m_animation->start();
+}
+
+void CollapseOverlay::settle() {
+  rebuildEdges();
+  applyToConnections();
 }
 
 void CollapseOverlay::animateTo(bool collapsed, bool animated) {
@@ -227,18 +249,26 @@ void CollapseOverlay::apply(double progress) {
       const QPointF home = shownPosition(doc.position(id));
       it->second->setPos(home + (centre - home) * box.t);
       it->second->setOpacity(1.0 - box.t);
-      it->second->setVisible(box.t < 1.0);
+      it->second->setVisible(box.t < 1.0 && !isInCollapsedFrame(id));
     }
     box.item->setPos(centre);
     box.item->setOpacity(box.t);
     box.item->setScale(0.4 + 0.6 * box.t);
     box.item->setVisible(box.t > 0.0);
     box.frame->setOpacity(1.0 - box.t);
-    box.frame->setVisible(box.t < 1.0);
+    // Around members drawn in a collapsed frame's box, the frame would outline empty canvas.
+    const bool inFrames =
+        std::any_of(box.members.begin(), box.members.end(),
+                    [this](const std::string& id) { return isInCollapsedFrame(id); });
+    box.frame->setVisible(box.t < 1.0 && !inFrames);
   }
   for (const auto& [id, item] : m_scene->m_layers)  // the plain layers, in the compact columns
-    if (!members.count(id)) item->setPos(shownPosition(doc.position(id)));
+    if (!members.count(id)) {
+      item->setPos(shownPosition(doc.position(id)));
+      item->setVisible(!isInCollapsedFrame(id));
+    }
   m_scene->m_syncing = wasSyncing;
+  if (m_scene->m_frames) m_scene->m_frames->fit();  // collapsed frames' boxes, where wires end
   applyToConnections();
 }
 
@@ -265,10 +295,9 @@ void CollapseOverlay::applyToConnections() {
     item->updatePath();
     const Connection& c = item->connection();
     const int a = boxOfLayer(c.from), b = boxOfLayer(c.to);
-    if (a < 0 && b < 0) continue;
     const double t = std::max(a < 0 ? 0.0 : m_boxes[a].t, b < 0 ? 0.0 : m_boxes[b].t);
     item->setOpacity(1.0 - t);
-    item->setVisible(t < 1.0);
+    item->setVisible(t < 1.0 && !isInCollapsedFrame(c.from) && !isInCollapsedFrame(c.to));
   }
   for (CondensedEdgeItem* edge : m_edges) {
     edge->updatePath();

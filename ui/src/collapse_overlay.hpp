@@ -3,6 +3,8 @@
 // its members and inner order, and the condensed DAG's edges into and out of it. Folding
 // animates the members into their box (and back); the document is never touched. Each node can
 // also be folded or unfolded alone (double-click its box, or its frame in the expanded view).
+// In the expanded view, the layers of a collapsed frame (frame_overlay.hpp) are drawn as its box:
+// their wires to other layers end at it, and those inside it are not drawn.
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +22,7 @@ class GraphScene;
 class RecurrentNodeItem;
 class RecurrentFrameItem;
 class CondensedEdgeItem;
+class FrameItem;
 
 class CollapseOverlay : public QObject {
  public:
@@ -71,7 +74,12 @@ class CollapseOverlay : public QObject {
   QPointF shownCentre(const Box& box) const;
   void rebuildEdges();
   void startChange(bool animated);
+  /// The change has ended: the edges as the boxes now stand.
+  void settle();
   int boxOfLayer(const std::string& id) const;
+  FrameItem* collapsedFrameOf(const std::string& layerId) const;
+  /// Drawn as its collapsed frame's box (not as its recurrent node's).
+  bool isInCollapsedFrame(const std::string& layerId) const;
   QGraphicsItem* endpointOf(int node, const std::string& layerId) const;
 
   GraphScene* m_scene;

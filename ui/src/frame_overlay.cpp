@@ -20,8 +20,23 @@ namespace rnnwb::ui {
 
 FrameOverlay::FrameOverlay(GraphScene* scene) : QObject(scene), m_scene(scene) {
   GraphDocument* document = scene->document();
-  connect(document, &GraphDocument::framesChanged, this, &FrameOverlay::rebuild);
-  connect(document, &GraphDocument::structureChanged, this, &FrameOverlay::rebuild);
+  connect(document, &GraphDocument::framesChanged, this, [this, document] {
+    rebuild();
+    // The wires of collapsed frames end at their boxes. Within an edit (a layer renamed), the
+    // scene folds again once the structure is whole (syncStructure).
+    if (!document->isEditing()) m_scene->refreshFolding();
+  });
+  connect(document, &GraphDocument::structureChanged, this, [this] {
+    // After the scene's own sync, which folded with the frames as they were (another file
+    // opened): again, when a frame is or was collapsed.
+    const auto anyCollapsed = [](const std::vector<LayerFrame>& frames) {
+      return std::any_of(frames.begin(), frames.end(),
+                         [](const LayerFrame& f) { return f.collapsed; });
+    };
+    const bool before = anyCollapsed(m_shownFrames);
+    rebuild();
+    if (before || anyCollapsed(m_shownFrames)) m_scene->refreshFolding();
+  });
   connect(document, &GraphDocument::positionsChanged, this, &FrameOverlay::fit);
   // Boxes also move without the document (a drag in progress, the collapse animation).
   connect(scene, &QGraphicsScene::changed, this, &FrameOverlay::fit);
@@ -44,6 +59,7 @@ void FrameOverlay::rebuild() {
     m_scene->addItem(m_items.back());
   }
   for (std::size_t i = 0; i < frames.size(); ++i) m_items[i]->setFrame(frames[i]);
+  m_shownFrames = frames;
   fit();
 }
 
@@ -51,10 +67,25 @@ void FrameOverlay::fit() {
   const std::vector<LayerFrame> frames = m_scene->document()->frames();
   for (std::size_t i = 0; i < frames.size() && i < m_items.size(); ++i) {
     QRectF around;
+    if (frames[i].collapsed && !m_scene->isCollapsed()) {
+      for (const std::string& id : frames[i].layers) around |= m_scene->layerBox(id);
+      m_items[i]->foldAround(around);
+      continue;
+    }
     for (const std::string& id : frames[i].layers)
       if (m_scene->isLayerShown(id)) around |= m_scene->layerBox(id);
     m_items[i]->fitAround(around);
   }
+}
+
+FrameItem* FrameOverlay::collapsedFrameOf(const std::string& layerId) const {
+  if (m_scene->isCollapsed()) return nullptr;
+  const std::vector<LayerFrame>& frames = m_shownFrames;
+  for (std::size_t i = 0; i < frames.size() && i < m_items.size(); ++i)
+    if (frames[i].collapsed &&
+        std::count(frames[i].layers.begin(), frames[i].layers.end(), layerId))
+      return m_items[i];
+  return nullptr;
 }
 
 std::vector<QRectF> FrameOverlay::frameRects() const {
@@ -105,6 +136,14 @@ void FrameOverlay::deleteFrame(int index) {
   if (index < 0 || index >= int(frames.size())) return;
   frames.erase(frames.begin() + index);
   replaceFrames(frames, QStringLiteral("Delete frame"));
+}
+
+void FrameOverlay::setFrameCollapsed(int index, bool collapsed) {
+  std::vector<LayerFrame> frames = m_scene->document()->frames();
+  if (index < 0 || index >= int(frames.size()) || frames[index].collapsed == collapsed) return;
+  frames[index].collapsed = collapsed;
+  replaceFrames(frames,
+                collapsed ? QStringLiteral("Collapse frame") : QStringLiteral("Open frame"));
 }
 
 void FrameOverlay::selectFrameLayers(int index) {
@@ -168,6 +207,14 @@ void FrameOverlay::showFrameMenu(int index, QPoint screenPos) {
                                                  QStringLiteral("Frame colour"));
     setFrameColour(index, colour);
   });
+  const bool collapsed = frames[index].collapsed;
+  QAction* fold = menu.addAction(
+      collapsed ? QStringLiteral("Open frame") : QStringLiteral("Collapse into one box"),
+      [this, index, collapsed] { setFrameCollapsed(index, !collapsed); });
+  if (m_scene->isCollapsed()) {  // the recurrent nodes' view draws frames open
+    fold->setEnabled(false);
+    fold->setText(fold->text() + QStringLiteral(" (in the expanded view)"));
+  }
   menu.addAction(QStringLiteral("Select its layers"), [this, index] { selectFrameLayers(index); });
   menu.addSeparator();
   menu.addAction(QStringLiteral("Delete frame (keep its layers)"),

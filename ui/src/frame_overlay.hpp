@@ -2,7 +2,8 @@
 // The frames of GraphScene (layer_frames.hpp): one FrameItem per frame of the document, fitted
 // around its shown layers as they move, and the gestures on frames, each one undo step: frame the
 // selected layers, rename, recolour, delete a frame (its layers stay), drag a frame with its
-// layers. It also gives the canvas its context menu.
+// layers, collapse a frame into one box and open it again. It also gives the canvas its context
+// menu.
 #include <vector>
 
 #include <QList>
@@ -29,9 +30,18 @@ class FrameOverlay : public QObject {
   void renameFrame(int index, const QString& name);
   void setFrameColour(int index, const QColor& colour);
   void deleteFrame(int index);
+  /// Collapses the frame into one box (a node editor's group) or opens it: one undo step, saved
+  /// as the frame's "collapsed". The collapsed view of recurrent nodes draws every frame open.
+  void setFrameCollapsed(int index, bool collapsed);
+  /// The collapsed box that stands for this layer now, or null: its frame is open, the view is
+  /// the collapsed one, or it has no such frame.
+  FrameItem* collapsedFrameOf(const std::string& layerId) const;
   void selectFrameLayers(int index);
-  /// The frames as drawn (scene units); an empty rect for one with no layer shown.
+  /// The frames as drawn (scene units); an empty rect for one with no layer shown. A collapsed
+  /// frame's is its box.
   std::vector<QRectF> frameRects() const;
+  /// Fits the frames around their layers as they are drawn now (the folding calls it).
+  void fit();
 
   /// The canvas' context menu (a right-click anywhere but on a frame's title).
   void setCanvasActions(QList<QAction*> actions) { m_canvasActions = std::move(actions); }
@@ -47,11 +57,11 @@ class FrameOverlay : public QObject {
 
  private:
   void rebuild();
-  void fit();
   void replaceFrames(std::vector<LayerFrame> frames, const QString& text);
 
   GraphScene* m_scene;
   std::vector<FrameItem*> m_items;
+  std::vector<LayerFrame> m_shownFrames;  // the document's frames as the items show them
   QList<QAction*> m_canvasActions;
   PositionMap m_dragBefore;
   int m_dragId = 1 << 24;  // apart from the scene's own drags: moves merge within one drag

@@ -37,6 +37,7 @@ GraphScene::GraphScene(GraphDocument* document, QObject* parent)
   syncStructure();
   syncProblems();
   m_frames = new FrameOverlay(this);  // after the scene's own slots: it fits around synced boxes
+  refreshFolding();                   // a file saved with a collapsed frame
 }
 
 GraphScene::~GraphScene() {
@@ -277,6 +278,8 @@ void GraphScene::setCollapsed(bool collapsed, bool animated) {
 bool GraphScene::toggleRecurrentNode(const std::string& memberId) {
   return m_overlay->toggleNodeOf(memberId, m_collapsed);
 }
+
+void GraphScene::refreshFolding() { m_overlay->rebuild(m_collapsed); }
 
 std::vector<std::vector<std::string>> GraphScene::recurrentNodeBoxes() const {
   return m_overlay->shownBoxes();

@@ -20,6 +20,9 @@ std::vector<LayerFrame> readFrames(const nlohmann::json& ui) {
     if (const auto layers = entry.find("layers"); layers != entry.end() && layers->is_array())
       for (const nlohmann::json& id : *layers)
         if (id.is_string()) frame.layers.push_back(id.get<std::string>());
+    if (const auto collapsed = entry.find("collapsed");
+        collapsed != entry.end() && collapsed->is_boolean())
+      frame.collapsed = collapsed->get<bool>();
     frames.push_back(std::move(frame));
   }
   return frames;
@@ -31,10 +34,13 @@ void writeFrames(nlohmann::json& ui, const std::vector<LayerFrame>& frames) {
     return;
   }
   nlohmann::json list = nlohmann::json::array();
-  for (const LayerFrame& frame : frames)
-    list.push_back({{"name", frame.name},
-                    {"colour", frame.colour.name().toStdString()},
-                    {"layers", frame.layers}});
+  for (const LayerFrame& frame : frames) {
+    nlohmann::json entry = {{"name", frame.name},
+                            {"colour", frame.colour.name().toStdString()},
+                            {"layers", frame.layers}};
+    if (frame.collapsed) entry["collapsed"] = true;
+    list.push_back(std::move(entry));
+  }
   ui["frames"] = std::move(list);
 }
 

@@ -12,6 +12,7 @@
 
 #include "canvas_colours.hpp"
 #include "connection_item.hpp"
+#include "frame_item.hpp"
 #include "layer_item.hpp"
 #include "rnnwb/core/scan_order.hpp"
 #include "rnnwb/ui/graph_document.hpp"
@@ -40,6 +41,10 @@ QPointF portOf(const QGraphicsItem* item, bool out) {
   if (item->type() == LayerItem::Type) {
     const auto* layer = static_cast<const LayerItem*>(item);
     return out ? layer->outPort() : layer->inPort();
+  }
+  if (item->type() == FrameItem::Type) {  // a collapsed frame's box
+    const auto* frame = static_cast<const FrameItem*>(item);
+    return out ? frame->outPort() : frame->inPort();
   }
   const auto* node = static_cast<const RecurrentNodeItem*>(item);
   return out ? node->outPort() : node->inPort();
@@ -231,9 +236,18 @@ void CondensedEdgeItem::updatePath() {
   prepareGeometryChange();
   const QPointF start = portOf(m_from, true);
   const QPointF end = portOf(m_to, false);
-  const double reach = std::max(40.0, std::abs(end.x() - start.x()) * 0.45);
   QPainterPath path(start);
-  path.cubicTo(start + QPointF(reach, 0), end - QPointF(reach, 0), end);
+  if (end.x() < start.x()) {
+    // Backwards (a loop closing through a collapsed frame): under both ends, not through the
+    // boxes between them, as the canvas routes a backward connection.
+    const double below = std::max(start.y(), end.y()) + 70;
+    path.cubicTo(start + QPointF(70, 0), QPointF(start.x() + 70, below), QPointF(start.x(), below));
+    path.lineTo(end.x(), below);
+    path.cubicTo(QPointF(end.x() - 70, below), end - QPointF(70, 0), end);
+  } else {
+    const double reach = std::max(40.0, std::abs(end.x() - start.x()) * 0.45);
+    path.cubicTo(start + QPointF(reach, 0), end - QPointF(reach, 0), end);
+  }
   const double angle = qDegreesToRadians(path.angleAtPercent(0.98));
   const QPointF back(-std::cos(angle) * 12, std::sin(angle) * 12);
   const QPointF side(-std::sin(angle) * 5, -std::cos(angle) * 5);
@@ -244,8 +258,10 @@ void CondensedEdgeItem::updatePath() {
 
 double CondensedEdgeItem::foldedness() const {
   double t = 0;
-  for (const QGraphicsItem* end : {m_from, m_to})
+  for (const QGraphicsItem* end : {m_from, m_to}) {
     if (end->type() == RecurrentNodeItem::Type) t = std::max(t, end->opacity());
+    if (end->type() == FrameItem::Type) t = 1;  // a collapsed frame folds at once
+  }
   return t;
 }
 

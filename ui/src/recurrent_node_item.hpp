@@ -78,7 +78,8 @@ class RecurrentFrameItem : public QGraphicsItem {
 
 class CondensedEdgeItem : public QGraphicsPathItem {
  public:
-  /// `from` and `to` are LayerItems or RecurrentNodeItems that outlive the edge.
+  /// `from` and `to` are LayerItems, RecurrentNodeItems or collapsed FrameItems that outlive
+  /// the edge.
   CondensedEdgeItem(const QGraphicsItem* from, const QGraphicsItem* to,
                     const std::vector<const Connection*>& connections);
   void updatePath();

@@ -71,6 +71,8 @@ class GraphDocument : public QObject {
   const std::optional<SccAnalysis>& analysis() const { return m_analysis; }
 
   // ---- Mutating primitives: for undo commands only. Indices must be in range. ----
+  /// Within an EditScope: the structure is being changed, and the analysis is not yet its own.
+  bool isEditing() const { return m_editDepth > 0; }
   /// Groups several primitives into one notification (nestable).
   class EditScope {
    public:

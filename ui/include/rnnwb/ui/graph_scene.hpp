@@ -36,7 +36,8 @@ class GraphScene : public QGraphicsScene {
   int connectionItemCount() const { return static_cast<int>(m_connections.size()); }
   /// The scene rectangle of a layer's box; empty when it has none.
   QRectF layerBox(const std::string& id) const;
-  /// False for a layer folded into a recurrent node box of the collapsed view.
+  /// False for a layer folded into a recurrent node box of the collapsed view, or into a
+  /// collapsed frame's box.
   bool isLayerShown(const std::string& id) const;
   bool isConnectionShown(int index) const;
 
@@ -63,6 +64,9 @@ class GraphScene : public QGraphicsScene {
   bool toggleRecurrentNode(const std::string& memberId);
   /// Members (ids, file order) of each recurrent node box shown, in schedule order.
   std::vector<std::vector<std::string>> recurrentNodeBoxes() const;
+  /// Draws the folding again (recurrent node boxes and collapsed frames, and the wires that end
+  /// at them): the frames call it when theirs changes.
+  void refreshFolding();
 
   /// Grid snapping (on by default): boxes dragged by the user land on a kGrid grid, whose dots
   /// the canvas shows.

@@ -4,6 +4,7 @@
 // moves and resizes with them. They live in the graph file's free-form `ui` object
 // (spec/graph-format.md: editor data that engines ignore and keep), as
 //   "ui": {"frames": [{"name": "encoder", "colour": "#4e79a7", "layers": ["i", "f"]}]}
+// A frame collapsed into one box (a node editor's group) also says "collapsed": true.
 // An entry that is not of that shape is left out when read; a layer id a frame lists that the
 // graph no longer has is kept (an undo may bring the layer back) and not drawn.
 #include <string>
@@ -18,6 +19,7 @@ struct LayerFrame {
   std::string name;
   QColor colour;
   std::vector<std::string> layers;
+  bool collapsed = false;  // drawn as one box in the expanded view, its layers inside it
   bool operator==(const LayerFrame&) const = default;
 };
 
