@@ -5,6 +5,10 @@
 #include <cstring>
 #include <optional>
 
+// NumPy's C API, in this file alone: its table is loaded once by importNumpyApi().
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
 #include "py_graph.hpp"
 #include "rnnwb/core/engine/engine_support.hpp"
 #include "rnnwb/core/engine/parameter_io.hpp"
@@ -13,41 +17,39 @@ namespace rnnwb::python {
 
 namespace {
 
-/// The C-contiguous values of `object` through the buffer protocol (a NumPy array's own
-/// buffer: no copy, no conversion), when they are float32 (`kind` 'f') or int64 ('i'); null
-/// values() for anything else.
+/// The values of `object` when it is a NumPy array the engine takes as it is: C-contiguous,
+/// aligned, in native byte order, of float32 (`kind` 'f') or 8-byte signed integers ('i'); null
+/// values() for anything else (the file path converts it). Read through NumPy's C API, not the
+/// buffer protocol: a buffer export per array was a third of a small graph's per-call overhead.
 class ArrayBuffer {
  public:
   ArrayBuffer(const nb::handle& object, char kind) {
-    if (PyObject_GetBuffer(object.ptr(), &m_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
-      PyErr_Clear();
-      return;
-    }
-    m_held = true;
-    const char* f = m_view.format;
+    if (!PyArray_Check(object.ptr())) return;
+    auto* array = reinterpret_cast<PyArrayObject*>(object.ptr());
+    const int type = PyArray_TYPE(array);
     const bool typed =
-        f != nullptr &&
-        (kind == 'f' ? m_view.itemsize == 4 && !std::strcmp(f, "f")
-                     : m_view.itemsize == 8 && (!std::strcmp(f, "l") || !std::strcmp(f, "q")));
-    if (typed) m_values = m_view.buf;
+        kind == 'f' ? type == NPY_FLOAT32
+                    : PyArray_ITEMSIZE(array) == 8 && (type == NPY_LONG || type == NPY_LONGLONG);
+    if (!typed || !PyArray_IS_C_CONTIGUOUS(array) || !PyArray_ISALIGNED(array) ||
+        !PyArray_ISNOTSWAPPED(array))
+      return;
+    m_array = array;
+    m_values = PyArray_DATA(array);
   }
-  ~ArrayBuffer() {
-    if (m_held) PyBuffer_Release(&m_view);
-  }
-  ArrayBuffer(const ArrayBuffer&) = delete;
-  ArrayBuffer& operator=(const ArrayBuffer&) = delete;
 
   const void* values() const { return m_values; }
-  std::size_t count() const { return static_cast<std::size_t>(m_view.len / m_view.itemsize); }
-  Shape shape() const { return Shape(m_view.shape, m_view.shape + m_view.ndim); }
+  std::size_t count() const { return static_cast<std::size_t>(PyArray_SIZE(m_array)); }
+  Shape shape() const {
+    const npy_intp* dims = PyArray_DIMS(m_array);
+    return Shape(dims, dims + PyArray_NDIM(m_array));
+  }
   bool hasShape(const Shape& shape) const {
-    return m_values && m_view.ndim == static_cast<int>(shape.size()) &&
-           std::equal(shape.begin(), shape.end(), m_view.shape);
+    return m_values && PyArray_NDIM(m_array) == static_cast<int>(shape.size()) &&
+           std::equal(shape.begin(), shape.end(), PyArray_DIMS(m_array));
   }
 
  private:
-  Py_buffer m_view{};
-  bool m_held = false;
+  PyArrayObject* m_array = nullptr;  // borrowed: the caller's dict holds it
   const void* m_values = nullptr;
 };
 
@@ -61,9 +63,10 @@ Tensor copiedTensor(const ArrayBuffer& array, char kind) {
   return Tensor::fromI64(array.shape(), std::vector<std::int64_t>(p, p + array.count()));
 }
 
-/// The dict's array under `key` (a borrowed reference), or null.
-PyObject* item(const nb::dict& dict, const std::string& key) {
-  return PyDict_GetItemString(dict.ptr(), key.c_str());
+/// The dict's array under `key` (a borrowed reference), or null. The key is a str made once,
+/// whose hash Python keeps: no string is made or hashed per call.
+PyObject* item(const nb::dict& dict, const nb::str& key) {
+  return PyDict_GetItemWithError(dict.ptr(), key.ptr());
 }
 
 /// The weights copied straight from the dict, or nothing when the dict is not exactly the
@@ -71,23 +74,18 @@ PyObject* item(const nb::dict& dict, const std::string& key) {
 /// (those are read and checked by the file path). Never throws for bad input: the file path
 /// gives the message.
 std::optional<ParameterSet> copiedWeights(const CallKeys& keys, const nb::dict& weights) {
-  if (keys.zeros.hasMasks() || weights.size() != keys.byKey.size()) return std::nullopt;
+  if (keys.zeros.hasMasks() || weights.size() != keys.weightKeys.size()) return std::nullopt;
   ParameterSet params = keys.zeros;  // every value is written below
-  for (auto [key, value] : weights) {
-    Py_ssize_t length = 0;
-    const char* text =
-        PyUnicode_Check(key.ptr()) ? PyUnicode_AsUTF8AndSize(key.ptr(), &length) : nullptr;
-    if (text == nullptr) {
-      PyErr_Clear();
+  // As many keys as the plan's, each of them found: the dict holds exactly the plan's keys.
+  for (const auto& [key, view] : keys.weightKeys) {
+    PyObject* value = item(weights, key);
+    if (value == nullptr) {
+      PyErr_Clear();  // a key whose hash or comparison failed: the file path names it
       return std::nullopt;
     }
-    const auto found = keys.byKey.find(std::string_view(text, static_cast<std::size_t>(length)));
-    if (found == keys.byKey.end()) return std::nullopt;
     const ArrayBuffer array(value, 'f');
-    // Unique dict keys, as many as the plan's, each one of them: every view is written once.
-    if (!array.hasShape(found->second->shape)) return std::nullopt;
-    std::memcpy(params.view(*found->second).data(), array.values(),
-                found->second->size * sizeof(float));
+    if (!array.hasShape(view->shape)) return std::nullopt;
+    std::memcpy(params.view(*view).data(), array.values(), view->size * sizeof(float));
   }
   return params;
 }
@@ -96,29 +94,24 @@ std::optional<ParameterSet> copiedWeights(const CallKeys& keys, const nb::dict& 
 
 CallKeys::CallKeys(const CompiledPlan& plan)
     : plan(plan),
-      reshape(nb::str("reshape")),
       zeros(plan),
       chunkEngine(engineLimitations(plan).empty() && !plan.needsWholeSequences()) {
-  for (int l : plan.inputLayers()) inputKeys.push_back(inputKey(plan, l));
-  for (int l : plan.outputLayers()) targetKeys.push_back(targetKey(plan, l));
+  for (int l : plan.inputLayers()) inputKeys.emplace_back(inputKey(plan, l).c_str());
+  for (int l : plan.outputLayers()) targetKeys.emplace_back(targetKey(plan, l).c_str());
   std::vector<const ParameterView*> trainable;
   for (const ParameterView& view : zeros.layout().views()) {
-    byKey.emplace(view.key, &view);
+    weightKeys.emplace_back(nb::str(view.key.c_str()), &view);
     if (view.trainable) trainable.push_back(&view);
   }
   std::sort(trainable.begin(), trainable.end(),
             [](const ParameterView* a, const ParameterView* b) { return a->key < b->key; });
-  for (const ParameterView* view : trainable) {
-    const auto first = static_cast<Py_ssize_t>(view->offset);
-    nb::list shape;
-    for (const std::int64_t extent : view->shape) shape.append(extent);
-    gradientCuts.push_back(
-        {nb::str(view->key.c_str()),
-         nb::steal(PySlice_New(nb::int_(first).ptr(),
-                               nb::int_(first + static_cast<Py_ssize_t>(view->size)).ptr(),
-                               nullptr)),
-         view->shape.size() == 1 ? nb::none() : nb::object(nb::tuple(shape))});
-  }
+  for (const ParameterView* view : trainable)
+    gradientCuts.push_back({nb::str(view->key.c_str()), view->offset,
+                            std::vector<npy_intp>(view->shape.begin(), view->shape.end())});
+}
+
+void importNumpyApi() {
+  if (_import_array() < 0) throw nb::python_error();
 }
 
 ParameterSet weightsFromDict(PyGraph& g, const nb::dict& weights) {
@@ -136,9 +129,12 @@ std::optional<SequenceBatch> copiedBatch(const CallKeys& keys, const nb::dict& d
   if (!keys.chunkEngine || data.size() != keys.inputKeys.size() + targets) return std::nullopt;
   SequenceBatch batch;
   const auto& layers = keys.plan.graph().layers;
-  for (const std::string& key : keys.inputKeys) {
+  for (const nb::str& key : keys.inputKeys) {
     PyObject* value = item(data, key);
-    if (value == nullptr) return std::nullopt;
+    if (value == nullptr) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
     const ArrayBuffer array(value, 'f');
     if (!array.values()) return std::nullopt;
     batch.inputs.push_back(copiedTensor(array, 'f'));
@@ -146,7 +142,10 @@ std::optional<SequenceBatch> copiedBatch(const CallKeys& keys, const nb::dict& d
   for (std::size_t o = 0; o < targets; ++o) {
     PyObject* value = item(data, keys.targetKeys[o]);
     const bool classes = layers[keys.plan.outputLayers()[o]].loss == LossKind::CrossEntropy;
-    if (value == nullptr) return std::nullopt;
+    if (value == nullptr) {
+      PyErr_Clear();
+      return std::nullopt;
+    }
     const ArrayBuffer array(value, classes ? 'i' : 'f');
     if (!array.values()) return std::nullopt;
     batch.targets.push_back(copiedTensor(array, classes ? 'i' : 'f'));
@@ -166,18 +165,17 @@ std::optional<SequenceBatch> copiedBatch(const CallKeys& keys, const nb::dict& d
 nb::dict gradientArrays(const CallKeys& keys, ParameterSet gradients) {
   auto* block = new ParameterSet(std::move(gradients));
   const nb::capsule owner(block, [](void* p) noexcept { delete static_cast<ParameterSet*>(p); });
-  const std::size_t size = block->size();
-  const nb::object flat =
-      nb::cast(nb::ndarray<nb::numpy, float>(block->values().data(), 1, &size, owner));
+  float* values = block->values().data();
   nb::dict out;
   for (const CallKeys::GradientCut& cut : keys.gradientCuts) {
-    nb::object array = nb::steal(PyObject_GetItem(flat.ptr(), cut.slice.ptr()));
-    if (!array.is_valid()) throw nb::python_error();
-    if (!cut.shape.is_none()) {
-      array =
-          nb::steal(PyObject_CallMethodOneArg(array.ptr(), keys.reshape.ptr(), cut.shape.ptr()));
-      if (!array.is_valid()) throw nb::python_error();
-    }
+    // A writeable float32 view of the block, which it keeps alive (its base).
+    PyObject* view = PyArray_New(&PyArray_Type, static_cast<int>(cut.shape.size()),
+                                 const_cast<npy_intp*>(cut.shape.data()), NPY_FLOAT32, nullptr,
+                                 values + cut.offset, 0, NPY_ARRAY_CARRAY, nullptr);
+    if (view == nullptr) throw nb::python_error();
+    nb::object array = nb::steal(view);
+    if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject*>(view), owner.inc_ref().ptr()) < 0)
+      throw nb::python_error();
     out[cut.key] = array;
   }
   return out;

@@ -8,9 +8,10 @@
 // views into one block that the arrays own together: no copy on the way out.
 #include <optional>
 #include <string>
-#include <string_view>
-#include <unordered_map>
+#include <utility>
 #include <vector>
+
+#include <numpy/npy_common.h>
 
 #include "convert.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
@@ -25,23 +26,24 @@ struct PyGraph;
 struct CallKeys {
   explicit CallKeys(const CompiledPlan& plan);
 
-  /// How one gradient array is cut from the block: made once, as Python objects, because
-  /// making a NumPy array per tensor through nanobind was most of a small graph's overhead.
+  /// Where one gradient array lies in the block and its shape, made once per graph.
   struct GradientCut {
     nb::str key;
-    nb::object slice;  // the view's elements of the flat block
-    nb::object shape;  // a tuple to reshape to, or None for a 1-D view
+    std::size_t offset = 0;       // of the view's first element in the flat block
+    std::vector<npy_intp> shape;  // the view's extents
   };
 
   const CompiledPlan& plan;
-  nb::str reshape;  // the method's name, made once
   ParameterSet zeros;  // the plan's layout and masks, every value 0
-  std::unordered_map<std::string_view, const ParameterView*> byKey;  // keys live in zeros' layout
-  std::vector<GradientCut> gradientCuts;           // trainable views, by key (the files' order)
-  std::vector<std::string> inputKeys, targetKeys;  // by plan.inputLayers() / outputLayers()
+  // Every view's key as a str made once (its hash kept), in the layout's order.
+  std::vector<std::pair<nb::str, const ParameterView*>> weightKeys;
+  std::vector<GradientCut> gradientCuts;       // trainable views, by key (the files' order)
+  std::vector<nb::str> inputKeys, targetKeys;  // by plan.inputLayers() / outputLayers()
   bool chunkEngine = false;  // [T, N, size] data runs on the chunk engine (needsGridEngine)
 };
 
+/// Loads NumPy's C API table (the module's first step: every function here uses it).
+void importNumpyApi();
 /// The weights of `g` from {key: array}, as `rnnwb grad` reads a weights file (its messages).
 ParameterSet weightsFromDict(PyGraph& g, const nb::dict& weights);
 /// The batch of a dict that holds exactly the plan's [T, N, size] inputs and, with

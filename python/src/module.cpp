@@ -3,6 +3,7 @@
 #include <nanobind/nanobind.h>
 
 #include "bindings.hpp"
+#include "call_arrays.hpp"
 #include "errors.hpp"
 #include "rnnwb/core/engine/products.hpp"
 
@@ -11,6 +12,7 @@ NB_MODULE(_core, m) {
   m.doc() =
       "The C++ core of RNN Workbench (graphs, the CPU engine, training); use the rnnwb "
       "package rather than this module.";
+  py::importNumpyApi();
   py::bindErrors(m);
   m.def("set_threads", &rnnwb::setComputeThreads, nanobind::arg("threads"),
         "Sets the engine's threads for the graphs that compute for the first time after it.");

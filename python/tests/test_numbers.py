@@ -135,6 +135,16 @@ def test_weights_and_data_numpy_must_convert_give_the_same_floats():
     assert grads2.keys() == grads.keys()
     for k in grads:
         assert np.array_equal(grads2[k], grads[k]), k
+    # float32 that is not taken as it is: byte-swapped, Fortran order, a read-only view.
+    swapped = {k: v.astype(">f4") for k, v in w.items()}
+    fortran = {k: np.asfortranarray(v) for k, v in w.items()}
+    frozen = {"input": data["input"].copy(), "target": data["target"].astype(">i8")}
+    frozen["input"].flags.writeable = False
+    for weights, given in ((swapped, data), (fortran, frozen)):
+        loss3, grads3 = g.grad(weights, given)
+        assert loss3 == loss
+        for k in grads:
+            assert np.array_equal(grads3[k], grads[k]), k
 
 
 def test_gradient_arrays_are_separate_writable_arrays_that_outlive_their_graph():
