@@ -63,10 +63,13 @@ Tensor copiedTensor(const ArrayBuffer& array, char kind) {
   return Tensor::fromI64(array.shape(), std::vector<std::int64_t>(p, p + array.count()));
 }
 
-/// The dict's array under `key` (a borrowed reference), or null. The key is a str made once,
-/// whose hash Python keeps: no string is made or hashed per call.
+/// The dict's array under `key` (a borrowed reference), or null with no Python error left set
+/// (a key whose comparison raised is missing too: the file path then names it). The key is a
+/// str made once, whose hash Python keeps: no string is made or hashed per call.
 PyObject* item(const nb::dict& dict, const nb::str& key) {
-  return PyDict_GetItemWithError(dict.ptr(), key.ptr());
+  PyObject* value = PyDict_GetItemWithError(dict.ptr(), key.ptr());
+  if (value == nullptr) PyErr_Clear();
+  return value;
 }
 
 /// The weights copied straight from the dict, or nothing when the dict is not exactly the
@@ -79,10 +82,7 @@ std::optional<ParameterSet> copiedWeights(const CallKeys& keys, const nb::dict& 
   // As many keys as the plan's, each of them found: the dict holds exactly the plan's keys.
   for (const auto& [key, view] : keys.weightKeys) {
     PyObject* value = item(weights, key);
-    if (value == nullptr) {
-      PyErr_Clear();  // a key whose hash or comparison failed: the file path names it
-      return std::nullopt;
-    }
+    if (value == nullptr) return std::nullopt;
     const ArrayBuffer array(value, 'f');
     if (!array.hasShape(view->shape)) return std::nullopt;
     std::memcpy(params.view(*view).data(), array.values(), view->size * sizeof(float));
@@ -131,10 +131,7 @@ std::optional<SequenceBatch> copiedBatch(const CallKeys& keys, const nb::dict& d
   const auto& layers = keys.plan.graph().layers;
   for (const nb::str& key : keys.inputKeys) {
     PyObject* value = item(data, key);
-    if (value == nullptr) {
-      PyErr_Clear();
-      return std::nullopt;
-    }
+    if (value == nullptr) return std::nullopt;
     const ArrayBuffer array(value, 'f');
     if (!array.values()) return std::nullopt;
     batch.inputs.push_back(copiedTensor(array, 'f'));
@@ -142,10 +139,7 @@ std::optional<SequenceBatch> copiedBatch(const CallKeys& keys, const nb::dict& d
   for (std::size_t o = 0; o < targets; ++o) {
     PyObject* value = item(data, keys.targetKeys[o]);
     const bool classes = layers[keys.plan.outputLayers()[o]].loss == LossKind::CrossEntropy;
-    if (value == nullptr) {
-      PyErr_Clear();
-      return std::nullopt;
-    }
+    if (value == nullptr) return std::nullopt;
     const ArrayBuffer array(value, classes ? 'i' : 'f');
     if (!array.values()) return std::nullopt;
     batch.targets.push_back(copiedTensor(array, classes ? 'i' : 'f'));
