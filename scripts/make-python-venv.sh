@@ -7,7 +7,7 @@
 # pulls several GB of NVIDIA libraries, and `pip install torch --no-deps` fails at `import torch`
 # (libcufile.so.0, docs/benchmarks.md); Debian's CPU build is what CI can afford. With --pypi,
 # NumPy, pytest and torch come from PyPI instead (GBs; for checking against PyTorch 2.x).
-# Idempotent: an existing .venv with nanobind is kept. Prints the venv's python.
+# Idempotent: what an existing .venv has is kept. Prints the venv's python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv=${RNNWB_VENV:-.venv}
@@ -22,6 +22,12 @@ if ! "$venv/bin/python" -c "import onnx, onnxruntime" 2>/dev/null; then
   numpy_pin=$("$venv/bin/python" -c "import numpy; print('numpy==' + numpy.__version__)" 2>/dev/null ||
               echo numpy)
   "${pip[@]}" onnx onnxruntime "$numpy_pin" >&2
+fi
+# NumPy 2 beside the venv, not in it (Debian's torch needs Debian's NumPy 1.24): the build tree
+# compiles the module against its headers, so that it imports under NumPy 1.x and 2.x alike
+# (python/CMakeLists.txt), and a test imports the module under it (python/tests/numpy2_import.py).
+if [[ ! -f "$venv/numpy2/numpy/_core/include/numpy/arrayobject.h" ]]; then
+  "${pip[@]}" --no-deps --target "$venv/numpy2" "numpy>=2,<3" >&2
 fi
 if [[ "${1:-}" == "--pypi" ]]; then
   "${pip[@]}" numpy pytest torch >&2

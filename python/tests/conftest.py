@@ -4,11 +4,19 @@ RNNWB_SOURCE_DIR and RNNWB_CLI; without them, the repository of this file and bu
 import os
 import subprocess
 
+import numpy
 import pytest
 
 ROOT = os.environ.get("RNNWB_SOURCE_DIR",
                       os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 CLI = os.environ.get("RNNWB_CLI", os.path.join(ROOT, "build", "app", "rnnwb", "rnnwb"))
+
+# The run under NumPy 2 (CTest's pytest_rnnwb_numpy2) says which NumPy it expects, so that a
+# path that quietly fell back to the venv's NumPy 1.x fails instead of passing the same tests again.
+EXPECTED_NUMPY_MAJOR = os.environ.get("RNNWB_EXPECT_NUMPY_MAJOR")
+if EXPECTED_NUMPY_MAJOR and numpy.__version__.split(".")[0] != EXPECTED_NUMPY_MAJOR:
+    raise RuntimeError(f"expected NumPy {EXPECTED_NUMPY_MAJOR}.x, imported {numpy.__version__} "
+                       f"from {numpy.__file__}")
 
 
 def example(name: str) -> str:
