@@ -1,4 +1,5 @@
-// rnnwb grad GRAPH --weights W --data D -o G [--backend B] [--packer P]: one forward and backward
+// rnnwb grad GRAPH --weights W --data D -o G [--backend B] [--packer P] [--precision bf16]: one
+// forward and backward
 // pass over the whole sequence in D (no truncation), writing the gradients of the summed loss
 // under the weights' keys, plus "loss". The backend comes from the registry, as in `train`, so
 // that the same files compare the CPU engine with another backend. 2-D graphs, graphs that read
@@ -12,6 +13,7 @@
 #include "rnnwb/core/engine/engine_support.hpp"
 #include "rnnwb/core/engine/grid_engine.hpp"
 #include "rnnwb/core/engine/parameter_io.hpp"
+#include "rnnwb/core/engine/product_precision.hpp"
 #include "rnnwb/core/graph_io.hpp"
 
 namespace rnnwb::cli {
@@ -22,6 +24,7 @@ struct GradOptions {
   std::string graph, weights, data, output;
   std::string backend = "cpu";
   std::string packer = "shelf";
+  std::string precision = "f32";
 };
 
 void writeGradients(const std::string& path, const ParameterSet& gradients, double loss) {
@@ -51,6 +54,10 @@ int runGridGrad(const GradOptions& options, const CompiledPlan& plan, const Para
 
 int runGrad(const GradOptions& options) {
   requireBackend(options.backend);  // before any file is read: a typo fails at once
+  const ProductPrecision precision = productPrecisionFromName(options.precision);
+  if (precision != ProductPrecision::F32 && options.backend != "cpu")
+    throw std::invalid_argument("--precision " + options.precision + " is for the cpu backend");
+  setProductPrecision(precision);
   const CompiledPlan plan(loadValidGraph(options.graph));
   const TensorFile weights = readSafetensors(options.weights);
   const ParameterSet params = parametersFromTensors(plan, weights);
@@ -94,6 +101,11 @@ void registerGrad(CLI::App& app, int& exitCode) {
   cmd->add_option("--packer", options->packer,
                   "How the grid engine packs 2-D examples: shelf, baseline or padded")
       ->check(CLI::IsMember({"shelf", "baseline", "padded"}))
+      ->capture_default_str();
+  cmd->add_option("--precision", options->precision,
+                  "f32, or bf16: the CPU engine's products on bf16 inputs with f32 sums, where "
+                  "the processor has AVX-512 BF16 or AMX")
+      ->check(CLI::IsMember({"f32", "bf16"}))
       ->capture_default_str();
 }
 

@@ -1,5 +1,6 @@
 // rnnwb: the command line of RNN Workbench. Each command lives in its own cmd_<name>.cpp.
 #include "cli_support.hpp"
+#include "rnnwb/core/engine/product_precision.hpp"
 #include "rnnwb/core/engine/products.hpp"
 
 #ifdef RNNWB_HAVE_CUDA
@@ -11,7 +12,10 @@ int main(int argc, char** argv) {
                "rnnwb"};
   rnnwb::cli::installTerminateHandler();
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rnnwb 0.1.0\nCPU products: " + rnnwb::productKernels());
+  const std::string bf16Refusal = rnnwb::bf16Unavailable();
+  app.set_version_flag("--version", "rnnwb 0.1.0\nCPU products: " + rnnwb::productKernels() +
+                                        "\nbf16 products (--precision bf16): " +
+                                        (bf16Refusal.empty() ? "available" : bf16Refusal));
   int exitCode = 0;
 #ifdef RNNWB_HAVE_CUDA
   rnnwb::gpu::registerCudaBackend();  // the device is only looked for when a run asks for it

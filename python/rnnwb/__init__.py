@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from ._core import pack as _pack
-from ._core import set_threads, threads
+from ._core import precision, set_precision, set_threads, threads
 from .errors import GraphError, Problem
 from .graph import Graph, Connection, Layer, load_safetensors, save_safetensors
 from .run import Run, train
@@ -46,6 +46,8 @@ __all__ = [
     "budget",
     "load_safetensors",
     "save_safetensors",
+    "precision",
+    "set_precision",
     "set_threads",
     "threads",
 ]

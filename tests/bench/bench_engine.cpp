@@ -1,7 +1,7 @@
 // Training throughput of the CPU engine (forward + backward), and the machine's sgemm peak.
 // Usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames T]
 //                    [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] [--fused 0|1]
-//                    [--packed 0|1]
+//                    [--packed 0|1] [--bf16 0|1]
 // GRAPH's input layers get --input units, output layers --output, all others --hidden (0 keeps
 // the file's sizes). Prints one JSON object per line: the engine run, then the sgemm peak; see
 // tests/bench/run_engine_bench.sh and docs/benchmarks.md.
@@ -20,6 +20,7 @@
 
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
+#include "rnnwb/core/engine/product_precision.hpp"
 #include "rnnwb/core/engine/products.hpp"
 #include "rnnwb/core/graph_io.hpp"
 
@@ -33,6 +34,7 @@ struct Options {
   int sgemm = 2048;
   int fused = 1;   // 0: the unfused frame steps (CpuBackendOptions::fusedSteps)
   int packed = 1;  // 0: the fused steps' products by sgemm (packedStepProducts)
+  int bf16 = 0;    // 1: the products in bf16 (product_precision.hpp), also the sgemm peak's
 };
 
 /// CPU time of the whole process (all threads): less disturbed than wall time by other work.
@@ -77,6 +79,7 @@ nlohmann::json benchEngine(const Options& o) {
   return {{"bench", "engine"},
           {"label", o.label},
           {"kernels", productKernels()},
+          {"precision", productPrecisionName(productPrecision())},
           {"graph", o.graph},
           {"threads", o.threads},
           {"fused_steps", o.fused != 0},
@@ -118,7 +121,8 @@ nlohmann::json benchSgemm(const Options& o) {
           {"size", n},
           {"threads", o.threads},
           {"gflops", best},
-          {"kernels", productKernels()}};
+          {"kernels", productKernels()},
+          {"precision", productPrecisionName(productPrecision())}};
 }
 
 }  // namespace
@@ -128,13 +132,14 @@ int main(int argc, char** argv) {
           argc, argv,
           "Usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames "
           "T]\n                    [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] "
-          "[--fused 0|1]\n                    [--packed 0|1]\nTraining throughput of the CPU "
+          "[--fused 0|1]\n                    [--packed 0|1] [--bf16 0|1]\nTraining throughput of "
+          "the CPU "
           "engine (forward + backward), and the machine's sgemm peak.\n"))
     return 0;
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] "
                  "[--frames T] [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] [--fused "
-                 "0|1] [--packed 0|1]\n";
+                 "0|1] [--packed 0|1] [--bf16 0|1]\n";
     return 2;
   }
   Options o;
@@ -150,9 +155,11 @@ int main(int argc, char** argv) {
                                         {"--threads", &o.threads},
                                         {"--sgemm", &o.sgemm},
                                         {"--fused", &o.fused},
-                                        {"--packed", &o.packed}}))
+                                        {"--packed", &o.packed},
+                                        {"--bf16", &o.bf16}}))
     return 2;
   setComputeThreads(o.threads);
+  if (o.bf16 != 0) setProductPrecision(ProductPrecision::Bf16);  // refused where it cannot run
   std::cout << benchEngine(o).dump() << '\n' << benchSgemm(o).dump() << std::endl;
   return 0;
 }

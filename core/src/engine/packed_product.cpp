@@ -3,49 +3,59 @@
 #include "rnnwb/core/engine/products.hpp"
 
 #if RNNWB_WITH_ONEDNN
+#include <cstdint>
 #include <unordered_map>
+#include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
+
+#include "bf16_products.hpp"
+#include "rnnwb/core/engine/product_precision.hpp"
 #endif
 
 namespace rnnwb {
 
 #if RNNWB_WITH_ONEDNN
 
-namespace {
-
-dnnl::engine& cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-}  // namespace
-
+// In bf16 (product_precision.hpp) the packed weights are bf16, rounded by pack()'s reorder, and
+// each call's rows are rounded into a bf16 copy (roundedRows) before the product.
 struct PackedProduct::Impl {
   dnnl::memory::desc a, w, c;
   dnnl::matmul product;
   dnnl::memory packed, source, destination;  // the last two point at each call's rows
+  std::vector<std::uint16_t> roundedRows;    // bf16 only: the rows as the product reads them
+  int rows = 0, inner = 0, lda = 0;
   std::unordered_map<int, dnnl::memory> arguments;
-  dnnl::stream stream{cpuEngine()};
+  dnnl::stream stream{oneDnnCpuEngine()};
 
   Impl(int m, int n, int k, bool transW, int lda, int ldw, int ldc, float beta) {
-    using dims = dnnl::memory::dims;
-    const auto f32 = dnnl::memory::data_type::f32;
-    a = dnnl::memory::desc({m, k}, f32, dims{lda, 1});
-    w = dnnl::memory::desc({k, n}, f32, transW ? dims{1, ldw} : dims{ldw, 1});
-    c = dnnl::memory::desc({m, n}, f32, dims{ldc, 1});
+    using DataType = dnnl::memory::data_type;
+    const bool bf16 = productPrecision() == ProductPrecision::Bf16;
+    const DataType factors = bf16 ? DataType::bf16 : DataType::f32;
+    a = f32MatrixView(m, k, false, lda);
+    w = f32MatrixView(k, n, transW, ldw);
+    c = f32MatrixView(m, n, false, ldc);
     dnnl::post_ops sum;
     if (beta != 0.0f) sum.append_sum(beta);
     dnnl::primitive_attr attributes;
     attributes.set_post_ops(sum);
-    const dnnl::memory::desc anyLayout({k, n}, f32, dnnl::memory::format_tag::any);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, anyLayout, c), attributes,
-                                          cpuEngine());
+    const dnnl::memory::desc productSource =
+        bf16 ? dnnl::memory::desc({m, k}, factors, dnnl::memory::format_tag::ab) : a;
+    const dnnl::memory::desc anyLayout({k, n}, factors, dnnl::memory::format_tag::any);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(productSource, anyLayout, c),
+                                          attributes, oneDnnCpuEngine());
     product = dnnl::matmul(pd);
-    packed = dnnl::memory(pd.weights_desc(), cpuEngine());
-    source = dnnl::memory(a, cpuEngine(), DNNL_MEMORY_NONE);
-    destination = dnnl::memory(c, cpuEngine(), DNNL_MEMORY_NONE);
-    arguments = {{DNNL_ARG_SRC, source}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, destination}};
+    packed = dnnl::memory(pd.weights_desc(), oneDnnCpuEngine());
+    source = dnnl::memory(a, oneDnnCpuEngine(), DNNL_MEMORY_NONE);
+    destination = dnnl::memory(c, oneDnnCpuEngine(), DNNL_MEMORY_NONE);
+    dnnl::memory productInput = source;
+    if (bf16) {
+      roundedRows.resize(std::size_t(m) * k);
+      rows = m, inner = k, this->lda = lda;
+      productInput = dnnl::memory(pd.src_desc(), oneDnnCpuEngine(), roundedRows.data());
+    }
+    arguments = {
+        {DNNL_ARG_SRC, productInput}, {DNNL_ARG_WEIGHTS, packed}, {DNNL_ARG_DST, destination}};
   }
 };
 
@@ -55,7 +65,7 @@ PackedProduct::PackedProduct(int m, int n, int k, bool transW, int lda, int ldw,
 
 void PackedProduct::pack(const float* w) {
   const ProductThreadsScope oneThread(1);
-  dnnl::memory plain(m_impl->w, cpuEngine(), const_cast<float*>(w));
+  dnnl::memory plain(m_impl->w, oneDnnCpuEngine(), const_cast<float*>(w));
   dnnl::reorder(plain, m_impl->packed).execute(m_impl->stream, plain, m_impl->packed);
   m_impl->stream.wait();
 }
@@ -65,6 +75,8 @@ void PackedProduct::multiply(const float* a, float* c) {
   // The same memory objects every call, pointed at this call's rows (no allocation per frame).
   m_impl->source.set_data_handle(const_cast<float*>(a));
   m_impl->destination.set_data_handle(c);
+  Impl& p = *m_impl;
+  if (!p.roundedRows.empty()) roundToBf16(a, p.rows, p.inner, p.lda, p.roundedRows.data());
   m_impl->product.execute(m_impl->stream, m_impl->arguments);
   m_impl->stream.wait();
 }

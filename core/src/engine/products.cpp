@@ -1,5 +1,7 @@
 #include "rnnwb/core/engine/products.hpp"
 
+#include "rnnwb/core/engine/product_precision.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <stdexcept>
@@ -11,6 +13,8 @@
 #include <omp.h>
 
 #include <oneapi/dnnl/dnnl.h>
+
+#include "bf16_products.hpp"
 #endif
 
 namespace rnnwb {
@@ -40,28 +44,6 @@ void check(dnnl_status_t status, const char* what) {
                              std::to_string(static_cast<int>(status)) + ")");
 }
 
-const char* isaName(dnnl_cpu_isa_t isa) {
-  switch (isa) {
-    case dnnl_cpu_isa_sse41:
-      return "sse41";
-    case dnnl_cpu_isa_avx:
-      return "avx";
-    case dnnl_cpu_isa_avx2:
-      return "avx2";
-    case dnnl_cpu_isa_avx2_vnni:
-      return "avx2_vnni";
-    case dnnl_cpu_isa_avx512_core:
-      return "avx512_core";
-    case dnnl_cpu_isa_avx512_core_vnni:
-      return "avx512_core_vnni";
-    case dnnl_cpu_isa_avx512_core_bf16:
-      return "avx512_core_bf16";
-    case dnnl_cpu_isa_avx512_core_amx:
-      return "avx512_core_amx";
-    default:
-      return "other";
-  }
-}
 #else
 int libraryDefaultThreads() { return openblas_get_num_threads(); }
 
@@ -77,6 +59,10 @@ void sgemm(bool transA, bool transB, int m, int n, int k, float alpha, const flo
   if (m <= 0 || n <= 0 || k <= 0) return;
   useThreads(currentThreads());
 #if RNNWB_WITH_ONEDNN
+  if (productPrecision() == ProductPrecision::Bf16) {
+    bf16Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
   check(dnnl_sgemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c,
                    ldc),
         "sgemm");
@@ -128,9 +114,8 @@ std::string productKernels() {
   const dnnl_version_t* v = dnnl_version();
   return "oneDNN " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." +
          std::to_string(v->patch) +
-         " sgemm, matmul on packed weights for recurrent steps (CPU ISA " +
-         isaName(dnnl_get_effective_cpu_isa()) + "); sgemv, sger: OpenBLAS (" +
-         openblas_get_corename() + " kernels)";
+         " sgemm, matmul on packed weights for recurrent steps (CPU ISA " + productIsa() +
+         "); sgemv, sger: OpenBLAS (" + openblas_get_corename() + " kernels)";
 #else
   return std::string("OpenBLAS cblas_sgemm (") + openblas_get_config() + "; " +
          openblas_get_corename() + " kernels)";

@@ -331,6 +331,16 @@ std::vector<Setting> runRows() {
             .help = "threads of the engine and BLAS, and RTRL/SnAp's streams (0: all cores)",
             .max = kMaxThreads},
            FIELD(threads)),
+      // Written only when not f32, so that the runs made before it resume (their checkpoints'
+      // records of the config have no precision).
+      bind({.key = "precision",
+            .flag = "--precision",
+            .help = "f32, or bf16: the CPU engine's products on bf16 inputs with f32 sums, where "
+                    "the processor has AVX-512 BF16 or AMX (weights, optimizer and element-wise "
+                    "maths stay f32)",
+            .choices = {"f32", "bf16"},
+            .writtenWhen = [](const TrainConfig& c) { return c.precision != "f32"; }},
+           FIELD(precision)),
       // A record, not a choice: rnnwb train writes the number of ranks its launcher started
       // (mpirun -np R), on a new run and on every resume.
       bind({.key = "ranks",

@@ -7,6 +7,7 @@
 
 #include "rnnwb/core/bounded_read.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"
+#include "rnnwb/core/engine/product_precision.hpp"
 #include "rnnwb/core/json_read.hpp"
 #include "rnnwb/core/snap/rtrl_backend.hpp"
 #include "rnnwb/core/train/learner.hpp"
@@ -141,6 +142,11 @@ void validateTrainConfig(const TrainConfig& c) {
     throw std::invalid_argument("threads must be from 0 to " + std::to_string(kMaxThreads) +
                                 ", got " + std::to_string(c.threads));
   requireBackend(c.backend);
+  productPrecisionFromName(c.precision);  // throws for an unknown name
+  if (c.precision != "f32" && (c.backend != "cpu" || c.algo != "bptt"))
+    throw std::invalid_argument("precision " + c.precision +
+                                " is for BPTT on the cpu backend (got backend " + c.backend +
+                                ", algo " + c.algo + ")");
   if (c.algo != "bptt") {
     snap::snapLevelOfAlgorithm(c.algo);  // throws for an unknown name
     if (c.h != 0 && c.h != c.hPrime)

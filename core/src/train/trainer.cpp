@@ -2,10 +2,12 @@
 
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "config_changes.hpp"
 #include "data_parallel.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
+#include "rnnwb/core/engine/product_precision.hpp"
 #include "rnnwb/core/folder_file.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/learner.hpp"
@@ -26,6 +28,12 @@ namespace {
 /// thread count, and the resolved config keeps it.
 void claimThreads(const TrainConfig& c) {
   if (c.threads > 0) setBlasThreads(c.threads);
+}
+
+/// What the run log says of the products' precision.
+std::string precisionDescription() {
+  if (productPrecision() == ProductPrecision::F32) return "f32";
+  return "bf16 (bf16 inputs, f32 sums; CPU ISA " + productIsa() + ")";
 }
 
 /// The config of a new run: every path absolute, h with its default applied.
@@ -68,6 +76,9 @@ class Trainer::Loop {
         m_reporter(m_position, m_schedule, observer) {
     validateTrainConfig(m_config);
     claimThreads(m_config);
+    // Before the learner, whose engine's packed products take the precision when made; refused
+    // (naming the processor's instruction set) before anything is written.
+    m_precision.emplace(productPrecisionFromName(m_config.precision));
     m_learner = makeLearner(m_config, &m_ranks);
     if (!m_ranks.single()) m_reducer = &m_ranks;
     m_totalSteps = m_learner->stepsFor(m_config);
@@ -92,7 +103,7 @@ class Trainer::Loop {
     const std::string what =
         resumed ? "resumed at step " + std::to_string(m_position.step) : "started";
     message("run " + what + ": " + m_learner->describe(m_totalSteps) + "; CPU products " +
-            productKernels());
+            productKernels() + "; products in " + precisionDescription());
     if (!resumed && !m_config.initWeights.empty())
       message("weights from " + m_config.initWeights + " (kept in the run folder as " +
               kStartingWeightsFile + ")");
@@ -188,6 +199,7 @@ class Trainer::Loop {
   DataParallel m_ranks;  // before the learner, which refers to it
   RunFolder m_folder;
   TrainingObserver* m_observer;
+  std::optional<ProductPrecisionScope> m_precision;  // outlives the learner's engine
   std::unique_ptr<Learner> m_learner;
   std::unique_ptr<Optimizer> m_optimizer;
   LearningRateSchedule m_schedule;

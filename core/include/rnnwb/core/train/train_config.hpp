@@ -62,7 +62,9 @@ struct TrainConfig {
   std::uint64_t seed = 1;               // initialization and generated data
   std::string initWeights;  // safetensors of the starting weights; empty: drawn from the seed
   std::string backend = "cpu";
-  int threads = 0;            // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
+  int threads = 0;  // BLAS threads of the cpu backend; 0: OpenBLAS's choice (all cores)
+  std::string precision =
+      "f32";                  // the cpu backend's products: f32, or bf16 (product_precision.hpp)
   std::string algo = "bptt";  // bptt, rtrl or snapN (docs/snap.md): how gradients are computed
   int ranks = 1;           // processes of a data-parallel run: the launcher's (docs/distributed.md)
   std::string hostfile;    // the launcher's hostfile (mpirun --hostfile), a record; empty: local
