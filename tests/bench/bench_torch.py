@@ -9,7 +9,9 @@ Trains with truncated BPTT(h; h' = h) on random data, N streams, the state carri
   peephole-naive  the same cell loop with every product inside the loop
   gru       the equations of examples/gru.rnn.json as a cell loop, input products hoisted
 --compile runs the model under torch.compile (the whole chunk's cell loop is one graph; the
-compilation happens in the untimed warm-up chunks).
+compilation happens in the untimed warm-up chunks). --autocast bf16 runs the forward under
+torch.autocast("cpu", torch.bfloat16), PyTorch's own mixed precision (nn.LSTM then runs oneDNN's
+bf16 LSTM; the loss is taken in f32).
 Prints one JSON object per line: frames per second of wall time (median chunk, best chunk) and
 frames per second of process CPU time (all threads), which a loaded machine disturbs less.
 """
@@ -104,6 +106,7 @@ def main():
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--compile", action="store_true", help="run under torch.compile")
     parser.add_argument("--warmup", type=int, default=2, help="untimed chunks first")
+    parser.add_argument("--autocast", choices=["bf16"], help="the forward under CPU autocast")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(1)
@@ -121,10 +124,11 @@ def main():
 
     def chunk(state):
         model.zero_grad(set_to_none=False)
-        logits, state = run(x, state)
-        loss = F.cross_entropy(logits.reshape(-1, args.output), target, reduction="sum")
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.autocast == "bf16"):
+            logits, state = run(x, state)
+        loss = F.cross_entropy(logits.float().reshape(-1, args.output), target, reduction="sum")
         loss.backward()
-        return loss.item(), (state[0].detach(), state[1].detach())
+        return loss.item(), (state[0].detach().float(), state[1].detach().float())
 
     compile_start = time.perf_counter()
     for _ in range(args.warmup):
@@ -140,7 +144,8 @@ def main():
     frames = args.frames * args.streams
     ordered = sorted(times)
     print(json.dumps({
-        "bench": "torch", "label": args.model + ("-compiled" if args.compile else ""),
+        "bench": "torch", "label": args.model + ("-compiled" if args.compile else "")
+        + ("-autocast-bf16" if args.autocast else ""),
         "threads": args.threads, "warmup_s": warmup_s,
         "mkldnn": torch.backends.mkldnn.is_available(), "mkl": torch.backends.mkl.is_available(),
         "torch": torch.__version__, "streams": args.streams, "frames": args.frames,
