@@ -44,7 +44,8 @@ const char* kUsage =
     "                         [--out FILE.json]\n"
     "The first N updates of the words task's epoch (2,000 synthetic words, batch B) of the graph\n"
     "recogniser and of the retired fixed recogniser, same cell, sizes and batches, alternating.\n"
-    "Sides: graph (shelf packer), graph-padded (task.packer none), graph-baseline, retired\n"
+    "Sides: graph (shelf packer), graph-sequential (shelf, its nodes one after the other:\n"
+    "no lanes), graph-padded (task.packer none), graph-baseline, retired\n"
     "(shelf), retired-padded (its packer none: padBatch, padding computed).\n"
     "large: examples/words-model.json's sizes (2, 10, 50) on IAM-sized words (16-165 px);\n"
     "small: words-small-model.json's (4, 16) on examples/data/words-small.txt at 14-20 px.\n"
@@ -175,9 +176,9 @@ class RetiredSide : public Side {
 class GraphSide : public Side {
  public:
   GraphSide(const CompiledPlan& plan, const std::string& packer,
-            const mdlstm::RecognizerConfig& config)
+            const mdlstm::RecognizerConfig& config, bool parallelNodes = true)
       : m_plan(plan),
-        m_engine(plan, GridEngineOptions{packer}),
+        m_engine(plan, GridEngineOptions{packer, 0, parallelNodes}),
         m_params(initParameters(plan, 1)),
         m_grads(ParameterSet::zerosLike(m_params)),
         m_m(m_params.values().size(), 0.0f),
@@ -284,6 +285,8 @@ std::unique_ptr<Side> makeSide(const std::string& name, const CompiledPlan& plan
   if (name == "retired") return std::make_unique<RetiredSide>(config, "shelf");
   if (name == "retired-padded") return std::make_unique<RetiredSide>(config, "none");
   if (name == "graph") return std::make_unique<GraphSide>(plan, "shelf", config);
+  if (name == "graph-sequential")  // the nodes one after the other (no lanes)
+    return std::make_unique<GraphSide>(plan, "shelf", config, false);
   if (name == "graph-padded") return std::make_unique<GraphSide>(plan, "padded", config);
   if (name == "graph-baseline") return std::make_unique<GraphSide>(plan, "baseline", config);
   throw std::invalid_argument("unknown side " + name);

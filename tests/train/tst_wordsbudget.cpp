@@ -82,7 +82,8 @@ void TestWordsBudget::worstCaseIsWhatTheEngineHolds() {
     pixels += static_cast<std::int64_t>(words[i]->image.height) * words[i]->image.width;
   }
   QCOMPARE(b.worstCase.positions, pixels);
-  const GridEngine engine(plan);
+  // On the run's threads: each of the engine's lanes has its own stack (grid_lanes.hpp).
+  const GridEngine engine(plan, {"shelf", config.threads});
   engine.forward(initParameters(plan, 1), batch, false, false);
   const GridMemory held = engine.lastBatchMemory();
   // A forward sizes every per-row buffer as forwardBackward does; its scratch and row maps are

@@ -32,7 +32,7 @@ bool addsOnly(const op::Op& op) {
 }  // namespace
 
 GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, const GridRows& rows,
-                       const ParameterSet& parameters, GridWorkspace& workspace)
+                       const ParameterSet& parameters, GridWorkspace& workspace, int lanes)
     : m_plan(plan),
       m_program(program),
       m_rows(rows),
@@ -40,12 +40,9 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
       m_layers(workspace.layers),
       m_factors(workspace.factors),
       m_factorGrads(workspace.factorGrads),
-      m_stack(workspace.stack),
       m_zeros(workspace.zeros),
       m_workspace(workspace),
-      m_scratchA(workspace.scratchA),
-      m_scratchB(workspace.scratchB),
-      m_scratchDst(workspace.scratchDst) {
+      m_maps(program.nodes.size()) {
   // Sizes only: every row of y, s, z and the loss gradients is written before it is read (a sum
   // starts as a Fill), and the gradients are cleared before a backward.
   const BufferFloats floats = bufferFloats(plan, program, rows);
@@ -66,7 +63,8 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
     m_factors[f].resize(floats.factors[f]);
     m_factorGrads[f].resize(floats.factors[f]);
   }
-  m_stack.resize(floats.stack);
+  workspace.lanes.resize(static_cast<std::size_t>(std::max(1, lanes)));
+  for (LaneScratch& lane : workspace.lanes) lane.stack.resize(floats.stack);
   m_zeros.assign(static_cast<std::size_t>(floats.widest), 0.0f);
 }
 
@@ -78,10 +76,11 @@ void GridBinder::clearGradients() {
 }
 
 void GridBinder::run(int node, const std::vector<op::Op>& ops, int first, int count,
-                     float* gradients) {
+                     float* gradients, int lane) {
   if (count <= 0) return;
-  m_workspace.gatheredCount = 0;
-  for (const op::Op& op : ops) runOp(op, node, first, count, gradients);
+  LaneScratch& scratch = m_workspace.lanes.at(static_cast<std::size_t>(lane));
+  scratch.gatheredCount = 0;
+  for (const op::Op& op : ops) runOp(op, node, first, count, gradients, scratch);
 }
 
 // --- references ------------------------------------------------------------------------------
@@ -117,12 +116,13 @@ bool GridBinder::isDirect(const op::Ref& ref, int node) const {
 
 std::uint64_t GridBinder::mapBytes() const {
   std::uint64_t bytes = 0;
-  for (const auto& [key, map] : m_maps)
-    bytes += (map.sources.capacity() + map.offsets.capacity()) * sizeof(int);
+  for (const auto& maps : m_maps)
+    for (const auto& [key, map] : maps)
+      bytes += (map.sources.capacity() + map.offsets.capacity()) * sizeof(int);
   return bytes;
 }
 
-GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
+GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first, LaneScratch& lane) {
   switch (ref.buffer) {
     case Buffer::None:
       return {};
@@ -134,7 +134,7 @@ GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
       return {const_cast<float*>(m_parameters.values().data() + bias->offset), 0};
     }
     case Buffer::Stack:  // the step's own rows of the workspace, from its first row
-      return {m_stack.data() + ref.index, m_program.stackWidth};
+      return {lane.stack.data() + ref.index, m_program.stackWidth};
     default: {
       const int width = rowWidth(ref);
       return {buffer(ref).data() + static_cast<std::ptrdiff_t>(first) * width, width};
@@ -143,14 +143,14 @@ GridBinder::Operand GridBinder::ownRows(const op::Ref& ref, int first) {
 }
 
 GridBinder::Operand GridBinder::read(const op::Ref& ref, int width, int node, int first, int count,
-                                     RowBuffer& scratch) {
-  if (isDirect(ref, node)) return ownRows(ref, first);
-  if (ref.buffer == Buffer::Value) {  // once per run (GridWorkspace::gathered)
-    auto& cache = m_workspace.gathered;
-    for (std::size_t k = 0; k < m_workspace.gatheredCount; ++k)
+                                     RowBuffer& scratch, LaneScratch& lane) {
+  if (isDirect(ref, node)) return ownRows(ref, first, lane);
+  if (ref.buffer == Buffer::Value) {  // once per run (LaneScratch::gathered)
+    auto& cache = lane.gathered;
+    for (std::size_t k = 0; k < lane.gatheredCount; ++k)
       if (cache[k].first == ref) return {cache[k].second.data(), width};
-    if (m_workspace.gatheredCount == cache.size()) cache.emplace_back();
-    auto& [key, rows] = cache[m_workspace.gatheredCount++];
+    if (lane.gatheredCount == cache.size()) cache.emplace_back();
+    auto& [key, rows] = cache[lane.gatheredCount++];
     key = ref;
     rows.resize(static_cast<std::size_t>(count) * width);
     gather(map(ref, node), ref, first, count, rows.data());
@@ -162,9 +162,10 @@ GridBinder::Operand GridBinder::read(const op::Ref& ref, int width, int node, in
 }
 
 const GridBinder::RowMap& GridBinder::map(const op::Ref& ref, int node) {
-  const MapKey key{node, ref.index, ref.shift, ref.shiftY, static_cast<int>(ref.route), ref.via};
-  auto found = m_maps.find(key);
-  if (found != m_maps.end()) return found->second;
+  auto& maps = m_maps[static_cast<std::size_t>(node)];
+  const MapKey key{ref.index, ref.shift, ref.shiftY, static_cast<int>(ref.route), ref.via};
+  auto found = maps.find(key);
+  if (found != maps.end()) return found->second;
   RowMap map;
   const NodeRows& rows = m_rows.node(node);
   map.sources.reserve(rowMapSources(ref, rows, m_rows, m_plan));
@@ -189,7 +190,7 @@ const GridBinder::RowMap& GridBinder::map(const op::Ref& ref, int node) {
     for (const Position& p : rows.positions)
       map.sources.push_back(m_rows.rowAt(ref.index, p.example, p.x - ref.shift, p.y - ref.shiftY));
   }
-  return m_maps.emplace(key, std::move(map)).first->second;
+  return maps.emplace(key, std::move(map)).first->second;
 }
 
 void GridBinder::gather(const RowMap& map, const op::Ref& ref, int first, int count, float* out) {
@@ -248,14 +249,15 @@ void GridBinder::scatterAdd(const RowMap& map, const op::Ref& ref, int first, in
 
 // --- ops -------------------------------------------------------------------------------------
 
-void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* gradients) {
+void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* gradients,
+                       LaneScratch& lane) {
   const float* parameters = m_parameters.values().data();
   switch (op.kind) {
     case Kind::WeightGradient:
     case Kind::DiagonalWeightGradient:
     case Kind::BiasGradient: {
       if (!gradients) return;
-      const Operand a = read(op.a, op.units, node, first, count, m_scratchA);
+      const Operand a = read(op.a, op.units, node, first, count, lane.scratchA, lane);
       float* grad = gradients + op.weights;
       if (op.kind == Kind::BiasGradient) {
         for (int i = 0; i < count; ++i)
@@ -263,7 +265,7 @@ void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* 
         return;
       }
       const int bWidth = op.kind == Kind::WeightGradient ? op.inner : op.units;
-      const Operand b = read(op.b, bWidth, node, first, count, m_scratchB);
+      const Operand b = read(op.b, bWidth, node, first, count, lane.scratchB, lane);
       if (op.kind == Kind::WeightGradient) {  // dW[units, inner] += a^T b
         sgemm(true, false, op.units, op.inner, count, 1.0f, a.base, static_cast<int>(a.ld), b.base,
               static_cast<int>(b.ld), 1.0f, grad, op.inner);
@@ -281,14 +283,14 @@ void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* 
     throw std::logic_error("the grid engine cannot write this op through a row map");
   Operand dst;
   if (mapped) {
-    m_scratchDst.resize(static_cast<std::size_t>(count) * op.units);
-    std::fill(m_scratchDst.begin(), m_scratchDst.end(), 0.0f);  // the op adds into it
-    dst = {m_scratchDst.data(), op.units};
+    lane.scratchDst.resize(static_cast<std::size_t>(count) * op.units);
+    std::fill(lane.scratchDst.begin(), lane.scratchDst.end(), 0.0f);  // the op adds into it
+    dst = {lane.scratchDst.data(), op.units};
   } else {
-    dst = ownRows(op.dst, first);
+    dst = ownRows(op.dst, first, lane);
   }
   if (op.kind == Kind::Product) {
-    const Operand a = read(op.a, op.inner, node, first, count, m_scratchA);
+    const Operand a = read(op.a, op.inner, node, first, count, lane.scratchA, lane);
     sgemm(false, op.transposeWeights, count, op.units, op.inner, 1.0f, a.base,
           static_cast<int>(a.ld), parameters + op.weights, op.ldw, op.beta, dst.base,
           static_cast<int>(dst.ld));
@@ -304,11 +306,11 @@ void GridBinder::runOp(const op::Op& op, int node, int first, int count, float* 
          out.size},
         {}, count);
   } else {
-    const Operand a = read(op.a, op.units, node, first, count, m_scratchA);
-    const Operand b = read(op.b, op.units, node, first, count, m_scratchB);
+    const Operand a = read(op.a, op.units, node, first, count, lane.scratchA, lane);
+    const Operand b = read(op.b, op.units, node, first, count, lane.scratchB, lane);
     runElementwise(op, dst, a, b, count);
   }
-  if (mapped) scatterAdd(map(op.dst, node), op.dst, first, count, m_scratchDst.data());
+  if (mapped) scatterAdd(map(op.dst, node), op.dst, first, count, lane.scratchDst.data());
 }
 
 void GridBinder::runElementwise(const op::Op& op, Operand dst, Operand a, Operand b, int count) {

@@ -52,19 +52,26 @@ struct LayerBuffers {
   RowBuffer y, dy, s, ds, lossGrad;
 };
 
-/// The buffers of a batch, kept between batches by the engine so that the next batch of about
-/// the same size reuses their memory (no fresh pages to fault in and clear on every update).
-struct GridWorkspace {
-  std::vector<LayerBuffers> layers;
-  std::vector<RowBuffer> factors, factorGrads;
+/// What one lane (grid_lanes.hpp) writes besides the layers' and factors' rows: the step's
+/// stack and the gather scratch. Lane 0 is the calling thread's; nodes that run at once each run
+/// on a lane of their own, so no two threads share one.
+struct LaneScratch {
   RowBuffer stack, scratchA, scratchB, scratchDst;
-  std::vector<float> zeros;
   // The values gathered by the current run of a region, one per reference: a delayed source
   // read by several ops of a step (c at [1, 0] by the lambda product and two peepholes) is
   // gathered once. Values are not written by the rows a gather reads (earlier wavefronts,
   // earlier nodes), so an entry stays right for the whole run.
   std::vector<std::pair<op::Ref, RowBuffer>> gathered;
   std::size_t gatheredCount = 0;
+};
+
+/// The buffers of a batch, kept between batches by the engine so that the next batch of about
+/// the same size reuses their memory (no fresh pages to fault in and clear on every update).
+struct GridWorkspace {
+  std::vector<LayerBuffers> layers;
+  std::vector<RowBuffer> factors, factorGrads;
+  std::vector<LaneScratch> lanes;  // at least one
+  std::vector<float> zeros;
 };
 
 /// Whether an op of node `node` reads or writes `ref` in its own rows (no row map: the same
@@ -103,16 +110,20 @@ ScratchFloats scratchFloats(const CompiledPlan& plan, const op::Program& program
 
 class GridBinder {
  public:
+  /// Sizes the workspace's buffers for the batch in `rows`' order, with `lanes` lanes (>= 1).
   GridBinder(const CompiledPlan& plan, const op::Program& program, const GridRows& rows,
-             const ParameterSet& parameters, GridWorkspace& workspace);
+             const ParameterSet& parameters, GridWorkspace& workspace, int lanes = 1);
 
   LayerBuffers& layer(int l) { return m_layers[l]; }
   const LayerBuffers& layer(int l) const { return m_layers[l]; }
   /// Zeroes what a backward adds into before it is written (dy).
   void clearGradients();
-  /// Runs `ops` of node `node` on its rows [first, first + count). Parameter gradients add into
-  /// `gradients` (laid out like the parameters) when it is given.
-  void run(int node, const std::vector<op::Op>& ops, int first, int count, float* gradients);
+  /// Runs `ops` of node `node` on its rows [first, first + count), with the scratch of lane
+  /// `lane`. Parameter gradients add into `gradients` (laid out like the parameters) when it is
+  /// given. Runs on different lanes may go at once when their nodes touch disjoint rows
+  /// (grid_lanes.hpp): each node's row maps are its own, built by the one lane running it.
+  void run(int node, const std::vector<op::Op>& ops, int first, int count, float* gradients,
+           int lane = 0);
   /// The bytes of the row maps built so far (they live as long as the binder).
   std::uint64_t mapBytes() const;
 
@@ -127,13 +138,14 @@ class GridBinder {
     int perRow = 1;
     std::vector<int> sources, offsets;
   };
-  using MapKey = std::tuple<int, int, int, int, int, int>;  // node, layer, shifts, route, via
+  using MapKey = std::tuple<int, int, int, int, int>;  // layer, shifts, route, via
 
-  void runOp(const op::Op& op, int node, int first, int count, float* gradients);
+  void runOp(const op::Op& op, int node, int first, int count, float* gradients, LaneScratch& lane);
   void runElementwise(const op::Op& op, Operand dst, Operand a, Operand b, int count);
-  Operand read(const op::Ref& ref, int width, int node, int first, int count, RowBuffer& scratch);
+  Operand read(const op::Ref& ref, int width, int node, int first, int count, RowBuffer& scratch,
+               LaneScratch& lane);
   bool isDirect(const op::Ref& ref, int node) const;
-  Operand ownRows(const op::Ref& ref, int first);
+  Operand ownRows(const op::Ref& ref, int first, LaneScratch& lane);
   RowBuffer& buffer(const op::Ref& ref);
   int rowWidth(const op::Ref& ref) const;
   const RowMap& map(const op::Ref& ref, int node);
@@ -146,11 +158,9 @@ class GridBinder {
   const ParameterSet& m_parameters;
   std::vector<LayerBuffers>& m_layers;
   std::vector<RowBuffer>&m_factors, &m_factorGrads;
-  RowBuffer& m_stack;
   std::vector<float>& m_zeros;
   GridWorkspace& m_workspace;
-  RowBuffer &m_scratchA, &m_scratchB, &m_scratchDst;
-  std::map<MapKey, RowMap> m_maps;
+  std::vector<std::map<MapKey, RowMap>> m_maps;  // per node
 };
 
 }  // namespace rnnwb::grid

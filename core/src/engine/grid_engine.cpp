@@ -1,16 +1,21 @@
 #include "rnnwb/core/engine/grid_engine.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 
 #include "grid_binder.hpp"
+#include "grid_lanes.hpp"
 #include "grid_losses.hpp"
 #include "grid_memory_parts.hpp"
 #include "grid_rows.hpp"
 #include "rnnwb/core/engine/op_lowering.hpp"
+#include "rnnwb/core/engine/products.hpp"
 #include "rnnwb/core/packing/packers.hpp"
+#include "worker_pool.hpp"
 
 namespace rnnwb {
 
@@ -27,17 +32,34 @@ struct GridEngine::Impl {
   mutable std::unique_ptr<op::Program> external[2];
   mutable grid::GridWorkspace workspace;  // reused by every call (grid_binder.hpp)
   mutable GridMemory lastMemory;
+  // The nodes that may run at once, per program (this one and the external ones), and the
+  // workers that run them: made when a call first has more than one lane.
+  mutable std::map<const op::Program*, grid::NodeGroups> groupsOf;
+  mutable std::unique_ptr<WorkerPool> pool;
 
   Impl(const CompiledPlan& p, GridEngineOptions o)
       : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
 
   const op::Program& externalProgram(bool inputGradients) const;
-  /// Loads the inputs and runs every node forward, in schedule order.
+  const grid::NodeGroups& groups(const op::Program& ops) const;
+  /// The lanes a call on `ops` runs on now; the pool has that many workers when it is > 1.
+  int lanes(const op::Program& ops) const;
+  /// Runs task(lane) for each lane of the pool, each with single-threaded products.
+  void onLanes(const std::function<void(int)>& task) const;
+  /// Loads the inputs and runs every node forward, in schedule order (a group's nodes at once).
   void forward(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
-               const ExampleBatch& batch) const;
+               const ExampleBatch& batch, int lanes) const;
+  void forwardNode(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
+                   int node, int lane) const;
   /// Runs every node backward, in reverse schedule order, parameter gradients into `gradients`.
   void backward(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
-                float* gradients) const;
+                float* gradients, int lanes) const;
+  /// A node's backwardStep over its wavefronts from the last (or its backwardAll).
+  void backwardSteps(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
+                     int node, float* gradients, int lane) const;
+  /// backwardSteps, then the node's parameter gradients.
+  void backwardInner(const op::Program& ops, grid::GridBinder& binder, const grid::GridRows& rows,
+                     int node, float* gradients, int lane) const;
   /// Each example's rows of `buffer` of layer `layer` as F32 [h, w, size] (2-D) or [t, size].
   Tensor exampleRows(const grid::GridRows& rows, const grid::RowBuffer& buffer, int size, int layer,
                      int example) const;
@@ -61,7 +83,8 @@ const op::Program& GridEngine::Impl::externalProgram(bool inputGradients) const 
 }
 
 void GridEngine::Impl::forward(const op::Program& ops, grid::GridBinder& binder,
-                               const grid::GridRows& rows, const ExampleBatch& batch) const {
+                               const grid::GridRows& rows, const ExampleBatch& batch,
+                               int lanes) const {
   const int dimensions = plan.graph().dimensions;
   for (std::size_t i = 0; i < plan.inputLayers().size(); ++i) {
     const int layer = plan.inputLayers()[i];
@@ -75,35 +98,95 @@ void GridEngine::Impl::forward(const op::Program& ops, grid::GridBinder& binder,
       std::copy(from, from + b.size, b.y.begin() + static_cast<std::ptrdiff_t>(r) * b.size);
     }
   }
-  for (std::size_t n = 0; n < ops.nodes.size(); ++n) {
-    const op::NodeProgram& node = ops.nodes[n];
-    if (!node.computes) continue;
-    const grid::NodeRows& nodeRows = rows.node(static_cast<int>(n));
-    binder.run(static_cast<int>(n), node.forwardAll, 0, nodeRows.rows(), nullptr);
-    if (!node.recurrent) continue;
-    for (std::size_t k = 0; k + 1 < nodeRows.starts.size(); ++k)
-      binder.run(static_cast<int>(n), node.forwardStep, nodeRows.starts[k],
-                 nodeRows.starts[k + 1] - nodeRows.starts[k], nullptr);
+  for (const std::vector<int>& group : groups(ops).forward) {
+    if (lanes > 1 && group.size() > 1) {
+      onLanes([&](int lane) {
+        for (std::size_t i = lane; i < group.size(); i += lanes)
+          forwardNode(ops, binder, rows, group[i], lane);
+      });
+      continue;
+    }
+    for (int n : group) forwardNode(ops, binder, rows, n, 0);
   }
 }
 
+void GridEngine::Impl::forwardNode(const op::Program& ops, grid::GridBinder& binder,
+                                   const grid::GridRows& rows, int n, int lane) const {
+  const op::NodeProgram& node = ops.nodes[n];
+  const grid::NodeRows& nodeRows = rows.node(n);
+  binder.run(n, node.forwardAll, 0, nodeRows.rows(), nullptr, lane);
+  if (!node.recurrent) return;
+  for (std::size_t k = 0; k + 1 < nodeRows.starts.size(); ++k)
+    binder.run(n, node.forwardStep, nodeRows.starts[k], nodeRows.starts[k + 1] - nodeRows.starts[k],
+               nullptr, lane);
+}
+
 void GridEngine::Impl::backward(const op::Program& ops, grid::GridBinder& binder,
-                                const grid::GridRows& rows, float* gradients) const {
-  for (std::size_t n = ops.nodes.size(); n-- > 0;) {
-    const op::NodeProgram& node = ops.nodes[n];
-    if (!node.computes) continue;
-    const int index = static_cast<int>(n);
-    const grid::NodeRows& nodeRows = rows.node(index);
-    if (node.recurrent) {
-      for (std::size_t k = nodeRows.starts.size() - 1; k-- > 0;)
-        binder.run(index, node.backwardStep, nodeRows.starts[k],
-                   nodeRows.starts[k + 1] - nodeRows.starts[k], gradients);
-    } else {
-      binder.run(index, node.backwardAll, 0, nodeRows.rows(), gradients);
+                                const grid::GridRows& rows, float* gradients, int lanes) const {
+  const auto& groupList = groups(ops).backward;
+  for (auto group = groupList.rbegin(); group != groupList.rend(); ++group) {
+    const std::size_t size = group->size();
+    if (lanes > 1 && size > 1) {
+      // The inner regions at once, from the last node; then the externals, which add into the
+      // sources' gradients, one after the other from the last node, as the program orders them.
+      onLanes([&](int lane) {
+        for (std::size_t i = lane; i < size; i += lanes)
+          backwardInner(ops, binder, rows, (*group)[size - 1 - i], gradients, lane);
+      });
+      for (std::size_t i = size; i-- > 0;) {
+        const int n = (*group)[i];
+        binder.run(n, ops.nodes[n].backwardExternal, 0, rows.node(n).rows(), gradients);
+      }
+      continue;
     }
-    binder.run(index, node.backwardExternal, 0, nodeRows.rows(), gradients);
-    binder.run(index, node.gradients, 0, nodeRows.rows(), gradients);
+    for (std::size_t i = size; i-- > 0;) {
+      const int n = (*group)[i];
+      backwardSteps(ops, binder, rows, n, gradients, 0);
+      binder.run(n, ops.nodes[n].backwardExternal, 0, rows.node(n).rows(), gradients);
+      binder.run(n, ops.nodes[n].gradients, 0, rows.node(n).rows(), gradients);
+    }
   }
+}
+
+void GridEngine::Impl::backwardSteps(const op::Program& ops, grid::GridBinder& binder,
+                                     const grid::GridRows& rows, int n, float* gradients,
+                                     int lane) const {
+  const op::NodeProgram& node = ops.nodes[n];
+  const grid::NodeRows& nodeRows = rows.node(n);
+  if (!node.recurrent) {
+    binder.run(n, node.backwardAll, 0, nodeRows.rows(), gradients, lane);
+    return;
+  }
+  for (std::size_t k = nodeRows.starts.size() - 1; k-- > 0;)
+    binder.run(n, node.backwardStep, nodeRows.starts[k],
+               nodeRows.starts[k + 1] - nodeRows.starts[k], gradients, lane);
+}
+
+void GridEngine::Impl::backwardInner(const op::Program& ops, grid::GridBinder& binder,
+                                     const grid::GridRows& rows, int n, float* gradients,
+                                     int lane) const {
+  backwardSteps(ops, binder, rows, n, gradients, lane);
+  binder.run(n, ops.nodes[n].gradients, 0, rows.node(n).rows(), gradients, lane);
+}
+
+const grid::NodeGroups& GridEngine::Impl::groups(const op::Program& ops) const {
+  auto found = groupsOf.find(&ops);
+  if (found == groupsOf.end()) found = groupsOf.emplace(&ops, grid::independentNodes(ops)).first;
+  return found->second;
+}
+
+int GridEngine::Impl::lanes(const op::Program& ops) const {
+  const int threads = options.threads > 0 ? options.threads : computeThreads();
+  const int count = options.parallelNodes ? grid::laneCount(groups(ops), threads) : 1;
+  if (count > 1 && (!pool || pool->size() != count)) pool = std::make_unique<WorkerPool>(count);
+  return count;
+}
+
+void GridEngine::Impl::onLanes(const std::function<void(int)>& task) const {
+  pool->run([&](int lane) {
+    const ProductThreadsScope single(1);  // the lanes are the threads
+    task(lane);
+  });
 }
 
 Tensor GridEngine::Impl::exampleRows(const grid::GridRows& rows, const grid::RowBuffer& buffer,
@@ -184,8 +267,10 @@ GridForward GridEngine::forward(const ParameterSet& parameters, const ExampleBat
                                 bool withLoss, bool withOutputs) const {
   batch.check(m_impl->plan, withLoss);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
-  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
-  m_impl->forward(m_impl->program, binder, rows, batch);
+  const int lanes = m_impl->lanes(m_impl->program);
+  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace,
+                          lanes);
+  m_impl->forward(m_impl->program, binder, rows, batch, lanes);
   GridForward result;
   if (withLoss)
     result.exampleLosses = grid::computeLosses(m_impl->plan, batch, rows, binder, false);
@@ -200,11 +285,13 @@ double GridEngine::forwardBackward(const ParameterSet& parameters, const Example
     throw std::invalid_argument("the gradients' layout is not the graph's");
   batch.check(m_impl->plan, true);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
-  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace);
-  m_impl->forward(m_impl->program, binder, rows, batch);
+  const int lanes = m_impl->lanes(m_impl->program);
+  grid::GridBinder binder(m_impl->plan, m_impl->program, rows, parameters, m_impl->workspace,
+                          lanes);
+  m_impl->forward(m_impl->program, binder, rows, batch, lanes);
   binder.clearGradients();
   const std::vector<double> losses = grid::computeLosses(m_impl->plan, batch, rows, binder, true);
-  m_impl->backward(m_impl->program, binder, rows, gradients.values().data());
+  m_impl->backward(m_impl->program, binder, rows, gradients.values().data(), lanes);
   gradients.applyMasks();
   m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   return std::accumulate(losses.begin(), losses.end(), 0.0);
@@ -223,11 +310,12 @@ void GridEngine::backwardFromOutputs(const ParameterSet& parameters, const Examp
                                 std::to_string(batch.examples.size()));
   const op::Program& ops = m_impl->externalProgram(inputGradients != nullptr);
   const grid::GridRows rows(m_impl->plan, batch, m_impl->options.packer);
-  grid::GridBinder binder(m_impl->plan, ops, rows, parameters, m_impl->workspace);
-  m_impl->forward(ops, binder, rows, batch);
+  const int lanes = m_impl->lanes(ops);
+  grid::GridBinder binder(m_impl->plan, ops, rows, parameters, m_impl->workspace, lanes);
+  m_impl->forward(ops, binder, rows, batch, lanes);
   binder.clearGradients();
   m_impl->loadOutputGradients(binder, rows, outputGradients);
-  m_impl->backward(ops, binder, rows, gradients.values().data());
+  m_impl->backward(ops, binder, rows, gradients.values().data(), lanes);
   gradients.applyMasks();
   m_impl->lastMemory = grid::memoryParts(grid::heldCounts(m_impl->workspace, binder, rows));
   if (!inputGradients) return;

@@ -4,10 +4,12 @@
 #include <stdexcept>
 
 #include "grid_binder.hpp"
+#include "grid_lanes.hpp"
 #include "grid_memory_parts.hpp"
 #include "grid_rows.hpp"
 #include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
+#include "rnnwb/core/engine/products.hpp"
 #include "rnnwb/core/packing/packers.hpp"
 
 namespace rnnwb {
@@ -44,10 +46,12 @@ MemoryCounts heldCounts(const GridWorkspace& w, const GridBinder& binder, const 
   }
   for (std::size_t f = 0; f < w.factors.size(); ++f)
     c.factors += bytes(w.factors[f]) + bytes(w.factorGrads[f]);
-  c.stack = bytes(w.stack);
-  c.scratch = bytes(w.scratchA) + bytes(w.scratchB) + bytes(w.scratchDst) +
-              w.zeros.capacity() * sizeof(float);
-  for (const auto& [ref, gathered] : w.gathered) c.scratch += bytes(gathered);
+  c.scratch = w.zeros.capacity() * sizeof(float);
+  for (const LaneScratch& lane : w.lanes) {
+    c.stack += bytes(lane.stack);
+    c.scratch += bytes(lane.scratchA) + bytes(lane.scratchB) + bytes(lane.scratchDst);
+    for (const auto& [ref, gathered] : lane.gathered) c.scratch += bytes(gathered);
+  }
   c.rowMaps = binder.mapBytes();
   c.rowOrder = rows.bytes();
   return c;
@@ -68,7 +72,7 @@ std::uint64_t GridMemory::part(const std::string& name) const {
 }
 
 GridMemory estimateGridMemory(const CompiledPlan& plan, const std::vector<GridExtent>& grids,
-                              const std::string& packer) {
+                              const std::string& packer, int threads) {
   const auto& names = packing::packerNames();
   if (packer != "padded" && std::find(names.begin(), names.end(), packer) == names.end())
     throw std::invalid_argument("unknown packer '" + packer +
@@ -90,10 +94,15 @@ GridMemory estimateGridMemory(const CompiledPlan& plan, const std::vector<GridEx
     counts.lossGradients += grownBytes(l.lossGrad);
   }
   for (std::size_t f : floats.factors) counts.factors += 2 * grownBytes(f);
-  counts.stack = grownBytes(floats.stack);
-  counts.scratch = grownBytes(scratch.a) + grownBytes(scratch.b) + grownBytes(scratch.dst) +
-                   static_cast<std::uint64_t>(floats.widest) * sizeof(float);
-  for (std::size_t g : scratch.gathered) counts.scratch += grownBytes(g);
+  // Each lane has its own stack and scratch; a lane's scratch takes at most what one lane
+  // running every node would (exact with one lane, an upper bound with more).
+  const std::uint64_t lanes = static_cast<std::uint64_t>(
+      grid::laneCount(grid::independentNodes(program), threads > 0 ? threads : computeThreads()));
+  std::uint64_t laneScratch =
+      grownBytes(scratch.a) + grownBytes(scratch.b) + grownBytes(scratch.dst);
+  for (std::size_t g : scratch.gathered) laneScratch += grownBytes(g);
+  counts.stack = lanes * grownBytes(floats.stack);
+  counts.scratch = lanes * laneScratch + static_cast<std::uint64_t>(floats.widest) * sizeof(float);
   counts.rowMaps = scratch.mapInts * sizeof(int);
   counts.rowOrder = rows.bytes();
   return grid::memoryParts(counts);

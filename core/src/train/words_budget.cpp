@@ -29,8 +29,10 @@ std::uint64_t wordImageBytes(const WordsData& data) {
   return bytes;
 }
 
-/// The batch of these training words, as the engine would hold it.
-WordsBatchMemory batchMemory(const WordsLearner& learner, const std::vector<int>& indices) {
+/// The batch of these training words, as the engine would hold it on the run's `threads` (each
+/// of the engine's lanes has its own stack and scratch; 0: computeThreads(), as the run).
+WordsBatchMemory batchMemory(const WordsLearner& learner, const std::vector<int>& indices,
+                             int threads) {
   WordsBatchMemory m;
   std::vector<GridExtent> grids;
   for (int i : indices) {
@@ -42,7 +44,7 @@ WordsBatchMemory batchMemory(const WordsLearner& learner, const std::vector<int>
         learner.data().train[static_cast<std::size_t>(i)].text.size() * sizeof(std::int64_t);
   }
   m.words = static_cast<int>(indices.size());
-  m.engine = estimateGridMemory(learner.plan(), grids, learner.packer());
+  m.engine = estimateGridMemory(learner.plan(), grids, learner.packer(), threads);
   return m;
 }
 
@@ -106,7 +108,8 @@ void timeUpdates(WordsLearner& learner, const WordsBudgetOptions& options, Words
 }  // namespace
 
 void requireMemoryForWords(const WordsLearner& learner, const TrainConfig& config) {
-  const WordsBatchMemory worst = batchMemory(learner, largestWords(learner, config.task.batch));
+  const WordsBatchMemory worst =
+      batchMemory(learner, largestWords(learner, config.task.batch), config.threads);
   const std::uint64_t data = wordImageBytes(learner.data());
   const std::uint64_t shared = sharedTrainingBytes(config, learner.plan());
   requireMemory(saturatingSum({shared, data, worst.total()}),
@@ -141,8 +144,9 @@ WordsBudget estimateWordsBudget(const TrainConfig& config, const WordsBudgetOpti
   b.sharedBytes = sharedTrainingBytes(config, learner.plan());
   b.sharedText = sharedTrainingText(config, learner.plan());
   b.dataBytes = wordImageBytes(data);
-  b.largestOfFirstEpoch = batchMemory(learner, largestBatchOfFirstEpoch(learner, config));
-  b.worstCase = batchMemory(learner, largestWords(learner, b.batch));
+  b.largestOfFirstEpoch =
+      batchMemory(learner, largestBatchOfFirstEpoch(learner, config), config.threads);
+  b.worstCase = batchMemory(learner, largestWords(learner, b.batch), config.threads);
   b.budgetBytes = options.budgetBytes ? options.budgetBytes : physicalMemoryBytes();
   b.notes.push_back(
       "not counted: the CTC loss's per-word temporaries (a few KiB a word) and the validation "

@@ -24,6 +24,15 @@ struct GridEngineOptions {
   /// How a recurrent 2-D node's examples are packed into wavefronts: "shelf" (the default),
   /// "baseline" (spec/packing.md) or "padded" (each example alone in its row block).
   std::string packer = "shelf";
+  /// The threads a call computes on; 0: computeThreads() at the time of the call. Nodes of the
+  /// schedule that touch disjoint rows (the four directions of a four-direction layer) run at
+  /// once, each on one thread with single-threaded products, as many at once as there are
+  /// threads; the others run one after the other with products on all the threads. The floats
+  /// are those of running the nodes one after the other at the same product threads.
+  int threads = 0;
+  /// false: every node one after the other, products on all the threads (what the engine did
+  /// before the lanes; benchmarks compare the two in one run).
+  bool parallelNodes = true;
 };
 
 /// What one forward gives: each example's loss (summed over its outputs and positions), and,

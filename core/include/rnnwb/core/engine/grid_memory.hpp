@@ -36,9 +36,11 @@ struct GridMemory {
 };
 
 /// What a fresh grid engine holds at the end of forwardBackward on a batch of examples whose
-/// input grids are `grids` ({height, width}; height 1 in a 1-D graph), packed by `packer`.
-/// Throws std::invalid_argument for an unknown packer or an empty grid.
+/// input grids are `grids` ({height, width}; height 1 in a 1-D graph), packed by `packer`, on
+/// `threads` threads (GridEngineOptions::threads; 0: computeThreads()): each lane of the engine
+/// (grid_lanes.hpp) has its own step stack and gather scratch. Throws std::invalid_argument for
+/// an unknown packer or an empty grid.
 GridMemory estimateGridMemory(const CompiledPlan& plan, const std::vector<GridExtent>& grids,
-                              const std::string& packer = "shelf");
+                              const std::string& packer = "shelf", int threads = 0);
 
 }  // namespace rnnwb
