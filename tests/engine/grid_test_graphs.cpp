@@ -73,6 +73,18 @@ QStringList gridGraphs() {
           "fixed-and-mse"};
 }
 
+QStringList gridGraphsAndRecognizer() {
+  QStringList graphs = gridGraphs();
+  graphs << "mdlstm-words-small.rnn.json";
+  return graphs;
+}
+
+ExampleBatch randomExamplesFor(const QString& name, const CompiledPlan& plan, int count,
+                               std::uint64_t seed) {
+  const bool words = name.startsWith("mdlstm");
+  return randomExamples(plan, count, seed, words ? 24 : 4, words ? 64 : 6);
+}
+
 Graph gridGraph(const QString& name) {
   if (name.endsWith(".json"))
     return loadValidGraph(std::string(RNNWB_EXAMPLES_DIR) + "/" + name.toStdString());

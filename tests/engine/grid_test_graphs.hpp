@@ -24,6 +24,12 @@ ExampleBatch randomExamples(const CompiledPlan& plan, int count, std::uint64_t s
 
 /// The v2 graphs every test runs: file names of examples/, and names of small graphs.
 QStringList gridGraphs();
+/// gridGraphs() and the small word recogniser, mdlstm-words-small.rnn.json.
+QStringList gridGraphsAndRecognizer();
+/// randomExamples sized for graph `name`: the recogniser's three 2 x 2 blocks need words of some
+/// size (up to 24 x 64), the others get up to 4 x 6.
+ExampleBatch randomExamplesFor(const QString& name, const CompiledPlan& plan, int count,
+                               std::uint64_t seed);
 Graph gridGraph(const QString& name);
 
 /// ‖got − want‖ / ‖want‖ (against a float64 reference; `got` floats or doubles).

@@ -74,9 +74,7 @@ void TestGridLanes::lanesGiveTheSameFloats_data() {
   QTest::addColumn<QString>("graph");
   QTest::addColumn<QString>("packer");
   QTest::addColumn<int>("threads");
-  QStringList graphs = gridGraphs();
-  graphs << "mdlstm-words-small.rnn.json";
-  for (const QString& graph : graphs)
+  for (const QString& graph : gridGraphsAndRecognizer())
     for (const char* packer : {"shelf", "padded"})
       for (int threads : {2, 3})
         QTest::newRow(qPrintable(graph + " " + packer + " " + QString::number(threads)))
@@ -88,8 +86,7 @@ void TestGridLanes::lanesGiveTheSameFloats() {
   QFETCH(QString, packer);
   QFETCH(int, threads);
   const CompiledPlan plan(gridGraph(graph));
-  const bool words = graph.startsWith("mdlstm");  // three 2 x 2 blocks: words of some size
-  const ExampleBatch batch = randomExamples(plan, 5, 17, words ? 24 : 4, words ? 64 : 6);
+  const ExampleBatch batch = randomExamplesFor(graph, plan, 5, 17);
   const Results one = compute(plan, batch, packer.toStdString(), 1);
   const Results lanes = compute(plan, batch, packer.toStdString(), threads);
   QVERIFY2(std::memcmp(&one.loss, &lanes.loss, sizeof(double)) == 0,

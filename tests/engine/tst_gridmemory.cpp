@@ -37,9 +37,7 @@ void TestGridMemory::estimateMatchesTheEngine_data() {
   QTest::addColumn<QString>("graph");
   QTest::addColumn<QString>("packer");
   QTest::addColumn<int>("threads");
-  QStringList graphs = gridGraphs();
-  graphs << "mdlstm-words-small.rnn.json";
-  for (const QString& graph : graphs)
+  for (const QString& graph : gridGraphsAndRecognizer())
     for (const char* packer : {"shelf", "baseline", "padded"})
       QTest::newRow(qPrintable(graph + " " + packer)) << graph << QString(packer) << 1;
   // Lanes (grid_lanes.hpp): each has its own stack (exact) and scratch (bounded).
@@ -53,8 +51,7 @@ void TestGridMemory::estimateMatchesTheEngine() {
   QFETCH(QString, packer);
   QFETCH(int, threads);
   const CompiledPlan plan(gridGraph(graph));
-  const bool words = graph.startsWith("mdlstm");  // three 2 x 2 blocks: words of some size
-  const ExampleBatch batch = randomExamples(plan, 5, 11, words ? 24 : 4, words ? 64 : 6);
+  const ExampleBatch batch = randomExamplesFor(graph, plan, 5, 11);
   GridEngine engine(plan, {packer.toStdString(), threads});
   const ParameterSet params = initParameters(plan, 3);
   ParameterSet gradients = ParameterSet::zerosLike(params);
