@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <set>
 #include <utility>
+#include <vector>
 
 namespace rnnwb::grid {
 namespace {
@@ -12,9 +13,9 @@ using op::Buffer;
 using op::Kind;
 
 // What an op touches besides the parameters (read only) and a lane's own scratch and stack: a
-// layer's or factor's buffer, a parameter's gradient (by its offset), a loss gradient.
-enum class Resource : int { Layer, Factor, ParameterGradient, LossGradient };
-using Touched = std::pair<int, std::int64_t>;  // (kind, buffer * 2^32 + index) or (kind, offset)
+// layer's or factor's buffer, a loss gradient, and parameter gradients (Footprint's ranges).
+enum class Resource : int { Layer, LossGradient };
+using Touched = std::pair<int, std::int64_t>;  // (kind, buffer * 2^32 + index) or (kind, layer)
 
 bool isGradientKind(Kind kind) {
   return kind == Kind::WeightGradient || kind == Kind::DiagonalWeightGradient ||
@@ -23,6 +24,9 @@ bool isGradientKind(Kind kind) {
 
 struct Footprint {
   std::set<Touched> reads, writes;
+  // The parameter gradients added into, as [first, last) offsets: no two nodes share a weight
+  // today, but a range cannot miss an overlap that a stacked product's offset would.
+  std::vector<std::pair<std::int64_t, std::int64_t>> gradientRanges;
 
   static bool touched(const op::Ref& ref, Touched& out) {
     switch (ref.buffer) {
@@ -50,9 +54,12 @@ struct Footprint {
   void add(const op::Op& op) {
     read(op.a);
     read(op.b);
-    if (isGradientKind(op.kind))
-      writes.insert({static_cast<int>(Resource::ParameterGradient), op.weights});
-    else
+    if (isGradientKind(op.kind)) {
+      const std::int64_t floats = op.kind == Kind::WeightGradient
+                                      ? static_cast<std::int64_t>(op.units) * op.inner
+                                      : op.units;
+      gradientRanges.emplace_back(op.weights, op.weights + floats);
+    } else
       write(op.dst);
     if (op.kind == Kind::CrossEntropyOnSums || op.kind == Kind::CtcOnSums)
       reads.insert({static_cast<int>(Resource::LossGradient), op.layer});
@@ -63,6 +70,8 @@ struct Footprint {
   void add(const Footprint& other) {
     reads.insert(other.reads.begin(), other.reads.end());
     writes.insert(other.writes.begin(), other.writes.end());
+    gradientRanges.insert(gradientRanges.end(), other.gradientRanges.begin(),
+                          other.gradientRanges.end());
   }
 };
 
@@ -75,6 +84,9 @@ bool meets(const std::set<Touched>& a, const std::set<Touched>& b) {
 /// Whether running the two in either order could give other floats: one writes what the other
 /// reads or writes.
 bool conflicts(const Footprint& x, const Footprint& y) {
+  for (const auto& [first, last] : x.gradientRanges)
+    for (const auto& [otherFirst, otherLast] : y.gradientRanges)
+      if (first < otherLast && otherFirst < last) return true;
   return meets(x.writes, y.reads) || meets(y.writes, x.reads);
 }
 

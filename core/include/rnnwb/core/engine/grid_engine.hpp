@@ -28,7 +28,8 @@ struct GridEngineOptions {
   /// schedule that touch disjoint rows (the four directions of a four-direction layer) run at
   /// once, each on one thread with single-threaded products, as many at once as there are
   /// threads; the others run one after the other with products on all the threads. The floats
-  /// are those of running the nodes one after the other at the same product threads.
+  /// are those of running every node one after the other with the same products (the grouped
+  /// nodes' on one thread): tst_gridlanes checks it bit for bit.
   int threads = 0;
   /// false: every node one after the other, products on all the threads (what the engine did
   /// before the lanes; benchmarks compare the two in one run).
