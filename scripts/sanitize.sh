@@ -8,7 +8,7 @@
 #                              The same tree holds the libFuzzer targets (scripts/fuzz.sh).
 #   scripts/sanitize.sh tsan   build-tsan/: ThreadSanitizer on the engine's and RTRL's thread
 #                              tests (worker pool, CPU backend, per-thread product scopes,
-#                              parallel RTRL streams, masked product)
+#                              parallel RTRL streams, masked product, the grid engine's lanes)
 # Extra arguments go to ctest (e.g. -R tst_graphio).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ case $kind in
     QT_QPA_PLATFORM=offscreen ctest --output-on-failure -j "$jobs" -LE learns "$@"
     ;;
   tsan)
-    tests=(tst_workerpool tst_cpubackend tst_products tst_rtrlstreams tst_maskedproduct)
+    tests=(tst_workerpool tst_cpubackend tst_products tst_rtrlstreams tst_maskedproduct tst_gridlanes)
     # oneDNN off: its OpenMP runtime (libgomp) and clang's (libomp, for omp_set_num_threads) in
     # one process crash under TSan at start-up; the engine's own worker pool is what is checked.
     configureSanitizedTree build-tsan "-fsanitize=thread" -DRNNWB_BUILD_GUI=OFF \
