@@ -30,6 +30,7 @@ class TestGridMemory : public QObject {
   void estimateMatchesTheEngine_data();
   void estimateMatchesTheEngine();
   void growsWithTheBatch();
+  void identityFactorsHoldNoCopies();
   void refusesWhatItCannotSize();
 };
 
@@ -90,6 +91,17 @@ void TestGridMemory::growsWithTheBatch() {
                        static_cast<double>(small.part("values and their gradients"));
   QVERIFY2(ratio > 3.99 && ratio < 4.01, qPrintable(QString::number(ratio)));
   QVERIFY(large.total() > 3 * small.total());
+}
+
+void TestGridMemory::identityFactorsHoldNoCopies() {
+  // The Leaky LP cell's 7 products have 14 factors. 12 are identity factors: read in place (no
+  // z), and inside the node their gradients go straight into the sources' dy (no dz). Only the
+  // two complement factors (l -> lu, f -> fiz, 4 units each) keep z and dz: 4 buffers of
+  // 8 x 20 x 4 floats, each with a quarter's growth room.
+  const CompiledPlan plan(gridGraph("leaky-lp-2d.rnn.json"));
+  const GridMemory estimate = estimateGridMemory(plan, {{8, 20}});
+  const std::uint64_t buffer = (640 + 160) * sizeof(float);
+  QCOMPARE(estimate.part("product factors and their gradients"), 4 * buffer);
 }
 
 void TestGridMemory::refusesWhatItCannotSize() {

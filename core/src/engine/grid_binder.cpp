@@ -21,6 +21,7 @@ bool addsOnly(const op::Op& op) {
     case Kind::AddScaled:
     case Kind::Subtract:
     case Kind::AddComplement:
+    case Kind::MulAdd:  // an identity factor's gradient into its delayed source's dy
       return true;
     case Kind::Product:
       return op.beta == 1.0f;
@@ -61,7 +62,7 @@ GridBinder::GridBinder(const CompiledPlan& plan, const op::Program& program, con
   m_factorGrads.resize(program.factors.size());
   for (std::size_t f = 0; f < program.factors.size(); ++f) {
     m_factors[f].resize(floats.factors[f]);
-    m_factorGrads[f].resize(floats.factors[f]);
+    m_factorGrads[f].resize(floats.factorGrads[f]);
   }
   workspace.lanes.resize(static_cast<std::size_t>(std::max(1, lanes)));
   for (LaneScratch& lane : workspace.lanes) lane.stack.resize(floats.stack);

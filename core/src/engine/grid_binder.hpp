@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "grid_rows.hpp"
+#include "rnnwb/core/engine/op_lowering.hpp"
 #include "rnnwb/core/engine/op_program.hpp"
 #include "rnnwb/core/engine/parameter_set.hpp"
 
@@ -83,14 +84,22 @@ bool readsOwnRows(const op::Ref& ref, int node, const GridRows& rows);
 std::size_t rowMapSources(const op::Ref& ref, const NodeRows& node, const GridRows& rows,
                           const CompiledPlan& plan);
 
+/// The grid engine's program: the lowering's, with the passes that drop buffers and keep the
+/// floats (op_passes.hpp): identity factors read their sources in place (no z), and an identity
+/// factor of a two-factor product inside a node adds into its source's dy without a dz. In the
+/// recogniser's Leaky LP cell that is 12 of its 14 factors' z and dz, a third of a batch's bytes.
+op::Program gridProgram(const CompiledPlan& plan, const ParameterLayout& layout,
+                        const op::LoweringOptions& options = {});
+
 /// The floats GridBinder's constructor sizes the per-row buffers to for a batch in `rows`' order
-/// (each is allocated twice: y and dy, s and ds, z and dz), and the step's stack.
+/// (y and dy, s and ds, z and dz: a factor read in place has no z, and one whose gradient goes
+/// straight into its source's dy no dz), and the step's stack.
 struct BufferFloats {
   struct Layer {
     std::size_t values = 0, sums = 0, lossGrad = 0;
   };
   std::vector<Layer> layers;
-  std::vector<std::size_t> factors;
+  std::vector<std::size_t> factors, factorGrads;
   std::size_t stack = 0;
   int widest = 1;  // the widest layer (the zeros a bias-free read gets)
 };

@@ -38,7 +38,7 @@ struct GridEngine::Impl {
   mutable std::unique_ptr<WorkerPool> pool;
 
   Impl(const CompiledPlan& p, GridEngineOptions o)
-      : plan(p), options(std::move(o)), layout(p), program(op::lower(p, layout)) {}
+      : plan(p), options(std::move(o)), layout(p), program(grid::gridProgram(p, layout)) {}
 
   const op::Program& externalProgram(bool inputGradients) const;
   const grid::NodeGroups& groups(const op::Program& ops) const;
@@ -77,7 +77,7 @@ const op::Program& GridEngine::Impl::externalProgram(bool inputGradients) const 
     op::LoweringOptions lowering;
     lowering.externalOutputGradients = true;
     lowering.inputGradients = inputGradients;
-    slot = std::make_unique<op::Program>(op::lower(plan, layout, lowering));
+    slot = std::make_unique<op::Program>(grid::gridProgram(plan, layout, lowering));
   }
   return *slot;
 }

@@ -83,7 +83,7 @@ GridMemory estimateGridMemory(const CompiledPlan& plan, const std::vector<GridEx
                                   std::to_string(grids[e].height) + " x " +
                                   std::to_string(grids[e].width) + ")");
   const ParameterLayout layout(plan);
-  const op::Program program = op::lower(plan, layout);
+  const op::Program program = grid::gridProgram(plan, layout);
   const grid::GridRows rows(plan, grids, packer);
   const grid::BufferFloats floats = grid::bufferFloats(plan, program, rows);
   const grid::ScratchFloats scratch = grid::scratchFloats(plan, program, rows);
@@ -93,7 +93,8 @@ GridMemory estimateGridMemory(const CompiledPlan& plan, const std::vector<GridEx
     counts.sums += 2 * grownBytes(l.sums);
     counts.lossGradients += grownBytes(l.lossGrad);
   }
-  for (std::size_t f : floats.factors) counts.factors += 2 * grownBytes(f);
+  for (std::size_t f : floats.factors) counts.factors += grownBytes(f);
+  for (std::size_t f : floats.factorGrads) counts.factors += grownBytes(f);
   // Each lane has its own stack and scratch; a lane's scratch takes at most what one lane
   // running every node would (exact with one lane, an upper bound with more).
   const std::uint64_t lanes = static_cast<std::uint64_t>(

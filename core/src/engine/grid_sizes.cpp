@@ -5,6 +5,7 @@
 
 #include "grid_binder.hpp"
 #include "rnnwb/core/engine/op_lowering.hpp"
+#include "rnnwb/core/engine/op_passes.hpp"
 
 namespace rnnwb::grid {
 namespace {
@@ -76,7 +77,32 @@ void walkRun(const std::vector<op::Op>& ops, int node, std::size_t count, const 
     }
 }
 
+/// Per factor, whether an op of the program reads or writes its dz.
+std::vector<bool> factorGradsUsed(const op::Program& program) {
+  std::vector<bool> used(program.factors.size(), false);
+  const auto mark = [&](const op::Ref& ref) {
+    if (ref.buffer == Buffer::FactorGrad) used[static_cast<std::size_t>(ref.index)] = true;
+  };
+  for (const op::NodeProgram& node : program.nodes)
+    for (const auto* ops : {&node.forwardAll, &node.forwardStep, &node.backwardAll,
+                            &node.backwardStep, &node.backwardExternal, &node.gradients})
+      for (const op::Op& op : *ops) {
+        mark(op.dst);
+        mark(op.a);
+        mark(op.b);
+      }
+  return used;
+}
+
 }  // namespace
+
+op::Program gridProgram(const CompiledPlan& plan, const ParameterLayout& layout,
+                        const op::LoweringOptions& options) {
+  op::Program program = op::lower(plan, layout, options);
+  op::readIdentityFactorsInPlace(program, plan);
+  op::skipIdentityFactorGradients(program, plan);
+  return program;
+}
 
 bool readsOwnRows(const op::Ref& ref, int node, const GridRows& rows) {
   if (!isLayerBuffer(ref.buffer)) return true;
@@ -108,9 +134,14 @@ BufferFloats bufferFloats(const CompiledPlan& plan, const op::Program& program,
     floats.layers.push_back({n, ownSum ? n : 0, lossGrad ? n : 0});
     floats.widest = std::max(floats.widest, layers[l].size);
   }
-  for (const op::Factor& factor : program.factors)
-    floats.factors.push_back(static_cast<std::size_t>(rows.rows(plan.toLayer(factor.connection))) *
-                             factor.units);
+  const std::vector<bool> gradsUsed = factorGradsUsed(program);
+  for (std::size_t f = 0; f < program.factors.size(); ++f) {
+    const op::Factor& factor = program.factors[f];
+    const std::size_t n =
+        static_cast<std::size_t>(rows.rows(plan.toLayer(factor.connection))) * factor.units;
+    floats.factors.push_back(factor.readsSource ? 0 : n);
+    floats.factorGrads.push_back(gradsUsed[f] ? n : 0);
+  }
   int widestRange = 0;
   for (std::size_t n = 0; n < plan.nodes().size(); ++n)
     if (plan.nodes()[n].recurrent)
