@@ -9,6 +9,7 @@
 #include <malloc.h>
 #include <time.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -45,8 +46,10 @@ const char* kUsage =
     "The first N updates of the words task's epoch (2,000 synthetic words, batch B) of the graph\n"
     "recogniser and of the retired fixed recogniser, same cell, sizes and batches, alternating.\n"
     "Sides: graph (shelf packer), graph-sequential (shelf, its nodes one after the other:\n"
-    "no lanes), graph-padded (task.packer none), graph-baseline, retired\n"
-    "(shelf), retired-padded (its packer none: padBatch, padding computed).\n"
+    "no lanes), graph-padded (task.packer none), graph-baseline, graph-padded-computed\n"
+    "(every word padded with white paper to the batch's largest height and width, then\n"
+    "shelf: the padding computed, as a trainer of padded batches does), retired (shelf),\n"
+    "retired-padded (its packer none: padBatch, padding computed).\n"
     "large: examples/words-model.json's sizes (2, 10, 50) on IAM-sized words (16-165 px);\n"
     "small: words-small-model.json's (4, 16) on examples/data/words-small.txt at 14-20 px.\n"
     "--lr, --clip: Adam's rate and the clipping norm of both (default: the retired config's).\n"
@@ -176,14 +179,16 @@ class RetiredSide : public Side {
 class GraphSide : public Side {
  public:
   GraphSide(const CompiledPlan& plan, const std::string& packer,
-            const mdlstm::RecognizerConfig& config, bool parallelNodes = true)
+            const mdlstm::RecognizerConfig& config, bool parallelNodes = true,
+            bool padWords = false)
       : m_plan(plan),
         m_engine(plan, GridEngineOptions{packer, 0, parallelNodes}),
         m_params(initParameters(plan, 1)),
         m_grads(ParameterSet::zerosLike(m_params)),
         m_m(m_params.values().size(), 0.0f),
         m_v(m_params.values().size(), 0.0f),
-        m_config(config) {}
+        m_config(config),
+        m_padWords(padWords) {}
   void update(const std::vector<mdlstm::WordExample>& words) override;
   std::pair<long long, long long> score(const std::vector<mdlstm::WordExample>& words) override;
 
@@ -199,12 +204,33 @@ class GraphSide : public Side {
   ParameterSet m_params, m_grads;
   std::vector<float> m_m, m_v;
   mdlstm::RecognizerConfig m_config;
+  bool m_padWords;
   std::int64_t m_steps = 0;
 };
 
+/// Each word on white paper of the batch's largest height and width, top left (padBatch's
+/// placement): the grid engine then computes every padding cell as a real pixel.
+std::vector<mdlstm::WordExample> paddedToTheLargest(const std::vector<mdlstm::WordExample>& words) {
+  int height = 0, width = 0;
+  for (const mdlstm::WordExample& w : words) {
+    height = std::max(height, w.image.height);
+    width = std::max(width, w.image.width);
+  }
+  std::vector<mdlstm::WordExample> padded;
+  for (const mdlstm::WordExample& w : words) {
+    mdlstm::WordExample p{packing::Image(height, width, w.image.channels, 255), w.text};
+    for (int y = 0; y < w.image.height; ++y)
+      std::copy_n(w.image.pixels.data() + std::size_t(y) * w.image.width * w.image.channels,
+                  std::size_t(w.image.width) * w.image.channels, p.image.pixel(y, 0));
+    padded.push_back(std::move(p));
+  }
+  return padded;
+}
+
 // As WordsLearner::computeGradient and the trainer's step: the mean's gradient, clipped to the
 // retired model's gradient_clip, one Adam step at its learning rate (the same Adam code).
-void GraphSide::update(const std::vector<mdlstm::WordExample>& words) {
+void GraphSide::update(const std::vector<mdlstm::WordExample>& given) {
+  const std::vector<mdlstm::WordExample> words = m_padWords ? paddedToTheLargest(given) : given;
   ExampleBatch batch;
   for (const mdlstm::WordExample& w : words)
     batch.examples.push_back(train::inkExample(packing::inkFeatures(w.image), classesOf(w.text)));
@@ -289,6 +315,8 @@ std::unique_ptr<Side> makeSide(const std::string& name, const CompiledPlan& plan
     return std::make_unique<GraphSide>(plan, "shelf", config, false);
   if (name == "graph-padded") return std::make_unique<GraphSide>(plan, "padded", config);
   if (name == "graph-baseline") return std::make_unique<GraphSide>(plan, "baseline", config);
+  if (name == "graph-padded-computed")
+    return std::make_unique<GraphSide>(plan, "shelf", config, true, true);
   throw std::invalid_argument("unknown side " + name);
 }
 
