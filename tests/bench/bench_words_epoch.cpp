@@ -230,7 +230,9 @@ std::vector<mdlstm::WordExample> paddedToTheLargest(const std::vector<mdlstm::Wo
 // As WordsLearner::computeGradient and the trainer's step: the mean's gradient, clipped to the
 // retired model's gradient_clip, one Adam step at its learning rate (the same Adam code).
 void GraphSide::update(const std::vector<mdlstm::WordExample>& given) {
-  const std::vector<mdlstm::WordExample> words = m_padWords ? paddedToTheLargest(given) : given;
+  std::vector<mdlstm::WordExample> padded;
+  if (m_padWords) padded = paddedToTheLargest(given);
+  const std::vector<mdlstm::WordExample>& words = m_padWords ? padded : given;  // no copy unpadded
   ExampleBatch batch;
   for (const mdlstm::WordExample& w : words)
     batch.examples.push_back(train::inkExample(packing::inkFeatures(w.image), classesOf(w.text)));
