@@ -84,7 +84,7 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const std::ve
   for (const op::Op& op : ops) {
     // This worker's units: its rows of dW = dz^T x, its entries of the sums.
     const auto [first, count] = part(op.units, worker);
-    // Row r of the chunk at r * stride: a layer's size, or its interleaved buffer's row stride.
+    // Row r of the chunk at r * stride: a layer's size, or an interleaved buffer's width.
     const cpu::RowOperand gradRows = bind(op.a);
     const float* grad = gradRows.base;
     const std::ptrdiff_t stride = gradRows.streamStride;
