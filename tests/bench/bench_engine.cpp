@@ -1,7 +1,7 @@
 // Training throughput of the CPU engine (forward + backward), and the machine's sgemm peak.
 // Usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames T]
 //                    [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] [--fused 0|1]
-//                    [--packed 0|1] [--bf16 0|1] [--interleaved 0|1]
+//                    [--packed 0|1] [--bf16 0|1]
 // GRAPH's input layers get --input units, output layers --output, all others --hidden (0 keeps
 // the file's sizes). Prints one JSON object per line: the engine run, then the sgemm peak; see
 // tests/bench/run_engine_bench.sh and docs/benchmarks.md.
@@ -32,10 +32,9 @@ struct Options {
   std::string graph, label;
   int input = 0, hidden = 0, output = 0, streams = 32, frames = 64, repeat = 20, threads = 2;
   int sgemm = 2048;
-  int fused = 1;        // 0: the unfused frame steps (CpuBackendOptions::fusedSteps)
-  int packed = 1;       // 0: the fused steps' products by sgemm (packedStepProducts)
-  int bf16 = 0;         // 1: the products in bf16 (product_precision.hpp), also the sgemm peak's
-  int interleaved = 0;  // 1: a stacked group's sums in one buffer (interleavedSums)
+  int fused = 1;   // 0: the unfused frame steps (CpuBackendOptions::fusedSteps)
+  int packed = 1;  // 0: the fused steps' products by sgemm (packedStepProducts)
+  int bf16 = 0;    // 1: the products in bf16 (product_precision.hpp), also the sgemm peak's
 };
 
 /// CPU time of the whole process (all threads): less disturbed than wall time by other work.
@@ -55,10 +54,8 @@ nlohmann::json benchEngine(const Options& o) {
   const ParameterSet params = initParameters(plan, 1);
   ParameterSet gradients = ParameterSet::zerosLike(params);
   const SequenceBatch batch = engine_bench::randomTrainingBatch(plan, o.frames, o.streams);
-  CpuBackend backend(plan, {.profile = true,
-                            .fusedSteps = o.fused != 0,
-                            .packedStepProducts = o.packed != 0,
-                            .interleavedSums = o.interleaved != 0});
+  CpuBackend backend(
+      plan, {.profile = true, .fusedSteps = o.fused != 0, .packedStepProducts = o.packed != 0});
   StreamState state;
   for (int warm = 0; warm < 2; ++warm)
     backend.forwardBackward(params, batch, state, &state, &gradients);
@@ -87,7 +84,6 @@ nlohmann::json benchEngine(const Options& o) {
           {"threads", o.threads},
           {"fused_steps", o.fused != 0},
           {"packed_step_products", o.fused != 0 && o.packed != 0},
-          {"interleaved_sums", o.interleaved != 0},
           {"streams", o.streams},
           {"frames", o.frames},
           {"repeat", o.repeat},
@@ -136,15 +132,14 @@ int main(int argc, char** argv) {
           argc, argv,
           "Usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] [--frames "
           "T]\n                    [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] "
-          "[--fused 0|1]\n                    [--packed 0|1] [--bf16 0|1] [--interleaved "
-          "0|1]\nTraining throughput of "
+          "[--fused 0|1]\n                    [--packed 0|1] [--bf16 0|1]\nTraining throughput of "
           "the CPU "
           "engine (forward + backward), and the machine's sgemm peak.\n"))
     return 0;
   if (argc < 2 || argv[1][0] == '-') {
     std::cerr << "usage: bench_engine GRAPH [--input N] [--hidden N] [--output N] [--streams N] "
                  "[--frames T] [--repeat R] [--threads K] [--sgemm SIZE] [--label NAME] [--fused "
-                 "0|1] [--packed 0|1] [--bf16 0|1] [--interleaved 0|1]\n";
+                 "0|1] [--packed 0|1] [--bf16 0|1]\n";
     return 2;
   }
   Options o;
@@ -161,7 +156,6 @@ int main(int argc, char** argv) {
                                         {"--sgemm", &o.sgemm},
                                         {"--fused", &o.fused},
                                         {"--packed", &o.packed},
-                                        {"--interleaved", &o.interleaved},
                                         {"--bf16", &o.bf16}}))
     return 2;
   setComputeThreads(o.threads);

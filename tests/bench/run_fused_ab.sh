@@ -4,8 +4,7 @@
 # every line. Usage: tests/bench/run_fused_ab.sh [BUILD_DIR] [OUT.jsonl] [ROUNDS] [THREADS...]
 # Then: /usr/bin/python3 tests/bench/summarize_fused_ab.py OUT.jsonl
 # AB_FLAG=--packed compares the step products on packed weights against sgemm instead
-# (summarize_fused_ab.py OUT.jsonl packed_step_products); AB_FLAG=--interleaved the stacked
-# groups' sums in one buffer against one buffer per layer (… interleaved_sums).
+# (summarize_fused_ab.py OUT.jsonl packed_step_products).
 # AB_OLD_BUILD=DIR compares two builds instead (BUILD_DIR's bench_engine against DIR's, both with
 # their defaults; summarize_fused_ab.py OUT.jsonl new_build).
 set -euo pipefail

@@ -98,9 +98,6 @@ class TestFusedStep : public QObject {
   void sameAsUnfused();
   void earlierChunksLeaveNothing_data() { addGraphs(); }
   void earlierChunksLeaveNothing();
-  void interleavedSumsKeepTheFloats_data() { addGraphs(); }
-  void interleavedSumsKeepTheFloats();
-  void interleavedLstmRunsFewerProducts();
 
  private:
   static void addGraphs();
@@ -232,51 +229,6 @@ void TestFusedStep::earlierChunksLeaveNothing() {
     QVERIFY(sameBits(after.outputs, fresh.outputs));
     QVERIFY(sameBits(after.state, fresh.state));
   }
-}
-
-// CpuBackendOptions::interleavedSums: a stacked group's targets' sums side by side, the
-// backward products reading them in place, the products of one source merged. The same floats as
-// the layer-by-layer layout, on the fused steps (sgemm and packed products) and the unfused ones.
-void TestFusedStep::interleavedSumsKeepTheFloats() {
-  const RowCase row = caseOfRow();
-  const CpuBackendOptions variants[] = {
-      {.threads = row.threads, .packedStepProducts = false},
-      {.threads = row.threads, .fusedSteps = false},
-      {.threads = row.threads},
-  };
-  for (CpuBackendOptions options : variants) {
-    options.interleavedSums = false;
-    const Run layered = runEngine(row.plan, row.params, row.batch, row.state, options);
-    options.interleavedSums = true;
-    const Run interleaved = runEngine(row.plan, row.params, row.batch, row.state, options);
-    const char* what = !options.fusedSteps          ? "unfused"
-                       : options.packedStepProducts ? "packed products"
-                                                    : "fused, sgemm";
-    QVERIFY2(layered.loss == interleaved.loss, what);
-    QVERIFY2(sameBits(layered.gradients, interleaved.gradients), what);
-    QVERIFY2(sameBits(layered.outputs, interleaved.outputs), what);
-    QVERIFY2(sameBits(layered.state, interleaved.state), what);
-  }
-}
-
-// The interleaved layout is used where it applies: on a peephole LSTM, x -> i, f, o, g is one
-// product over all frames instead of four, and so are the weight gradients from x and from
-// h(t-1); the backward step's product reads the gates' ds in place.
-void TestFusedStep::interleavedLstmRunsFewerProducts() {
-  const CompiledPlan plan(
-      loadValidGraph(QDir(RNNWB_EXAMPLES_DIR).filePath("lstm-peephole.rnn.json").toStdString()));
-  ParameterSet params(plan);
-  randomizeParameters(params, 3);
-  const SequenceBatch batch = randomBatch(plan, 6, 4, 5);
-  const auto products = [&](bool interleavedSums) {
-    CpuBackend backend(plan, {.threads = 1, .profile = true, .interleavedSums = interleavedSums});
-    ParameterSet gradients = ParameterSet::zerosLike(params);
-    StreamState stateOut;
-    backend.forwardBackward(params, batch, StreamState{}, &stateOut, &gradients);
-    return backend.stats().blasCalls;
-  };
-  // Per chunk: 4 input products become 1, and 4 + 4 weight gradients 2.
-  QCOMPARE(products(false) - products(true), 9LL);
 }
 
 QTEST_APPLESS_MAIN(TestFusedStep)

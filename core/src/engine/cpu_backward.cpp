@@ -84,30 +84,25 @@ RNNWB_VECTOR_CLONES void CpuBackend::Engine::parameterGradientPart(const std::ve
   for (const op::Op& op : ops) {
     // This worker's units: its rows of dW = dz^T x, its entries of the sums.
     const auto [first, count] = part(op.units, worker);
-    // Row r of the chunk at r * stride: a layer's size, or an interleaved buffer's width.
-    const cpu::RowOperand gradRows = bind(op.a);
-    const float* grad = gradRows.base;
-    const std::ptrdiff_t stride = gradRows.streamStride;
+    const float* grad = bind(op.a).base;
     float* out = gradients + op.weights;
     if (op.kind == op::Kind::WeightGradient) {
-      gemm(true, false, count, op.inner, rows, grad + first, static_cast<int>(stride),
-           bind(op.b).base, op.inner, 1.0f, out + static_cast<std::size_t>(first) * op.inner,
-           op.inner);
+      gemm(true, false, count, op.inner, rows, grad + first, op.units, bind(op.b).base, op.inner,
+           1.0f, out + static_cast<std::size_t>(first) * op.inner, op.inner);
       continue;
     }
     sums.assign(count, 0.0f);
     float* __restrict acc = sums.data();
     if (op.kind == op::Kind::BiasGradient) {
       for (int r = 0; r < rows; ++r) {
-        const float* row = grad + r * stride + first;
+        const float* row = grad + static_cast<std::size_t>(r) * op.units + first;
         for (int i = 0; i < count; ++i) acc[i] += row[i];
       }
     } else {  // DiagonalWeightGradient
       const float* source = bind(op.b).base;
       for (int r = 0; r < rows; ++r) {
-        const float* row = grad + r * stride + first;
-        const float* sourceRow = source + static_cast<std::size_t>(r) * op.units + first;
-        for (int i = 0; i < count; ++i) acc[i] += row[i] * sourceRow[i];
+        const std::size_t row = static_cast<std::size_t>(r) * op.units + first;
+        for (int i = 0; i < count; ++i) acc[i] += grad[row + i] * source[row + i];
       }
     }
     addSums(out, first);

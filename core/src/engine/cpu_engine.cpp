@@ -31,7 +31,6 @@ CpuBackend::Engine::Engine(const CompiledPlan& plan, CpuBackendOptions options)
     m_zeroRow.resize(std::max<std::size_t>(m_zeroRow.size(), layers[l].size), 0.0f);
     m_layers[l].sumIsOutput = op::sumIsValue(layers[l]);
   }
-  if (m_options.interleavedSums) planInterleavedSums();
   buildProgram(false, false);
   nodeTimes.forwardSeconds.assign(m_program.nodes.size(), 0.0);
   nodeTimes.backwardSeconds.assign(m_program.nodes.size(), 0.0);
@@ -43,17 +42,12 @@ void CpuBackend::Engine::prepare(int frames, int streams, bool backward) {
   const std::size_t rows = static_cast<std::size_t>(frames) * streams;
   for (LayerBuffers& b : m_layers) {
     const std::size_t padded = (static_cast<std::size_t>(b.delay) * streams + rows) * b.size;
-    const bool ownSums = !b.sumIsOutput && b.interleaved < 0;
     b.y.resize(padded);
-    if (ownSums) b.s.resize(rows * b.size);
+    if (!b.sumIsOutput) b.s.resize(rows * b.size);
     if (backward) {
       b.dy.resize(padded);  // the rows no first writer overwrites: clearGradients()
-      if (ownSums) b.ds.resize(rows * b.size);
+      if (!b.sumIsOutput) b.ds.resize(rows * b.size);
     }
-  }
-  for (InterleavedSums& sums : m_interleaved) {
-    sums.s.resize(rows * sums.stride);
-    if (backward) sums.ds.resize(rows * sums.stride);
   }
   for (std::size_t z = 0; z < m_program.factors.size(); ++z) {
     const op::Factor& factor = m_program.factors[z];

@@ -8,8 +8,6 @@
 //                                          contiguous rows of frames [t0 - d, t1 - d)
 //   s, ds of layer k   [T, N, size]        pre-activation (sum, or product for multiplicative)
 //   z, dz of a connection into a multiplicative layer  [T, N, size]
-// With CpuBackendOptions::interleavedSums, the s and ds of the layers a stacked group feeds are
-// column blocks of one [T, N, stride] buffer instead (InterleavedSums, cpu_interleaved_sums.cpp).
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -81,18 +79,7 @@ class CpuBackend::Engine {
     // Identity activation and no loss: y is s and dy is ds, so s and ds are y's and dy's rows
     // (not copied into y after the sum, nor dy into ds before the backward of the connections).
     bool sumIsOutput = false;
-    // In an interleaved buffer (m_interleaved, -1: none): s and ds are its columns from `column`.
-    int interleaved = -1;
-    int column = 0;
     std::vector<float> y, s, dy, ds;
-  };
-  /// The sums and sum gradients of the layers a stacked group feeds, side by side in the group's
-  /// order (CpuBackendOptions::interleavedSums): [T, N, width], layer k's columns from its column.
-  struct InterleavedSums {
-    std::vector<int> layers;
-    int width = 0;
-    int stride = 0;  // floats from one row to the next: the width, padded off multiples of 1 KiB
-    std::vector<float> s, ds;
   };
 
   /// Rows [first, first + count) of the [T, N, ...] buffers, row = frame * N + stream; `first`
@@ -139,19 +126,11 @@ class CpuBackend::Engine {
   float* dy(int layer, std::ptrdiff_t row) { return at(m_layers[layer].dy, layer, row, true); }
   float* s(int layer, std::ptrdiff_t row) {
     if (m_layers[layer].sumIsOutput) return y(layer, row);
-    if (m_layers[layer].interleaved >= 0) return interleavedRow(layer, row, false);
     return at(m_layers[layer].s, layer, row, false);
   }
   float* ds(int layer, std::ptrdiff_t row) {
     if (m_layers[layer].sumIsOutput) return dy(layer, row);
-    if (m_layers[layer].interleaved >= 0) return interleavedRow(layer, row, true);
     return at(m_layers[layer].ds, layer, row, false);
-  }
-  /// Floats from one row of the layer's s and ds to the next: its size, or its interleaved
-  /// buffer's row stride.
-  std::ptrdiff_t sumStride(int layer) const {
-    const int buffer = m_layers[layer].interleaved;
-    return buffer < 0 ? m_layers[layer].size : m_interleaved[buffer].stride;
   }
   float* at(std::vector<float>& buffer, int layer, std::ptrdiff_t row, bool padded) {
     const LayerBuffers& b = m_layers[layer];
@@ -181,18 +160,7 @@ class CpuBackend::Engine {
   /// chunk's weights); made once per shape (bindProgram), since a primitive takes milliseconds.
   std::vector<PackedProduct*> packedProducts(std::size_t node, bool backward, int worker);
   void makePackedProducts(std::size_t node, bool backward);
-  cpu::RowOperand rowsOf(float* atRowZero, std::ptrdiff_t width) const;
-
-  // cpu_interleaved_sums.cpp: CpuBackendOptions::interleavedSums
-  /// Which layers share an interleaved buffer: the targets of each stacked group of a recurrent
-  /// node with more than one connection, when each is additive, keeps a sum, has no loss and is
-  /// in no other buffer.
-  void planInterleavedSums();
-  /// Rewrites the program for the interleaved buffers: the backward step's products read the
-  /// gates' ds in place, and the products and weight gradients of one source into a buffer's
-  /// layers become one each.
-  void interleaveProgram();
-  float* interleavedRow(int layer, std::ptrdiff_t row, bool gradient);
+  cpu::RowOperand rowsOf(float* atRowZero, int width) const;
 
   // cpu_backward.cpp: the loss's gradients, clearing dy, the parameter gradients
   void startBackward();
@@ -214,7 +182,6 @@ class CpuBackend::Engine {
   std::shared_ptr<const ParameterLayout> m_layout;
   op::Program m_program;  // the lowered program after the passes (buildProgram)
   std::vector<LayerBuffers> m_layers;
-  std::vector<InterleavedSums> m_interleaved;
   std::vector<std::vector<float>> m_z, m_dz;  // per factor buffer (m_program.factors)
   std::vector<float> m_zeroRow;               // zeros, as wide as the widest layer: f(0 + x), Fill
   // [N, m_stackWidth]: per stream, the columns of every stacked group of the widest node.

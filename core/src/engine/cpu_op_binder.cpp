@@ -27,14 +27,14 @@ void CpuBackend::Engine::buildProgram(bool external, bool inputs) {
     op::foldLastAdds(m_program, m_plan);
     op::skipIdentityFactorGradients(m_program, m_plan);
   }
-  interleaveProgram();
   m_stackWidth = m_program.stackWidth;
   m_z.resize(m_program.factors.size());
   m_dz.resize(m_program.factors.size());
 }
 
-cpu::RowOperand CpuBackend::Engine::rowsOf(float* atRowZero, std::ptrdiff_t width) const {
-  return {atRowZero, width * m_streams, width};
+cpu::RowOperand CpuBackend::Engine::rowsOf(float* atRowZero, int width) const {
+  const std::ptrdiff_t stride = width;
+  return {atRowZero, stride * m_streams, stride};
 }
 
 cpu::RowOperand CpuBackend::Engine::bind(const op::Ref& ref) {
@@ -48,9 +48,9 @@ cpu::RowOperand CpuBackend::Engine::bind(const op::Ref& ref) {
     case op::Buffer::ValueGrad:
       return rowsOf(dy(ref.index, earlierRow()), units());
     case op::Buffer::Sum:
-      return rowsOf(s(ref.index, 0), sumStride(ref.index));
+      return rowsOf(s(ref.index, 0), units());
     case op::Buffer::SumGrad:
-      return rowsOf(ds(ref.index, 0), sumStride(ref.index));
+      return rowsOf(ds(ref.index, 0), units());
     case op::Buffer::Factor:
       return rowsOf(m_z[ref.index].data(), m_program.factors[ref.index].units);
     case op::Buffer::FactorGrad:

@@ -35,14 +35,6 @@ struct CpuBackendOptions {
   /// (packed_product.hpp) instead of sgemm, which repacks them on every frame. Same maths, other
   /// order of the sums in the products (rounding); false is kept for tests and benchmarks.
   bool packedStepProducts = true;
-  /// The sums and their gradients of the layers that a stacked group of a recurrent node feeds
-  /// (an LSTM's four gates from h(t-1)) as column blocks of one [T, N, 4H] buffer: the frame's
-  /// product adds into the gates' sums in place, the backward step's product reads their ds in
-  /// place (no copy per gate), and the input products and weight gradients of one source are one
-  /// product each instead of one per gate. The same floats. Off by default: measured 2-8 % slower
-  /// than one buffer per layer on the benchmark's LSTM, peephole LSTM and GRU (docs/benchmarks.md,
-  /// "Interleaved sums"); kept for tests, benchmarks and a later bf16 layout of the gates.
-  bool interleavedSums = false;
 };
 
 /// What the products and the passes cost since the last resetStats() (with options.profile).
