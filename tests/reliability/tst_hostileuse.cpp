@@ -149,8 +149,9 @@ void TestHostileUse::trainingCountsEveryFloatItHolds() {
 void TestHostileUse::plantedLinksAreReplacedNeverWrittenThrough() {
   // Links planted where the run writes: its last checkpoint to /dev/zero (which swallowed it),
   // another dangling out of the folder (which made a file there), run.lock, train.log and
-  // metrics.jsonl onto a file of the user's (which a lock emptied). The run replaces each link
-  // by its own file inside the folder and leaves every target as it was.
+  // metrics.jsonl onto a file of the user's (which a lock emptied), and status.json, which the
+  // reports rewrite as a progress note (no fsync) and the run's end on the disk. The run
+  // replaces each link by its own file inside the folder and leaves every target as it was.
   const fs::path dir = m_dir.filePath("links").toStdString();
   const fs::path precious = m_dir.filePath("precious.txt").toStdString();
   const fs::path outside = m_dir.filePath("outside.safetensors").toStdString();
@@ -158,7 +159,7 @@ void TestHostileUse::plantedLinksAreReplacedNeverWrittenThrough() {
   train_test::writeText(precious.string(), "keep me\n");
   fs::create_symlink("/dev/zero", dir / "checkpoints/step-000000003.safetensors");
   fs::create_symlink(outside, dir / "checkpoints/step-000000002.safetensors");
-  for (const char* name : {"run.lock", "train.log", "metrics.jsonl"})
+  for (const char* name : {"run.lock", "train.log", "metrics.jsonl", "status.json"})
     fs::create_symlink(precious, dir / name);
   const CliRun r = runCli(trainArgs(QString::fromStdString(dir.string()), 3) +
                           QStringList{"--checkpoint-every", "1", "--keep-checkpoints", "5"});
@@ -166,8 +167,9 @@ void TestHostileUse::plantedLinksAreReplacedNeverWrittenThrough() {
   QVERIFY(!fs::exists(outside));
   std::ifstream in(precious);
   QCOMPARE(std::string(std::istreambuf_iterator<char>(in), {}), std::string("keep me\n"));
-  for (const char* name : {"checkpoints/step-000000002.safetensors",
-                           "checkpoints/step-000000003.safetensors", "train.log", "metrics.jsonl"})
+  for (const char* name :
+       {"checkpoints/step-000000002.safetensors", "checkpoints/step-000000003.safetensors",
+        "train.log", "metrics.jsonl", "status.json"})
     QVERIFY2(fs::is_regular_file(fs::symlink_status(dir / name)), name);
   const CliRun resumed = runCli(
       {"train", "--resume", "--run-dir", QString::fromStdString(dir.string()), "--steps", "4"});

@@ -28,14 +28,15 @@ void writeAllTo(int fd, std::string_view text, const fs::path& tmp) {
 }
 
 // The temporary is made afresh: whatever a name "PATH.tmp-PID" held (a planted link) goes first.
-void writeFreshTemporary(const fs::path& tmp, std::string_view text, mode_t mode) {
+void writeFreshTemporary(const fs::path& tmp, std::string_view text, mode_t mode,
+                         FolderFileDurability durability) {
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0)
     throw std::runtime_error("cannot create " + tmp.string() + ": " + folderErrorText(errno));
   try {
     writeAllTo(fd, text, tmp);
-    if (::fsync(fd) != 0)
+    if (durability == FolderFileDurability::OnDisk && ::fsync(fd) != 0)
       throw std::runtime_error("cannot flush " + tmp.string() +
                                " to the disk: " + folderErrorText(errno));
   } catch (...) {
@@ -48,7 +49,7 @@ void writeFreshTemporary(const fs::path& tmp, std::string_view text, mode_t mode
 
 }  // namespace
 
-void writeFolderFile(const fs::path& path, std::string_view text) {
+void writeFolderFile(const fs::path& path, std::string_view text, FolderFileDurability durability) {
   mode_t mode = 0666;  // less the umask, as for any new file
   if (struct stat info{}; ::lstat(path.c_str(), &info) == 0) {
     if (S_ISDIR(info.st_mode)) throw std::runtime_error(path.string() + ": a folder, not a file");
@@ -56,13 +57,14 @@ void writeFolderFile(const fs::path& path, std::string_view text) {
   }
   const fs::path tmp = temporaryPathFor(path);
   try {
-    writeFreshTemporary(tmp, text, mode);
+    writeFreshTemporary(tmp, text, mode, durability);
     if (::rename(tmp.c_str(), path.c_str()) != 0)
       throw std::runtime_error("cannot replace the file: " + folderErrorText(errno));
   } catch (const std::exception& e) {
     ::unlink(tmp.c_str());
     throw std::runtime_error(path.string() + ": " + e.what());
   }
+  if (durability != FolderFileDurability::OnDisk) return;
   const fs::path folder = path.parent_path();
   if (const int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY);
       fd >= 0) {

@@ -50,7 +50,7 @@ void writeNodeTimes(const std::filesystem::path& path, const NodeTimesFile& file
                      {"backward_s", row.backwardPerChunk}});
   const nlohmann::json doc = {{"format", "rnnwb.node_times"}, {"version", 1},   {"step", file.step},
                               {"backend", file.backend},      {"per", "chunk"}, {"nodes", nodes}};
-  writeFolderFile(path, doc.dump(1) + "\n");
+  writeFolderFile(path, doc.dump(1) + "\n", FolderFileDurability::ProgressNote);
 }
 
 NodeTimesFile readNodeTimes(const std::filesystem::path& path) {

@@ -50,7 +50,10 @@ void writeRunStatus(const std::filesystem::path& runDir, RunStatus status) {
   if (status.state == RunState::Failed) j["error"] = status.error;
   if (status.state == RunState::Stopped) j["signal"] = status.signal;
   j["updated"] = status.updated;
-  writeFolderFile(runStatusPath(runDir), j.dump(2) + "\n");
+  // "running" is rewritten at every report and checkpoint; the run's end is kept on the disk.
+  writeFolderFile(runStatusPath(runDir), j.dump(2) + "\n",
+                  status.state == RunState::Running ? FolderFileDurability::ProgressNote
+                                                    : FolderFileDurability::OnDisk);
 }
 
 std::optional<RunStatus> readRunStatus(const std::filesystem::path& runDir) {
