@@ -39,6 +39,7 @@ class TestOptimizer : public QObject {
   void wrongBufferLengthThrows();
   void invalidSettingsThrow();
   void clipping();
+  void normOfEveryLength();
   void halvingWhenValidationGetsWorse();
   void noHalvingWhenOff();
 };
@@ -179,6 +180,26 @@ void TestOptimizer::clipping() {
   QCOMPARE(g, (std::vector<float>{3.0f, 4.0f}));
   QCOMPARE(clipGradientNorm(g, 0.0), 5.0);  // off
   QCOMPARE(g, (std::vector<float>{3.0f, 4.0f}));
+}
+
+void TestOptimizer::normOfEveryLength() {
+  // l2Norm's eight partial sums and their tail, against one sum in long double, at lengths
+  // around the lanes' multiples and at char-lm's parameter count.
+  for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{7}, std::size_t{8},
+                              std::size_t{9}, std::size_t{17}, std::size_t{105790}}) {
+    std::vector<float> v(n);
+    long double sum = 0.0L;
+    for (std::size_t i = 0; i < n; ++i) {
+      v[i] = std::sin(0.37f * static_cast<float>(i) + 1.0f) * (i % 3 == 0 ? 1e-3f : 2.5f);
+      sum += static_cast<long double>(v[i]) * v[i];
+    }
+    const double expected = static_cast<double>(std::sqrt(sum));
+    const double norm = l2Norm(v);
+    QVERIFY2(
+        std::abs(norm - expected) <= 1e-14 * expected,
+        qPrintable(
+            QString("n %1: %2 against %3").arg(n).arg(norm, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+  }
 }
 
 void TestOptimizer::halvingWhenValidationGetsWorse() {

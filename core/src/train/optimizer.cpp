@@ -117,8 +117,18 @@ std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSettings& settings,
 }
 
 double l2Norm(std::span<const float> values) {
+  // Eight partial sums side by side: one chain of double additions waits for each add's latency,
+  // 60 us for char-lm's 105,790 gradients against 21 us (every rank of a data-parallel run
+  // clips the whole summed gradient each update). The order moves the norm by about 1e-16.
+  constexpr std::size_t kLanes = 8;
+  double lanes[kLanes] = {};
+  std::size_t i = 0;
+  for (; i + kLanes <= values.size(); i += kLanes)
+    for (std::size_t k = 0; k < kLanes; ++k)
+      lanes[k] += static_cast<double>(values[i + k]) * values[i + k];
   double sum = 0.0;
-  for (float v : values) sum += static_cast<double>(v) * v;
+  for (; i < values.size(); ++i) sum += static_cast<double>(values[i]) * values[i];
+  for (const double lane : lanes) sum += lane;
   return std::sqrt(sum);
 }
 

@@ -90,7 +90,7 @@ inline void adamUpdate(float* __restrict p, const float* __restrict g, float* __
 std::unique_ptr<Optimizer> makeOptimizer(const OptimizerSettings& settings,
                                          std::size_t parameterCount);
 
-/// The Euclidean norm of a buffer, accumulated in double.
+/// The Euclidean norm of a buffer, accumulated in double (in eight partial sums).
 double l2Norm(std::span<const float> values);
 /// Scales grads so that their norm is at most maxNorm (no change when maxNorm <= 0, i.e. off).
 /// Returns the norm before clipping.
