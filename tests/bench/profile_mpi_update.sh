@@ -4,7 +4,7 @@
 # and 2 ranks of 32, each writing per-update
 # timestamps (RNNWB_UPDATE_TIMES, core/src/train/update_timeline.hpp), then
 # summarize_update_times.py side by side. The timestamp files are kept under
-# tests/bench/results/update-times-DATE-HHMM/ (one-rank.rank0.tsv, half.rank0.tsv,
+# tests/bench/results/update-times-DATE-HHMMSS/ (one-rank.rank0.tsv, half.rank0.tsv,
 # two-ranks.rank{0,1}.tsv).
 #   tests/bench/profile_mpi_update.sh [BUILD_DIR] [STEPS]
 set -euo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/../.."
 build=${1:-build}
 steps=${2:-300}
 rnnwb=$build/app/rnnwb/rnnwb
-out=tests/bench/results/update-times-$(date +%F-%H%M)
+out=tests/bench/results/update-times-$(date +%F-%H%M%S)
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
