@@ -28,10 +28,11 @@
 // for AVX-512 (x86-64-v4), and the loader picks the clone that the machine runs (GCC's function
 // multi-versioning): about 10 % of a training step on an LSTM, without tying the binary to the
 // build machine. The v3 and v4 clones contract the same products into FMAs and reduce nothing
-// across lanes, so they give the same floats; only plain x86-64 (no FMA) rounds otherwise. Not under
-// ThreadSanitizer, whose instrumented resolvers would run before it is initialized.
+// across lanes, so they give the same floats; only plain x86-64 (no FMA) rounds otherwise. Not
+// under ThreadSanitizer, whose instrumented resolvers would run before it is initialized.
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#define RNNWB_VECTOR_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#define RNNWB_VECTOR_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define RNNWB_VECTOR_CLONES
 #endif
