@@ -6,12 +6,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bench_help.hpp"
+#include "engine_bench_support.hpp"
 #include "rnnwb/core/engine/activation_math.hpp"
 
 namespace {
@@ -39,12 +40,6 @@ __attribute__((target("arch=x86-64-v4"), noinline)) void activateV4(Out y, In s,
   RNNWB_ACTIVATION_BODY
 }
 
-int intArgument(int argc, char** argv, const char* name, int fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (!std::strcmp(argv[i], name)) return std::atoi(argv[i + 1]);
-  return fallback;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -54,9 +49,23 @@ double median(std::vector<double> v) {
 
 int main(int argc, char** argv) {
   if (answersBenchHelp(argc, argv, kUsage)) return 0;
-  const int streams = intArgument(argc, argv, "--streams", 32);
-  const int hidden = intArgument(argc, argv, "--hidden", 256);
-  const int rounds = std::max(1, intArgument(argc, argv, "--rounds", 40));
+  int streams = 32, hidden = 256, rounds = 40;
+  std::string label;  // parseBenchOptions' --label, unused here
+  try {
+    if (!rnnwb::engine_bench::parseBenchOptions(
+            argc, argv, 1, label,
+            {{"--streams", &streams}, {"--hidden", &hidden}, {"--rounds", &rounds}}))
+      return 2;
+  } catch (const std::logic_error&) {  // std::stoi: not a number, or out of range
+    std::fprintf(stderr,
+                 "bench_activation_clones: --streams, --hidden and --rounds take integers\n");
+    return 2;
+  }
+  if (streams < 1 || hidden < 1 || rounds < 1) {
+    std::fprintf(stderr,
+                 "bench_activation_clones: --streams, --hidden and --rounds must be >= 1\n");
+    return 2;
+  }
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
     std::fprintf(stderr, "bench_activation_clones: this processor has no AVX2 + FMA\n");
     return 1;
