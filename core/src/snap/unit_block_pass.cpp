@@ -281,19 +281,10 @@ template <int K>
   }
 }
 
-}  // namespace
-
-void foldBlocks(const UnitBlockLayout& layout, const UnitBlockJacobian::Stream::Frame* frames,
-                int count, FoldedBlock* folded) {
-  for (std::size_t k = 0; k < layout.blocks.size(); ++k) {
-    const UnitBlockRows& block = layout.blocks[k];
-    const std::int32_t* rows = layout.rows.data() + block.rowStart;
-    if (block.size == 1) foldBlock<1>(frames, count, block, rows, folded[k]);
-    if (block.size == 2) foldBlock<2>(frames, count, block, rows, folded[k]);
-  }
-}
-
-RNNWB_SIMD_CLONES void advanceQueuedFrames(const Pass& pass) {
+// The clones have internal linkage (see simd_clones.hpp): an exported one is resolved while the
+// loader relocates the library, and the sanitizer trees' resolver then called an unrelocated PLT
+// entry; clang 14 also drops the clones silently when the header's declaration lacks them.
+RNNWB_SIMD_CLONES void advanceAllSegments(const Pass& pass) {
   const UnitBlockLayout& layout = *pass.layout;
   bool readOut = false;
   for (int b = 0; b < pass.count; ++b) readOut = readOut || pass.frames[b].readOut;
@@ -312,5 +303,19 @@ RNNWB_SIMD_CLONES void advanceQueuedFrames(const Pass& pass) {
       advanceFrameByFrame<0>(pass, segment, readOut);
   }
 }
+
+}  // namespace
+
+void foldBlocks(const UnitBlockLayout& layout, const UnitBlockJacobian::Stream::Frame* frames,
+                int count, FoldedBlock* folded) {
+  for (std::size_t k = 0; k < layout.blocks.size(); ++k) {
+    const UnitBlockRows& block = layout.blocks[k];
+    const std::int32_t* rows = layout.rows.data() + block.rowStart;
+    if (block.size == 1) foldBlock<1>(frames, count, block, rows, folded[k]);
+    if (block.size == 2) foldBlock<2>(frames, count, block, rows, folded[k]);
+  }
+}
+
+void advanceQueuedFrames(const Pass& pass) { advanceAllSegments(pass); }
 
 }  // namespace rnnwb::snap::detail
