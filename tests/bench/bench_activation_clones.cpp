@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -51,16 +50,10 @@ int main(int argc, char** argv) {
   if (answersBenchHelp(argc, argv, kUsage)) return 0;
   int streams = 32, hidden = 256, rounds = 40;
   std::string label;  // parseBenchOptions' --label, unused here
-  try {
-    if (!rnnwb::engine_bench::parseBenchOptions(
-            argc, argv, 1, label,
-            {{"--streams", &streams}, {"--hidden", &hidden}, {"--rounds", &rounds}}))
-      return 2;
-  } catch (const std::logic_error&) {  // std::stoi: not a number, or out of range
-    std::fprintf(stderr,
-                 "bench_activation_clones: --streams, --hidden and --rounds take integers\n");
+  if (!rnnwb::engine_bench::parseBenchOptions(
+          argc, argv, 1, label,
+          {{"--streams", &streams}, {"--hidden", &hidden}, {"--rounds", &rounds}}))
     return 2;
-  }
   if (streams < 1 || hidden < 1 || rounds < 1) {
     std::fprintf(stderr,
                  "bench_activation_clones: --streams, --hidden and --rounds must be >= 1\n");

@@ -2,6 +2,7 @@
 // What the two training-throughput benchmarks share (bench_engine for the CPU engine,
 // tests/gpu/bench_gpu_engine for the CUDA one): the graph resized to the benchmark's shape, a
 // random chunk, and the "--name value" options.
+#include <charconv>
 #include <iostream>
 #include <map>
 #include <random>
@@ -51,11 +52,17 @@ inline SequenceBatch randomTrainingBatch(const CompiledPlan& plan, int frames, i
 }
 
 /// Reads "--label NAME" and "--key N" pairs from argv[first] on into `label` and the integers
-/// `ints` names. Returns false, having said why, on an unknown option.
+/// `ints` names. Returns false, having said why, on an unknown option, an option without its
+/// value, or a value that is not a whole integer ("--frames 2k" is refused, not read as 2).
 inline bool parseBenchOptions(int argc, char** argv, int first, std::string& label,
                               const std::map<std::string, int*>& ints) {
-  for (int i = first; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
+  for (int i = first; i < argc; i += 2) {
+    const std::string key = argv[i];
+    if (i + 1 == argc) {
+      std::cerr << "option " << key << " needs a value\n";
+      return false;
+    }
+    const std::string value = argv[i + 1];
     if (key == "--label") {
       label = value;
       continue;
@@ -65,7 +72,12 @@ inline bool parseBenchOptions(int argc, char** argv, int first, std::string& lab
       std::cerr << "unknown option " << key << '\n';
       return false;
     }
-    *found->second = std::stoi(value);
+    const char* end = value.data() + value.size();
+    const auto [stop, error] = std::from_chars(value.data(), end, *found->second);
+    if (error != std::errc() || stop != end) {
+      std::cerr << "option " << key << " takes an integer, not '" << value << "'\n";
+      return false;
+    }
   }
   return true;
 }
