@@ -29,7 +29,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // Off the UI thread: a copy of the graph and the query go in, nothing touches a widget.
 BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, bool measure,
-                           const train::TaskConfig& words, std::stop_token stop) {
+                           double maxSampleSeconds, const train::TaskConfig& words,
+                           std::stop_token stop) {
   BudgetResult result;
   try {
     if (graph.dimensions == 2) {
@@ -52,8 +53,7 @@ BudgetResult computeBudget(const Graph& graph, const snap::BudgetQuery& query, b
         measure ? snap::measureEngineRateIfItFits(plan, query, 1, unmeasured, stop) : 0;
     snap::BudgetTable table = snap::estimateAlgorithms(plan, query, rate);
     if (measure)
-      result.stopped = !snap::measureAlgorithms(plan, query, table, 1, 4,
-                                                {stop, BudgetPanel::kMaxSampleSeconds});
+      result.stopped = !snap::measureAlgorithms(plan, query, table, 1, 4, {stop, maxSampleSeconds});
     result.stopped = result.stopped || stop.stop_requested();
     result.table = std::move(table);
   } catch (const std::exception& e) {
@@ -228,6 +228,11 @@ void BudgetPanel::setBudgetBytes(std::uint64_t bytes) {
 void BudgetPanel::setWordsTask(const train::TaskConfig& task) { m_wordsControls->setBase(task); }
 void BudgetPanel::setMeasuring(bool measure) { m_measure->setChecked(measure); }
 
+void BudgetPanel::setMaxSampleSeconds(double seconds) {
+  m_maxSampleSeconds = seconds;
+  scheduleUpdate(0);
+}
+
 QString BudgetPanel::message() const { return m_message->text(); }
 
 bool BudgetPanel::isUpToDate() const { return m_runner->isUpToDate(); }
@@ -297,8 +302,8 @@ void BudgetPanel::startComputation() {
   m_message->setText(m_measure->isChecked() ? tr("measuring…") : tr("computing…"));
   m_stop = std::stop_source();
   m_watcher->setFuture(QtConcurrent::run(computeBudget, m_document->graph(), query(),
-                                         m_measure->isChecked(), m_wordsControls->task(),
-                                         m_stop.get_token()));
+                                         m_measure->isChecked(), m_maxSampleSeconds,
+                                         m_wordsControls->task(), m_stop.get_token()));
 }
 
 void BudgetPanel::computationFinished() {

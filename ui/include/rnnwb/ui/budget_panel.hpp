@@ -65,6 +65,10 @@ class BudgetPanel : public QWidget {
   void setWordsTask(const train::TaskConfig& task);
   /// Measure the algorithms that fit (on by default); off leaves the model's estimates.
   void setMeasuring(bool measure);
+  /// The longest sample run the model may promise (kMaxSampleSeconds unless set): the tests set
+  /// it where they check what is measured, since a sanitizer build on a slow machine runs slower
+  /// than the model's rate and would leave rows modelled.
+  void setMaxSampleSeconds(double seconds);
 
   QString message() const;
   bool isUpToDate() const;   // shown, nothing waiting or running
@@ -123,6 +127,7 @@ class BudgetPanel : public QWidget {
   std::optional<std::uint64_t> m_exactBudget;  // set by setBudgetBytes until the user edits
   std::stop_source m_stop;                     // of the computation running now
   bool m_onScreen = true;
+  double m_maxSampleSeconds = kMaxSampleSeconds;
 };
 
 }  // namespace rnnwb::ui
