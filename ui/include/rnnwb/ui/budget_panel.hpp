@@ -66,8 +66,8 @@ class BudgetPanel : public QWidget {
   /// Measure the algorithms that fit (on by default); off leaves the model's estimates.
   void setMeasuring(bool measure);
   /// The longest sample run the model may promise (kMaxSampleSeconds unless set): the tests set
-  /// it where they check what is measured, since a sanitizer build on a slow machine runs slower
-  /// than the model's rate and would leave rows modelled.
+  /// it where they check what is measured, since on a slow machine (a sanitizer build) the model
+  /// puts some rows' sample runs over the cap, and those rows stay modelled.
   void setMaxSampleSeconds(double seconds);
 
   QString message() const;
