@@ -1,5 +1,7 @@
 // The rnnwb command line as a user runs it: exit codes, messages, output shapes.
-#include <QtTest>
+#include <QFloat16>  // QCOMPARE on a JSON value: QTest's qfloat16 overload needs the type
+#include <QProcess>
+#include <QTest>
 
 #include "cli_run.hpp"
 

@@ -1,6 +1,7 @@
 // `rnnwb completion bash`: the script bash runs, driven as bash drives it (COMP_WORDS and
 // COMP_CWORD set, then _rnnwb), against the commands and the run spec that make --help.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include "cli_run.hpp"
 #include "rnnwb/core/train/run_spec.hpp"

@@ -1,5 +1,5 @@
 // The mask generator of graph-format.md: SplitMix64 bit for bit, and the keep rule.
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/connection_mask.hpp"
 

@@ -1,7 +1,7 @@
 // Version 2 of the graph format (graph-format-v2.md): every new field read, written and read
 // back; every new validity rule, one row each, checking the message names the culprit; version 1
 // files kept as they were.
-#include <QtTest>
+#include <QTest>
 
 #include <filesystem>
 #include <fstream>

@@ -1,5 +1,6 @@
 // Reading and writing graph files: defaults, round trips, the ui data, atomic saves.
-#include <QtTest>
+#include <QFloat16>  // QCOMPARE on a JSON value: QTest's qfloat16 overload needs the type
+#include <QTest>
 
 #include <filesystem>
 #include <fstream>

@@ -1,5 +1,5 @@
 // Every validity rule of graph-format.md, one row each, checking the message names the culprit.
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/graph_io.hpp"
 

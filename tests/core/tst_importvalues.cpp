@@ -1,7 +1,7 @@
 // The ONNX importer's symbolic sequences (core/src/import/import_values.hpp): the glue operators
 // move units of layers, as torch's Transpose + Reshape of a bidirectional LSTM's Y does, and
 // refuse what touches the frames or the streams, saying so.
-#include <QtTest>
+#include <QTest>
 
 #include <stdexcept>
 

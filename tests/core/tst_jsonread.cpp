@@ -1,7 +1,7 @@
 // Bounded JSON reading and positions in messages: deep nesting is refused with its line and
 // column instead of crashing, and a problem in a graph file says where it is and, for a typo,
 // what was meant.
-#include <QtTest>
+#include <QTest>
 
 #include <filesystem>
 #include <fstream>

@@ -2,7 +2,7 @@
 // layer reading itself one frame ahead (version 2), with ONNX's weights and the summed biases,
 // named after the model's output; what it does not map is refused naming the node and its
 // operator; a non-zero initial state (zeros are fine) and bytes that are not a model by name.
-#include <QtTest>
+#include <QTest>
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 // Thousands of random graphs: the analysis against brute-force reachability, and zero-delay
 // cycle detection against a brute-force search.
-#include <QtTest>
+#include <QTest>
 
 #include "random_graph.hpp"
 #include "rnnwb/core/graph_io.hpp"

@@ -1,6 +1,6 @@
 // Scan orders (graph-format-v2.md, "Which graphs can be computed"): σ for every class of delays,
 // the smallest sets that admit none, the words the analysis prints, and the grids of layers.
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/graph_io.hpp"

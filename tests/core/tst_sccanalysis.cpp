@@ -1,5 +1,5 @@
 // The SCC partitions and schedules of the examples, as a reader of the examples would draw them.
-#include <QtTest>
+#include <QTest>
 
 #include <set>
 

@@ -2,7 +2,9 @@
 // cannot join them: a build without MPI says how to get MPI; a build with MPI started without
 // the launcher (MPI sees one process) says that MPI and the launcher disagree. Either way
 // nothing trains and no run folder is made.
-#include <QtTest>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
 
 #include "cli_run.hpp"
 #include "rnnwb/core/dist/launch.hpp"

@@ -3,7 +3,7 @@
 // add zeros), so the test needs no MPI. A meeting is a call that waits for every rank
 // (finishSums, allreduceSum, allreduceSumHost, broadcast); startSum and startSumHost only start
 // parts of the next one.
-#include <QtTest>
+#include <QTest>
 
 #include <csignal>
 #include <filesystem>

@@ -2,8 +2,9 @@
 // 2 ranks x N/2 streams learn what 1 process x N streams learns, a run resumes under another
 // number of ranks, a signal to one rank stops all with one checkpoint, and a rank killed with
 // SIGKILL ends the job within 30 s, naming it, with the last checkpoint intact.
+#include <QProcess>
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/recognizer_graph.hpp"

@@ -1,6 +1,6 @@
 // The MPI communicator between real ranks: run by CTest as `mpirun -np 2 --oversubscribe
 // tst_mpi_communicator` (both ranks run every case; either failing fails the test).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

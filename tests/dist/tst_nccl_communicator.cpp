@@ -2,7 +2,7 @@
 // machine has one): every bucket of a device buffer goes through ncclAllReduce and comes back
 // the same, host collectives go to the host communicator. Without a device the executable exits
 // with 77, which CTest reports as skipped.
-#include <QtTest>
+#include <QTest>
 
 #include <cuda_runtime.h>
 

@@ -1,6 +1,6 @@
 // How the work of an update is shared between ranks, launch detection from the environment, and
 // the single-process communicator (every collective the identity).
-#include <QtTest>
+#include <QTest>
 
 #include <map>
 #include <numeric>

@@ -1,6 +1,6 @@
 #include "rounding_tolerance.hpp"
 
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -1,6 +1,6 @@
 // The shared activation maths: the vectorizable approximations stay within a few float ulps of
 // the standard library, saturate without overflow, and let NaN through so callers can see it.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <limits>

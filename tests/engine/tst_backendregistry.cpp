@@ -1,6 +1,6 @@
 // The backend registry: "cpu" by name, registered backends, and errors that list what this
 // build has. This executable links no GPU code, so "cuda" is what a build without CUDA sees.
-#include <QtTest>
+#include <QTest>
 
 #include "engine_test_support.hpp"
 #include "rnnwb/core/engine/backend_registry.hpp"

@@ -4,7 +4,7 @@
 // repeats bit for bit, and counts agree up to rounding: within a tolerance measured from the
 // computation's own sensitivity to one-ulp changes (rounding_tolerance.hpp), and both as close to
 // the float64 reference engine as that allows; never a tolerance tuned to one BLAS kernel.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstring>

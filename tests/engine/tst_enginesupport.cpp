@@ -1,7 +1,7 @@
 // What the chunk engines cannot compute of graph format version 2 is refused at their entry
 // points, naming what is missing, instead of computing wrong numbers; the parameter layout, init
 // and `rnnwb grad` (through the grid engine) take every version 2 graph.
-#include <QtTest>
+#include <QTest>
 
 #include <utility>
 

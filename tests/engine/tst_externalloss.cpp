@@ -4,7 +4,7 @@
 // it must give the gradients of forwardBackward: bit for bit for mse (the same floats reach dy),
 // and to rounding for cross-entropy (softmax's backward in place of the fused y - onehot). The
 // examples cover outputs inside a recurrent node (jordan: the output feeds back) and two nodes.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

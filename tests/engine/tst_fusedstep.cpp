@@ -5,7 +5,7 @@
 // example graph, hand-made graphs for the cases the examples lack (three factors, cross-entropy
 // and softmax inside a recurrent node, delays 2 and 3, several stacked groups), and random valid
 // graphs; on one worker and on three (streams split unevenly).
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Finite-difference gradient checks of the CPU engine against an independent double-precision
 // evaluator: every activation, loss, layer kind, connection type, masks, long delays, carried
 // state, partial prediction, every example graph and random valid graphs.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

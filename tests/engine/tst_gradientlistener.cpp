@@ -3,7 +3,7 @@
 // reported exactly once per forwardBackward, in more than one report where the graph has several
 // nodes with parameters, and each entry already holds its final value (masked) when reported:
 // a bucket summed at that moment is the bucket summed after the pass. Listening changes no float.
-#include <QtTest>
+#include <QTest>
 
 #include <cstring>
 

@@ -1,7 +1,8 @@
 // The grid engine (2-D graphs, 1-D graphs on whole sequences) against hand-computed values, an
 // independent float64 evaluator (grid_reference.hpp) and its finite differences; packing must
 // be invisible; 1-D graphs must match the chunk engine.
-#include <QtTest>
+#include <QTest>
+#include <QVector>
 
 #include <cmath>
 #include <random>

@@ -5,7 +5,7 @@
 // and input gradients must match central differences of the float64 reference evaluator
 // (grid_reference.hpp), on 2-D graphs (wavefronts, block, reduce into a 1-D output) and on a 1-D
 // graph that reads ahead.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

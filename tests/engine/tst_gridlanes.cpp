@@ -3,7 +3,7 @@
 // one thread everywhere, an engine of 2 or 3 threads must give the loss, the gradients, the
 // outputs and the input gradients of an engine of 1 thread bit for bit, on every graph and
 // packer: the lanes change when a node runs, never which floats are added in which order.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cstring>

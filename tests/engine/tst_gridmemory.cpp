@@ -1,7 +1,7 @@
 // The grid engine's memory estimate (grid_memory.hpp) against what the engine holds after the
 // same batch: exact for every part but the gather scratch, which it bounds from above (within
 // the buffers' growth room).
-#include <QtTest>
+#include <QTest>
 
 #include "grid_test_graphs.hpp"
 #include "rnnwb/core/engine/grid_engine.hpp"

@@ -1,6 +1,6 @@
 // rnnwb init and rnnwb grad as a user runs them: the files they write hold what the engine
 // computes, under the spec's keys, and mistakes in the input files are named precisely.
-#include <QtTest>
+#include <QTest>
 
 #include "cli_run.hpp"
 

@@ -1,6 +1,6 @@
 // ParameterSet layout, initialization and safetensors IO: keys and shapes of the spec, masks
 // equal to connectionMask(), deterministic seeds, round trips and precise errors.
-#include <QtTest>
+#include <QTest>
 #include <limits>
 
 #include "engine_test_support.hpp"

@@ -5,7 +5,7 @@
 // stated tolerance of f32's. Where the processor has no bf16 instructions (CTest also runs this
 // under ONEDNN_MAX_CPU_ISA=AVX2), bf16 is refused naming the instruction set, and the bf16 cases
 // are skipped.
-#include <QtTest>
+#include <QTest>
 
 #include <bit>
 #include <cmath>

@@ -1,7 +1,7 @@
 // The dense products of core (products.hpp): sgemm / sgemv / sger against a double-precision
 // loop for every transpose, strided operands, alpha and beta, one-row and one-column shapes; the
 // thread count's owner and its per-thread scopes; bit-for-bit repeats; the kernels named.
-#include <QtTest>
+#include <QTest>
 
 #include <random>
 #include <stdexcept>

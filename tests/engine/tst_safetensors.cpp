@@ -1,6 +1,6 @@
 // safetensors files: round trips, the exact byte layout of the format, and errors that name the
 // file and the key.
-#include <QtTest>
+#include <QTest>
 
 #include <cstring>
 

@@ -1,7 +1,7 @@
 // The CPU engine's worker pool: every worker runs each task once, runs follow each other without
 // losing a worker (also after the workers have gone to sleep), and a task's exception reaches the
 // caller without stopping the pool.
-#include <QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <chrono>

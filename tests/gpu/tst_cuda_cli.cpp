@@ -1,7 +1,8 @@
 // `rnnwb train --backend cuda` as a user runs it: without a device (or driver) a clear error that
 // says why and leaves no run folder; with one, a short run whose resolved config says "cuda".
 // Both paths are checked: this test runs everywhere (label cli), not only on a GPU machine.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/gpu/cuda_backend.hpp"

@@ -3,7 +3,7 @@
 // identity / masked connections, delays, stacked groups), whole forward/backward passes of random
 // graphs and of every example (at their own sizes) on fresh random inputs, with and without CUDA
 // graphs, and a replayed graph on new inputs. Without a device: exit 77 (CTest: skipped).
-#include <QtTest>
+#include <QTest>
 
 #include <cstdio>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 // seed: the CUDA loss curve must follow the CPU one (each reported mean loss within 2 %, the
 // last within 1 %), and both must learn (the last loss well under the first). Without a device:
 // exit 77 (CTest: skipped).
-#include <QtTest>
+#include <QTest>
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
 // Each GPU implementation of R = M ⊙ (D X) against the CPU one (snap::maskedProduct), by relative
 // error on random inputs. Without a device the executable exits with 77, which CTest reports as
 // skipped (SKIP_RETURN_CODE), never as passed.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // from the same arena: where tst_gpu_backend says that a whole pass differs from CpuBackend, this
 // names the first step that differs (its kind and operands), i.e. the kernel or the cuBLAS call
 // at fault. Same graphs as tst_gpu_backend. Without a device: exit 77 (CTest: skipped).
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <cstdio>

@@ -3,7 +3,7 @@
 // losses, gradients, outputs and states (every example graph and random graphs, carried state,
 // partial prediction, carry points, masks); and the schedule has the shape the device needs
 // (one product per frame for a stacked group, schedules cached per chunk shape).
-#include <QtTest>
+#include <QTest>
 
 #include <cstring>
 

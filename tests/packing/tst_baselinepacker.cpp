@@ -1,6 +1,6 @@
 // The baseline packer and the figures of spec/packing.md on fixed lists, against values computed
 // by hand (the computation is written out beside each case).
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/packing/packers.hpp"
 #include "rnnwb/core/packing/packing_figures.hpp"

@@ -1,6 +1,6 @@
 // `rnnwb pack` as a user runs it: the JSON shape of the issue, errors that name the line or the
 // example, and the picture.
-#include <QtTest>
+#include <QTest>
 
 #include "cli_run.hpp"
 

@@ -1,6 +1,6 @@
 // CTC against a brute-force sum over every alignment on tiny inputs, its gradient against finite
 // differences, greedy decoding and the edit distance.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

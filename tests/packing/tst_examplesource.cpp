@@ -2,7 +2,7 @@
 // line), image folders (sorted, headers only, pixels on demand), synthetic words (the generator's
 // own), progress and cancellation, and one batch packed and drawn (drawSourceBatch).
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <fstream>
 

@@ -1,7 +1,7 @@
 // The 2-D LSTM (Leaky LP cell) over packed batches: each example's result inside a packed batch
 // equals the example computed alone, in every scan direction and for every packer; gradients
 // against finite differences.
-#include <QtTest>
+#include <QTest>
 
 #include "random_examples.hpp"
 

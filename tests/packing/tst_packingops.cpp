@@ -1,5 +1,5 @@
 // pack / unpack / mask / skew / flip on random lists, for every packer.
-#include <QtTest>
+#include <QTest>
 
 #include "random_examples.hpp"
 

@@ -1,7 +1,7 @@
 // The recogniser as a graph (`rnnwb new mdlstm`, recognizer_graph.hpp): the generator's graph
 // equals one written by hand, and, built with the retired fixed recogniser's cell and sizes, it
 // computes that recogniser's loss and gradient norm on the same words at step 0.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

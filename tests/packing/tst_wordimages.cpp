@@ -1,6 +1,6 @@
 // PNG in and out, the IAM loader on a small tree made here, and the synthetic word generator.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <fstream>
 

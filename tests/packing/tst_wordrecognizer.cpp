@@ -2,7 +2,7 @@
 // 2-D LSTM directions on packed batches, output layer, CTC) against finite differences, and a
 // few training steps that lower the loss.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include <fstream>
 

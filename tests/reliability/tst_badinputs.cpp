@@ -1,5 +1,5 @@
 // Values no real file holds are refused by name before any work or memory is spent on them.
-#include <QtTest>
+#include <QTest>
 
 #include <zlib.h>
 

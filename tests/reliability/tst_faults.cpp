@@ -1,7 +1,8 @@
 // Fault tests: `rnnwb train` killed at random moments (inside checkpoint writes too), a disk that
 // fills up, a second process on the same folder, a hang-up and a closed output pipe. Each one
 // ends with the run continued by --resume and its metrics equal to an uninterrupted run's.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include <sys/mount.h>
 #include <sys/resource.h>

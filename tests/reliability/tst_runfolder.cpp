@@ -1,6 +1,6 @@
 // What keeps a run folder whole: the lock, stale temporaries, the choice of the checkpoint a
 // resume continues from, and atomic writes that keep mode, owner and symbolic links.
-#include <QtTest>
+#include <QTest>
 
 #include <fcntl.h>
 #include <sys/stat.h>

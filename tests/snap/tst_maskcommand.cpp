@@ -1,6 +1,9 @@
 // `rnnwb mask` as a user runs it: the JSON contract on every example, node selection, refusals,
 // and the PNG.
-#include <QtTest>
+#include <QColor>
+#include <QFloat16>  // QCOMPARE on a JSON value: QTest's qfloat16 overload needs the type
+#include <QRgb>
+#include <QTest>
 
 #include "cli_run.hpp"
 

@@ -1,5 +1,5 @@
 // R = M ⊙ (D X) computed sparsely equals D X formed densely, then masked.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

@@ -2,7 +2,7 @@
 // previous state and the external inputs, and D_t; and the compressed immediate Jacobian (one
 // VJP per colour) against one VJP per state row, on every node of the examples (layers shrunk)
 // and of random small graphs.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <functional>

@@ -2,7 +2,7 @@
 // share: the numbering of recurrent nodes, the levels reported, their names and byte units.
 #include <algorithm>
 
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/graph_io.hpp"

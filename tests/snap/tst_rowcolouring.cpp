@@ -1,5 +1,5 @@
 // Row colourings are valid on random patterns, and invalid ones are caught.
-#include <QtTest>
+#include <QTest>
 
 #include <random>
 

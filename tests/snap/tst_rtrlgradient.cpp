@@ -2,7 +2,7 @@
 // exact RTRL equals BPTT on the graphs the spec names (relative error <= 1e-4 in float32);
 // SnAp-n with n >= |h|, or with M_n = M_∞, equals exact RTRL; SnAp-1 on a dense RNN does not
 // (so the comparison can fail); graphs RTRL cannot take are refused naming the connection.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

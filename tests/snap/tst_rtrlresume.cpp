@@ -1,7 +1,7 @@
 // A SnAp / RTRL run stopped and resumed from its checkpoint learns exactly as an uninterrupted
 // one: the checkpoint keeps Ĵ (rtrl.jacobian.<node>, per stream) beside the carried streams, and
 // the resumed run continues it instead of restarting it at 0.
-#include <QtTest>
+#include <QTest>
 
 #include <csignal>
 #include <filesystem>

@@ -4,7 +4,7 @@
 // gradient in its own buffer, summed in stream order), over two consecutive chunks, for SnAp-1,
 // SnAp-2 and exact RTRL on both ways of carrying Ĵ; and the backend's exact RTRL with 2 threads
 // still equals BPTT.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -2,7 +2,8 @@
 // model whose loss falls, with its metrics and resolved config in the run folder; the errors for
 // an overlap RTRL cannot run, for a graph it cannot take and for Jacobians larger than the
 // machine's memory; none of them leaves a run folder.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include <fstream>
 

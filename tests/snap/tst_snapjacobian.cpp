@@ -1,7 +1,7 @@
 // SnAp's Jacobian update against a dense reference on random values placed on the node's own
 // I and D patterns: with M_n it equals the dense masked recursion, with M_∞ the dense unmasked
 // one (exact RTRL loses nothing), and the gradient read-out equals Jᵀ g.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

@@ -1,6 +1,6 @@
 // SnAp patterns against the spec's definitions built by brute force, and the spec's own claims
 // about the examples (a tanh RNN's I needs 1 colour, an LSTM with state [h, c] needs 2).
-#include <QtTest>
+#include <QTest>
 
 #include "brute_force_snap.hpp"
 #include "rnnwb/core/connection_mask.hpp"

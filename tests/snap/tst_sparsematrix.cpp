@@ -1,5 +1,5 @@
 // COO <-> CSR conversions, the transpose, and the Mix map of I into M_n.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <numeric>

@@ -4,7 +4,7 @@
 // exact RTRL wherever the unit-block path takes the mask; frames before the first predicted one
 // (no read-out) included. Also: which masks it takes, Ĵ's round trip by parameter, and the
 // memory it carries per stream.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

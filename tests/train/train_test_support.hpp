@@ -1,6 +1,6 @@
 #pragma once
 // What the training tests share: small graphs and texts written to a temporary folder.
-#include <QtTest>
+#include <QTest>
 
 #include <csignal>
 #include <cstdint>

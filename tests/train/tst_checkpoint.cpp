@@ -1,5 +1,5 @@
 // Checkpoints read back exactly what was saved, and refuse what does not fit.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
 // `rnnwb train --init-weights FILE`: a run starts from the weights of a safetensors file (what
 // rnnwb init and rnnwb import write), keeps its own copy of them, resumes without the original,
 // and refuses weights of another graph before its run folder is made.
-#include <QtTest>
+#include <QTest>
 
 #include "cli_run.hpp"
 

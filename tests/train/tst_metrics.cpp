@@ -1,5 +1,5 @@
 // metrics.jsonl: exact round trip, and a reader that follows a file still being written.
-#include <QtTest>
+#include <QTest>
 
 #include <fstream>
 

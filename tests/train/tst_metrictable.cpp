@@ -1,7 +1,7 @@
 // The metrics of runs by name (metric_table.hpp): which metrics runs carry, in the plots' order,
 // and one metric over several runs as CSV (what the workbench exports and `rnnwb metrics --csv`
 // prints), read back cell by cell.
-#include <QtTest>
+#include <QTest>
 
 #include <sstream>
 

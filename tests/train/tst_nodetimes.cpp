@@ -1,15 +1,15 @@
 // node_times.json: what the CPU engine's per-node times become in a run folder, read back as
 // written; a missing or foreign file is named in the error.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <fstream>
 
+#include "cli_run.hpp"
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/engine/cpu_backend.hpp"
 #include "rnnwb/core/engine/parameter_init.hpp"
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/node_times_file.hpp"
-#include "cli_run.hpp"
 
 using namespace rnnwb;
 
@@ -78,12 +78,10 @@ void TestNodeTimes::namesTheFileInErrors() {
 void TestNodeTimes::trainingWritesThemInTheRunFolder() {
   QTemporaryDir dir;
   const QString run = dir.filePath("run");
-  const auto r = testing::runCli({"train", RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json",
-                                  "--task", "copy", "--steps", "6", "--report-every", "3",
-                                  "--run-dir", run});
+  const auto r = testing::runCli({"train", RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json", "--task",
+                                  "copy", "--steps", "6", "--report-every", "3", "--run-dir", run});
   QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-  const train::NodeTimesFile times =
-      train::readNodeTimes((run + "/node_times.json").toStdString());
+  const train::NodeTimesFile times = train::readNodeTimes((run + "/node_times.json").toStdString());
   const CompiledPlan plan(loadValidGraph(RNNWB_EXAMPLES_DIR "/copy-lstm.rnn.json"));
   QCOMPARE(times.step, 6);
   QCOMPARE(times.backend, std::string("cpu"));

@@ -1,5 +1,5 @@
 // Optimizers, clipping and the learning-rate schedule against steps computed by hand.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <vector>

@@ -2,7 +2,9 @@
 // run in bf16 whose training loss stays within 2 % of the same run in f32 at every report, the
 // precision kept in config.json and said in train.log; and, where oneDNN is held to AVX2 (or the
 // build has no oneDNN), a refusal naming the instruction set that leaves no run folder behind.
-#include <QtTest>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTest>
 
 #include <cmath>
 #include <fstream>

@@ -1,7 +1,8 @@
 // The run spec is the only source of the training settings: the example configs round-trip
 // through it, `rnnwb train` has exactly its flags, --resume refuses exactly the settings it marks,
 // docs/training.md holds its table, and every value is read exactly or refused, naming the key.
-#include <QtTest>
+#include <QFloat16>  // QCOMPARE on a JSON value: QTest's qfloat16 overload needs the type
+#include <QTest>
 
 #include "cli_run.hpp"
 

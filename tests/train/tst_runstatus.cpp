@@ -1,6 +1,7 @@
 // status.json: a run folder says what its run is doing (running, finished, stopped, failed with
 // the error), written by `rnnwb train` and read back by the workbench's run list.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include "cli_run.hpp"
 

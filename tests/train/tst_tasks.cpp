@@ -1,5 +1,5 @@
 // The tasks' data: layout, determinism, epochs, validation sets, and the checks against a graph.
-#include <QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <memory>

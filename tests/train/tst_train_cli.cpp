@@ -1,6 +1,7 @@
 // `rnnwb train` as a user runs it: clear errors, a signal that stops with a checkpoint, and a
 // --resume that continues exactly.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include "cli_run.hpp"
 

@@ -1,5 +1,6 @@
 // Training configs: JSON round trip, defaults, precise errors.
-#include <QtTest>
+#include <QFloat16>  // QCOMPARE on a JSON value: QTest's qfloat16 overload needs the type
+#include <QTest>
 
 #include "rnnwb/core/train/train_config.hpp"
 

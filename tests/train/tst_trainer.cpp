@@ -1,6 +1,6 @@
 // The training loop end to end on the CPU backend: resume is exact, a small language model
 // learns, a NaN stops the run and keeps the last good checkpoint.
-#include <QtTest>
+#include <QTest>
 
 #include <csignal>
 #include <filesystem>

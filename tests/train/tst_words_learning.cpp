@@ -2,7 +2,8 @@
 // (16 words, small images, examples/mdlstm-words-small.rnn.json: 21,243 parameters, Adam 0.01)
 // must bring the validation character error rate well below 1 (all blanks, where CTC training
 // starts) in 1,000 updates. About 17 seconds on the grid engine.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include "rnnwb/core/train/metrics.hpp"
 

@@ -1,6 +1,7 @@
 // `rnnwb train --task words` as a user runs it: a valid run folder, clear errors, a signal that
 // stops with a checkpoint and a --resume that continues exactly.
-#include <QtTest>
+#include <QProcess>
+#include <QTest>
 
 #include <csignal>
 #include <filesystem>

@@ -1,6 +1,6 @@
 // The budget of a words run (words_budget.hpp): its parts add up, its worst case is the batch of
 // the largest words, and the engine holds, for that batch, the bytes it says.
-#include <QtTest>
+#include <QTest>
 
 #include <algorithm>
 

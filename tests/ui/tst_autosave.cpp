@@ -5,8 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/ui/autosave.hpp"

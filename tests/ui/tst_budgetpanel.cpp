@@ -3,11 +3,13 @@
 // updates it after the debounce; an invalid graph says why; a row that fits fills the Training
 // form through useAlgorithm, with h = h' for the RTRL family.
 #include <QFutureWatcher>
+#include <QFutureWatcherBase>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
+#include <QTest>
 #include <QUndoStack>
-#include <QtTest>
+#include <QVariantList>
 
 #include "budget_words_view.hpp"
 #include "rnnwb/core/compiled_plan.hpp"

@@ -4,16 +4,25 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QColor>
 #include <QComboBox>
 #include <QFile>
+#include <QFontMetrics>
+#include <QGraphicsItem>
 #include <QHeaderView>
+#include <QImage>
+#include <QLineF>
 #include <QPainter>
+#include <QPalette>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStyleOptionGraphicsItem>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeWidget>
+#include <QTreeWidgetItem>
 #include <QUndoStack>
-#include <QtTest>
+#include <QWheelEvent>
 
 #include "connection_item.hpp"
 #include "layer_item.hpp"

@@ -2,8 +2,10 @@
 // members hidden and the condensed DAG shown; expanding restores the canvas; the animation
 // reaches both ends; the document is never touched.
 #include <QDir>
+#include <QGraphicsItem>
+#include <QSignalSpy>
+#include <QTest>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "connection_item.hpp"
 #include "layer_item.hpp"

@@ -13,8 +13,9 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
-#include <QtTest>
+#include <QWidget>
 
 #include "rnnwb/core/train/run_folder.hpp"
 #include "rnnwb/core/train/run_status.hpp"

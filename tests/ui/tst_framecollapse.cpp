@@ -2,9 +2,13 @@
 // box where they were, the wires between them go, and each pair of ends outside gets one wire to
 // the box; one undo step, saved as the frame's "collapsed", drawn so again on open; its arrow
 // and a double-click open it, a drag moves its layers; the collapsed view draws frames open.
+#include <QColor>
+#include <QFloat16>  // QCOMPARE on a JSON value: QTest's qfloat16 overload needs the type
+#include <QGraphicsItem>
+#include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "frame_item.hpp"
 #include "frame_overlay.hpp"

@@ -1,9 +1,11 @@
 // GraphDocument and its undo commands: building a graph through the commands the gestures push,
 // undoing to empty and redoing to an identical file, a redo→undo round trip per command, files.
 #include <QDir>
+#include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTest>
+#include <QUndoCommand>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/ui/graph_commands.hpp"

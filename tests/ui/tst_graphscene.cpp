@@ -1,19 +1,30 @@
 // GraphScene and the canvas around it: the items mirror the document, gestures on items become
 // undo commands (a drag is one step), problems outline what they name, panels drive the canvas,
 // the edit actions (copy/paste, delete, auto-layout, templates) and the exports.
+#include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFile>
+#include <QGraphicsItem>
 #include <QHeaderView>
+#include <QImage>
+#include <QKeySequence>
+#include <QLineF>
+#include <QListWidgetItem>
 #include <QMimeData>
 #include <QPainter>
+#include <QPainterPath>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QStyleOptionGraphicsItem>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeWidget>
 #include <QUndoStack>
-#include <QtTest>
+#include <QWidget>
 
 #include "connection_item.hpp"
 #include "layer_item.hpp"

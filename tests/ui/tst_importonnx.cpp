@@ -12,8 +12,8 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
-#include <QtTest>
 
 #include "message_box_answer.hpp"
 #include "rnnwb/core/safetensors.hpp"

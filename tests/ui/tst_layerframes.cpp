@@ -4,13 +4,17 @@
 // undo step; it is saved in the graph file's free-form `ui` object and drawn again on open.
 #include <QAction>
 #include <QApplication>
+#include <QColor>
 #include <QFile>
+#include <QFontMetrics>
 #include <QInputDialog>
+#include <QKeySequence>
 #include <QMenuBar>
+#include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "frame_item.hpp"
 #include "frame_overlay.hpp"

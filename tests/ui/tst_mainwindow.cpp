@@ -9,8 +9,12 @@
 #include <QDialog>
 #include <QDir>
 #include <QDockWidget>
+#include <QFontMetrics>
+#include <QFrame>
+#include <QKeySequence>
 #include <QLabel>
 #include <QListWidget>
+#include <QListWidgetItem>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -19,13 +23,15 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStatusTipEvent>
 #include <QTabBar>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
-#include <QtTest>
+#include <QWidget>
 
 #include "message_box_answer.hpp"
 #include "rnnwb/ui/budget_panel.hpp"

@@ -3,17 +3,20 @@
 // cannot take say why, weight masks are connectionMask's, and pictures export.
 #include <cmath>
 
+#include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QImage>
 #include <QLabel>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRgb>
 #include <QSignalSpy>
 #include <QSvgRenderer>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "rnnwb/core/compiled_plan.hpp"
 #include "rnnwb/core/connection_mask.hpp"

@@ -1,8 +1,10 @@
 // A run's node times on the document: matched by each node's layers, the slowest node at 1, a
 // node the run does not have (edited since) left without a time, colours from the palette.
+#include <QColor>
 #include <QHeaderView>
+#include <QPalette>
+#include <QTest>
 #include <QTreeWidget>
-#include <QtTest>
 
 #include <QUndoStack>
 #include "rnnwb/core/compiled_plan.hpp"

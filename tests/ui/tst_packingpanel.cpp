@@ -5,13 +5,15 @@
 // computed here by core, never copied.
 #include <QComboBox>
 #include <QDockWidget>
+#include <QImage>
 #include <QLabel>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
+#include <QWidget>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/packing/image_io.hpp"

@@ -2,13 +2,16 @@
 // many), x as the step, the run's training time or the wall time; a file written before rnnwb
 // wrote wall_time still loads, and x as wall time is then refused for it, with the reason.
 #include <QApplication>
+#include <QColor>
 #include <QComboBox>
+#include <QPalette>
 #include <QRegularExpression>
 #include <QSet>
 #include <QStandardItemModel>
+#include <QTest>
 #include <QToolButton>
 #include <QTreeWidget>
-#include <QtTest>
+#include <QVector>
 
 #include <qcustomplot.h>
 

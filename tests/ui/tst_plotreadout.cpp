@@ -4,12 +4,15 @@
 // are drawn decimated, but the readout reads every one.
 #include <cmath>
 
+#include <QApplication>
+#include <QColor>
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
-#include <QtTest>
+#include <QTest>
+#include <QWidget>
 
 #include <qcustomplot.h>
 

@@ -2,9 +2,11 @@
 // 0.999 starting at 0.6, the raw curve drawn faint behind the smoothed one.
 #include <cmath>
 
+#include <QColor>
 #include <QDoubleSpinBox>
+#include <QPalette>
 #include <QSlider>
-#include <QtTest>
+#include <QTest>
 
 #include <qcustomplot.h>
 

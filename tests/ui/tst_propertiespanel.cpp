@@ -1,15 +1,18 @@
 // The properties panel: editing a field pushes one undo command with exactly that change; ids
 // that are malformed or taken are refused; defaults that depend on other fields follow them.
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QFrame>
 #include <QLabel>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QTest>
 #include <QUndoStack>
-#include <QtTest>
+#include <QWidget>
 
 #include "rnnwb/ui/graph_scene.hpp"
 #include "rnnwb/ui/properties_panel.hpp"

@@ -5,13 +5,15 @@
 // while the window is open; a run of an older rnnwb shown against wall time is greyed with the
 // reason.
 #include <QApplication>
+#include <QColor>
 #include <QDir>
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QPalette>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTreeWidget>
-#include <QtTest>
 
 #include "rnnwb/ui/graph_document.hpp"
 #include "rnnwb/ui/log_dir_watcher.hpp"

@@ -5,8 +5,9 @@
 #include <cstdio>
 
 #include <QFile>
+#include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/train/metrics.hpp"
 #include "rnnwb/ui/run_follower.hpp"

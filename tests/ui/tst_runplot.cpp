@@ -2,6 +2,9 @@
 // hidden and shown from the run list; runs of different tasks share only the metrics they both
 // have; cards sit in collapsible groups; the plots export to PNG and SVG (a file that cannot be
 // written is reported by name) and each card's data to CSV.
+#include <QAction>
+#include <QApplication>
+#include <QColor>
 #include <QDockWidget>
 #include <QFile>
 #include <QImage>
@@ -11,9 +14,9 @@
 #include <QStandardPaths>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QToolButton>
 #include <QWheelEvent>
-#include <QtTest>
 
 #include <qcustomplot.h>
 

@@ -1,7 +1,8 @@
 // The training plots' legend (issue #14, defect 4): with many runs it covers no plot; it is a
 // line of its own above the cards and wraps.
+#include <QApplication>
 #include <QLabel>
-#include <QtTest>
+#include <QTest>
 
 #include <qcustomplot.h>
 

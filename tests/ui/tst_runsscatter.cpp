@@ -2,8 +2,9 @@
 // setting, a dot per run in its colour, categories for text settings, the learning rate on a log
 // axis, runs without a value named, hover and click on a dot.
 #include <qcustomplot.h>
+#include <QColor>
 #include <QSignalSpy>
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/ui/runs_scatter.hpp"
 #include "rnnwb/ui/runs_table.hpp"

@@ -1,7 +1,7 @@
 // The runs table (TensorBoard's HParams table): a row per run with its settings and final
 // metrics, updated in place, sortable by any column with numbers sorted as numbers.
 #include <QTableWidget>
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/ui/runs_table.hpp"
 

@@ -2,9 +2,10 @@
 // the core writer and reader (toJson / loadTrainConfig) unchanged, for every task and option.
 #include <QComboBox>
 #include <QLineEdit>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/run_spec.hpp"

@@ -4,7 +4,9 @@
 // errors in the panel; Stop sends SIGTERM and Resume continues the run. Fake trainers are small
 // shell scripts; one case runs the real rnnwb on a tiny task.
 #include <QAbstractButton>
+#include <QAbstractSlider>
 #include <QApplication>
+#include <QColor>
 #include <QDate>
 #include <QDir>
 #include <QFile>
@@ -15,12 +17,14 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTest>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
-#include <QtTest>
+#include <QWidget>
 
 #include "rnnwb/core/graph_io.hpp"
 #include "rnnwb/core/train/run_folder_lock.hpp"

@@ -4,13 +4,15 @@
 // templates (the two Leaky LP cells and the four-direction layer), and the Schedule's scans.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QGraphicsItem>
 #include <QGraphicsSceneHoverEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QTest>
 #include <QTreeWidget>
 #include <QUndoStack>
-#include <QtTest>
+#include <QWidget>
 
 #include "connection_item.hpp"
 #include "recurrent_node_item.hpp"

@@ -6,17 +6,21 @@
 // opens, collapses and trains a short words run from the Training dock (issue #31).
 #include <QAbstractSpinBox>
 #include <QAction>
+#include <QApplication>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QListWidget>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QScreen>
 #include <QScrollBar>
+#include <QSignalSpy>
+#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTest>
 #include <QTimer>
 #include <QUndoStack>
-#include <QtTest>
 
 #include "rnnwb/ui/budget_panel.hpp"
 #include "rnnwb/ui/edit_actions.hpp"
