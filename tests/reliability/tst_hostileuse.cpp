@@ -269,9 +269,10 @@ void TestHostileUse::stopInsideAValidationChangesNoReport() {
   // the resumed run writes step 2's report first, validation and all, and from there on equals
   // an uninterrupted run. Step 2's loss used to be folded into step 3's mean, and its chance to
   // halve the rate skipped.
-  // 60,000 validation sequences: about 1.5 s of validation in the release tree, and 10 s and
-  // more under ASan, against the 0.3 s from step 1's report to the signal. This run and the two
-  // below validate four times: with 300,000 the test took 34 s alone and 90 s in CI's suite.
+  // 60,000 validation sequences: about 1.5 s of validation in the release tree, against the
+  // 0.3 s from step 1's report to the signal. This run and the two below validate four times:
+  // with 300,000 the test program took 39 s alone and 90 s in CI's suite; with 60,000, 14.5 s in
+  // the suite and 39 s under ASan (2-core AMD EPYC).
   const QStringList validation{"--valid-sequences", "60000", "--valid-every", "2"};
   const QString dir = m_dir.filePath("validstop"), whole = m_dir.filePath("validwhole");
   QProcess p;
